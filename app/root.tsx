@@ -1,0 +1,54 @@
+import type { LinksFunction } from "@remix-run/node";
+import {
+  Links,
+  Meta,
+  Outlet,
+  Scripts,
+  ScrollRestoration,
+  isRouteErrorResponse,
+  useRouteError,
+} from "@remix-run/react";
+import type { ReactNode } from "react";
+import stylesheet from "./styles.css?url";
+
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: stylesheet }];
+
+export function Layout({ children }: { children: ReactNode }) {
+  return (
+    <html lang="en">
+      <head>
+        <meta charSet="utf-8" />
+        <meta name="viewport" content="width=device-width, initial-scale=1" />
+        <Meta />
+        <Links />
+      </head>
+      <body>
+        {children}
+        <ScrollRestoration />
+        <Scripts />
+      </body>
+    </html>
+  );
+}
+
+export default function App() {
+  return <Outlet />;
+}
+
+export function ErrorBoundary() {
+  const error = useRouteError();
+  const [title, message] = isRouteErrorResponse(error)
+    ? error.status === 404
+      ? ["Not found", "There is nothing at this address."]
+      : [`${error.status} ${error.statusText}`, typeof error.data === "string" ? error.data : ""]
+    : ["Something went wrong", "The error has been logged. Try again in a moment."];
+  return (
+    <main className="centered">
+      <h1>{title}</h1>
+      {message ? <p>{message}</p> : null}
+      <p>
+        <a href="/">Back to the dashboard</a>
+      </p>
+    </main>
+  );
+}

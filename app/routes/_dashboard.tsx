@@ -1,0 +1,44 @@
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { Form, NavLink, Outlet, useLoaderData } from "@remix-run/react";
+import { RouteError } from "~/components/RouteError";
+import { requireUser } from "~/utils/auth.server";
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const user = await requireUser(request);
+  return { user };
+}
+
+export default function DashboardLayout() {
+  const { user } = useLoaderData<typeof loader>();
+  return (
+    <div className="shell">
+      <nav aria-label="Main">
+        <a className="brand" href="/">
+          Lead Capture
+        </a>
+        <NavLink to="/forms">Forms</NavLink>
+        <NavLink to="/leads">Leads</NavLink>
+        <NavLink to="/support">Support</NavLink>
+        <div className="who">
+          <div>{user.email}</div>
+          <Form method="post" action="/logout">
+            <button type="submit" className="link">
+              Log out
+            </button>
+          </Form>
+        </div>
+      </nav>
+      <main>
+        <Outlet />
+      </main>
+    </div>
+  );
+}
+
+export function ErrorBoundary() {
+  return (
+    <main className="centered">
+      <RouteError />
+    </main>
+  );
+}

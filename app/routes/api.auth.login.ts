@@ -1,0 +1,32 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { verifyLogin } from "~/models/user.server";
+import { apiRoute, fail, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
+import {
+  InvalidCredentialsError,
+  LoginSchema,
+  assertSameOrigin,
+  withLoginLimits,
+} from "~/utils/auth.server";
+import { clientIp } from "~/utils/request.server";
+import { commitUserSession } from "~/utils/session.server";
+
+export const loader = apiRoute(() => methodNotAllowed(["POST"]));
+
+export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) => {
+  if (request.method !== "POST") methodNotAllowed(["POST"]);
+  assertSameOrigin(request);
+  const { email, password } = parseOrFail(LoginSchema, await readJsonBody(request));
+  try {
+    const user = await withLoginLimits(clientIp(context), email, async () => {
+      const found = await verifyLogin(email, password);
+      if (!found) throw new InvalidCredentialsError();
+      return found;
+    });
+    return json({ user }, { headers: { "Set-Cookie": await commitUserSession(user.id) } });
+  } catch (error) {
+    if (error instanceof InvalidCredentialsError) {
+      fail(401, "invalid_credentials", "Invalid email or password.");
+    }
+    throw error;
+  }
+});

@@ -1,0 +1,15 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { apiRoute, methodNotAllowed } from "~/utils/api.server";
+import { assertSameOrigin } from "~/utils/auth.server";
+import { destroySessionCookie } from "~/utils/session.server";
+
+export const loader = apiRoute(() => methodNotAllowed(["POST"]));
+
+export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
+  if (request.method !== "POST") methodNotAllowed(["POST"]);
+  assertSameOrigin(request);
+  return new Response(null, {
+    status: 204,
+    headers: { "Set-Cookie": await destroySessionCookie(request) },
+  });
+});

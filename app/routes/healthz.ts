@@ -1,0 +1,12 @@
+import { db } from "~/utils/db.server";
+
+// 200 when the database answers; 503 otherwise (for load balancers and monitors).
+export async function loader() {
+  try {
+    await db.$queryRawUnsafe("SELECT 1");
+    return Response.json({ status: "ok" }, { headers: { "Cache-Control": "no-store" } });
+  } catch (error) {
+    console.error("healthz: database check failed", error);
+    return Response.json({ status: "unavailable" }, { status: 503, headers: { "Cache-Control": "no-store" } });
+  }
+}

@@ -1,0 +1,85 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { data, redirect } from "@remix-run/node";
+import { Form, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
+import { z } from "zod";
+import {
+  InvalidCredentialsError,
+  assertSameOrigin,
+  authenticator,
+  getOptionalUser,
+  safeRedirect,
+  withLoginLimits,
+} from "~/utils/auth.server";
+import { clientIp } from "~/utils/request.server";
+import { commitUserSession } from "~/utils/session.server";
+
+export const meta: MetaFunction = () => [{ title: "Log in · Lead Capture" }];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  if (await getOptionalUser(request)) {
+    throw redirect(safeRedirect(new URL(request.url).searchParams.get("redirectTo"), "/"));
+  }
+  return null;
+}
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  assertSameOrigin(request);
+  const form = await request.clone().formData();
+  const email = String(form.get("email") ?? "");
+  const redirectTo = safeRedirect(form.get("redirectTo"), "/");
+  try {
+    const user = await withLoginLimits(clientIp(context), email, () =>
+      authenticator.authenticate("form", request),
+    );
+    return redirect(redirectTo, { headers: { "Set-Cookie": await commitUserSession(user.id) } });
+  } catch (error) {
+    if (error instanceof Response && error.status === 429) {
+      return data(
+        { error: "Too many failed logins. Wait a few minutes and try again.", email },
+        { status: 429, headers: { "Retry-After": error.headers.get("Retry-After") ?? "60" } },
+      );
+    }
+    if (error instanceof InvalidCredentialsError || error instanceof z.ZodError) {
+      return data({ error: "Invalid email or password.", email }, { status: 401 });
+    }
+    throw error;
+  }
+}
+
+export default function LoginPage() {
+  const actionData = useActionData<typeof action>();
+  const [searchParams] = useSearchParams();
+  const navigation = useNavigation();
+  const busy = navigation.state !== "idle" && navigation.formAction === "/login";
+  return (
+    <main className="centered">
+      <h1>Log in</h1>
+      <Form method="post" action="/login">
+        <input type="hidden" name="redirectTo" value={searchParams.get("redirectTo") ?? "/"} />
+        <label htmlFor="email">Email</label>
+        <input
+          id="email"
+          name="email"
+          type="email"
+          autoComplete="username"
+          required
+          defaultValue={actionData?.email}
+          aria-invalid={actionData?.error ? true : undefined}
+          aria-describedby={actionData?.error ? "login-error" : undefined}
+        />
+        <label htmlFor="password">Password</label>
+        <input id="password" name="password" type="password" autoComplete="current-password" required />
+        {actionData?.error ? (
+          <p id="login-error" className="error" role="alert">
+            {actionData.error}
+          </p>
+        ) : null}
+        <p>
+          <button type="submit" disabled={busy}>
+            {busy ? "Logging in…" : "Log in"}
+          </button>
+        </p>
+      </Form>
+    </main>
+  );
+}

@@ -1,0 +1,13 @@
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { redirect } from "@remix-run/node";
+import { assertSameOrigin } from "~/utils/auth.server";
+import { destroySessionCookie } from "~/utils/session.server";
+
+export async function loader() {
+  return redirect("/");
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  assertSameOrigin(request);
+  return redirect("/login", { headers: { "Set-Cookie": await destroySessionCookie(request) } });
+}

@@ -1,0 +1,36 @@
+// Facts about the caller that the HTTP layer knows and a Request does not.
+import type { AppLoadContext } from "@remix-run/node";
+
+declare module "@remix-run/node" {
+  interface AppLoadContext {
+    /** The client's address, from the socket (or X-Forwarded-For when TRUST_PROXY=true). */
+    clientIp: string;
+  }
+}
+
+export function clientIp(context: AppLoadContext | undefined): string {
+  return context?.clientIp || "unknown";
+}
+
+export function isApiRequest(request: Request): boolean {
+  return new URL(request.url).pathname.startsWith("/api/");
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * A mutating request that names another site in Origin (or, lacking Origin, in
+ * Referer) is cross-site. Requests with neither are API clients such as curl.
+ */
+export function isCrossSiteMutation(request: Request): boolean {
+  if (SAFE_METHODS.has(request.method)) return false;
+  const source = request.headers.get("Origin") ?? request.headers.get("Referer");
+  if (!source || source === "null") return source === "null";
+  let origin: string;
+  try {
+    origin = new URL(source).origin;
+  } catch {
+    return true;
+  }
+  return origin !== new URL(request.url).origin;
+}

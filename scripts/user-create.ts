@@ -1,0 +1,38 @@
+// npm run user:create -- --email a@b.c --password '...' [--name 'Ada']
+// Creates a staff user, or resets the password of an existing one.
+import fs from "node:fs";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { fileURLToPath } from "node:url";
+import { ZodError } from "zod";
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
+if (fs.existsSync(path.join(root, ".env"))) process.loadEnvFile(path.join(root, ".env"));
+
+const { values } = parseArgs({
+  options: { email: { type: "string" }, password: { type: "string" }, name: { type: "string" } },
+});
+if (!values.email || !values.password) {
+  console.error("usage: npm run user:create -- --email a@b.c --password 'at least 12 characters' [--name 'Ada']");
+  process.exit(2);
+}
+
+const { createOrResetUser } = await import("../app/models/user.server");
+const { db } = await import("../app/utils/db.server");
+try {
+  const { user, created } = await createOrResetUser({
+    email: values.email,
+    password: values.password,
+    name: values.name,
+  });
+  console.log(created ? `Created staff user ${user.email}.` : `Reset the password of ${user.email}.`);
+} catch (error) {
+  if (error instanceof ZodError) {
+    console.error(error.issues.map((issue) => `${issue.path.join(".") || "input"}: ${issue.message}`).join("\n"));
+    process.exitCode = 2;
+  } else {
+    throw error;
+  }
+} finally {
+  await db.$disconnect();
+}

@@ -1,0 +1,184 @@
+// The production server: a bare node:http server in front of the Remix request
+// handler (measured several times faster than remix-serve's Express stack, see
+// docs/decisions/002-custom-node-server.md), serving the built assets with sirv.
+//
+//   node server.js          serves build/ on HOST:PORT (reads .env first, if present)
+import fs from "node:fs";
+import http from "node:http";
+import path from "node:path";
+import { Readable } from "node:stream";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { createRequestHandler } from "@remix-run/node";
+import sirv from "sirv";
+
+const root = path.dirname(fileURLToPath(import.meta.url));
+
+function loadEnvFile() {
+  // ENV_FILE="" turns this off (the test suite passes every variable itself).
+  const file = process.env.ENV_FILE ?? ".env";
+  if (file && fs.existsSync(path.resolve(root, file))) process.loadEnvFile(path.resolve(root, file));
+}
+
+function jsonError(res, status, code, message) {
+  if (res.headersSent) return res.destroy();
+  res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" });
+  res.end(JSON.stringify({ error: { code, message } }));
+}
+
+function clientIpOf(req, trustProxy) {
+  if (trustProxy) {
+    const forwarded = req.headers["x-forwarded-for"];
+    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim();
+    if (first) return first;
+  }
+  return req.socket.remoteAddress ?? "unknown";
+}
+
+function toRequest(req, res, trustProxy) {
+  const proto = trustProxy && req.headers["x-forwarded-proto"] === "https" ? "https" : "http";
+  const host = (trustProxy && req.headers["x-forwarded-host"]) || req.headers.host || "localhost";
+  const url = new URL(req.url ?? "/", `${proto}://${host}`);
+  const controller = new AbortController();
+  res.on("close", () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  const headers = new Headers();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
+  const init = { method: req.method, headers, signal: controller.signal };
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    init.body = Readable.toWeb(req);
+    init.duplex = "half";
+  }
+  return new Request(url, init);
+}
+
+async function sendResponse(res, response) {
+  const headers = {};
+  for (const [name, value] of response.headers) {
+    if (name !== "set-cookie") headers[name] = value;
+  }
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) headers["set-cookie"] = cookies;
+  res.writeHead(response.status, response.statusText || undefined, headers);
+  if (!response.body) return void res.end();
+  const reader = response.body.getReader();
+  const cancel = () => reader.cancel().catch(() => {});
+  res.once("close", cancel);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      if (!res.write(value)) {
+        // Back-pressure: a slow client slows the producer (exports stream from the database).
+        await new Promise((resolve) => {
+          res.once("drain", resolve);
+          res.once("close", resolve);
+        });
+        if (res.destroyed) return;
+      }
+    }
+    res.end();
+  } catch (error) {
+    if (!res.destroyed) {
+      console.error("response stream failed:", error);
+      res.destroy(error);
+    }
+  } finally {
+    res.off("close", cancel);
+  }
+}
+
+/**
+ * Builds the HTTP server around a Remix build. Returns the server and a `shutdown`
+ * that stops accepting, waits for requests in flight, then stops background work.
+ */
+export async function createAppServer({ buildDir = path.join(root, "build") } = {}) {
+  const build = await import(pathToFileURL(path.join(buildDir, "server", "index.js")).href);
+  const trustProxy = process.env.TRUST_PROXY === "true";
+  const logRequests = process.env.LOG_REQUESTS === "true";
+  const handle = createRequestHandler(build, "production");
+  const assets = sirv(path.join(buildDir, "client"), {
+    etag: true,
+    gzip: false,
+    setHeaders(res, pathname) {
+      res.setHeader(
+        "Cache-Control",
+        pathname.startsWith("/assets/") ? "public, max-age=31536000, immutable" : "public, max-age=3600",
+      );
+    },
+  });
+
+  let inFlight = 0;
+  let idle = null;
+
+  const server = http.createServer((req, res) => {
+    inFlight++;
+    const started = logRequests ? performance.now() : 0;
+    res.once("close", () => {
+      inFlight--;
+      if (logRequests) {
+        console.log(`${req.method} ${req.url?.split("?")[0]} ${res.statusCode} ${(performance.now() - started).toFixed(1)}ms`);
+      }
+      if (inFlight === 0 && idle) idle();
+    });
+    assets(req, res, async () => {
+      let request;
+      try {
+        request = toRequest(req, res, trustProxy);
+      } catch {
+        return jsonError(res, 400, "bad_request", "The request line or headers are malformed.");
+      }
+      try {
+        const response = await handle(request, { clientIp: clientIpOf(req, trustProxy) });
+        await sendResponse(res, response);
+      } catch (error) {
+        console.error("request failed:", error);
+        jsonError(res, 500, "internal_error", "Something went wrong on our side.");
+      }
+    });
+  });
+  server.keepAliveTimeout = 65_000;
+  server.requestTimeout = 120_000;
+
+  async function shutdown() {
+    await new Promise((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+      if (inFlight === 0) resolve();
+      else idle = resolve;
+      // Requests in flight get 10 s to finish; then the rest are cut.
+      setTimeout(() => {
+        server.closeAllConnections();
+        resolve();
+      }, 10_000).unref();
+    });
+    await build.entry.module.stopBackgroundWork?.();
+  }
+
+  return { server, build, shutdown };
+}
+
+const isMain = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
+if (isMain) {
+  loadEnvFile();
+  process.env.NODE_ENV ??= "production";
+  const { server, build, shutdown } = await createAppServer();
+  const port = Number(process.env.PORT || 3000);
+  const host = process.env.HOST || "0.0.0.0";
+  server.listen(port, host, async () => {
+    const address = server.address();
+    const shown = host === "0.0.0.0" || host === "::" ? "localhost" : host;
+    console.log(`Lead Capture listening on http://${shown}:${typeof address === "object" ? address?.port : port}`);
+    await build.entry.module.startBackgroundWork?.();
+  });
+  let stopping = false;
+  for (const signal of ["SIGTERM", "SIGINT"]) {
+    process.on(signal, async () => {
+      if (stopping) return;
+      stopping = true;
+      console.log(`${signal}: finishing requests in flight, then stopping.`);
+      await shutdown();
+      process.exit(0);
+    });
+  }
+}
