@@ -92,7 +92,7 @@ async function sendResponse(res, response) {
  * Builds the HTTP server around a Remix build. Returns the server and a `shutdown`
  * that stops accepting, waits for requests in flight, then stops background work.
  */
-export async function createAppServer({ buildDir = path.join(root, "build") } = {}) {
+export async function createAppServer({ buildDir = path.resolve(root, process.env.BUILD_DIR ?? "build") } = {}) {
   const build = await import(pathToFileURL(path.join(buildDir, "server", "index.js")).href);
   const trustProxy = process.env.TRUST_PROXY === "true";
   const logRequests = process.env.LOG_REQUESTS === "true";

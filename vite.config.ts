@@ -12,6 +12,8 @@ export default defineConfig({
   plugins: [
     !process.env.VITEST &&
       remix({
+        // BUILD_DIR lets two checkouts' test runs build side by side without clobbering.
+        buildDirectory: process.env.BUILD_DIR ?? "build",
         future: {
           v3_fetcherPersist: true,
           v3_relativeSplatPath: true,

@@ -30,7 +30,9 @@ const EnvSchema = z
     APP_URL: z.url().optional(),
     DATABASE_URL: z.string().min(1).default(DEFAULT_DATABASE_URL),
     DATABASE_POOL_SIZE: integer(10),
-    SESSION_SECRET: z.string().min(32, "must be at least 32 characters"),
+    SESSION_SECRET: z
+      .string({ error: "is required: at least 32 random characters" })
+      .min(32, "must be at least 32 characters"),
     TRUST_PROXY: z
       .enum(["true", "false"])
       .default("false")
@@ -74,7 +76,7 @@ const EnvSchema = z
 
 export type Env = z.output<typeof EnvSchema>;
 
-export function parseEnv(source: NodeJS.ProcessEnv): Env {
+export function parseEnv(source: Record<string, string | undefined>): Env {
   // An empty value (`SMTP_URL=` in .env) means "not set".
   const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ""));
   const result = EnvSchema.safeParse(present);

@@ -1,0 +1,56 @@
+// Small HTTP helpers for tests that talk to a running server.
+import { createOrResetUser } from "~/models/user.server";
+
+export const STAFF = { email: "staff@example.com", password: "correct horse battery staple" };
+
+/** Creates the staff user (if needed) and returns a Cookie header of a fresh session. */
+export async function loginAsStaff(baseUrl: string, staff = STAFF): Promise<string> {
+  await createOrResetUser(staff);
+  const response = await fetch(`${baseUrl}/api/auth/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify(staff),
+  });
+  if (response.status !== 200) throw new Error(`login failed: ${response.status} ${await response.text()}`);
+  return cookieFrom(response);
+}
+
+/** The `name=value` pairs of a response's Set-Cookie headers, as a Cookie header. */
+export function cookieFrom(response: Response): string {
+  return response.headers
+    .getSetCookie()
+    .map((cookie) => cookie.split(";")[0])
+    .join("; ");
+}
+
+export type ApiClient = ReturnType<typeof apiClient>;
+
+/** fetch bound to a base URL and a cookie; bodies that are objects are sent as JSON. */
+export function apiClient(baseUrl: string, cookie?: string) {
+  return async function call(
+    method: string,
+    pathname: string,
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ): Promise<{ status: number; headers: Headers; body: any; text: string }> {
+    const init: RequestInit = { method, headers: { ...headers }, redirect: "manual" };
+    if (cookie) (init.headers as Record<string, string>).Cookie = cookie;
+    if (body !== undefined) {
+      if (typeof body === "string" || body instanceof URLSearchParams || body instanceof FormData) {
+        init.body = body as BodyInit;
+      } else {
+        init.body = JSON.stringify(body);
+        (init.headers as Record<string, string>)["Content-Type"] ??= "application/json";
+      }
+    }
+    const response = await fetch(`${baseUrl}${pathname}`, init);
+    const text = await response.text();
+    let parsed: unknown = undefined;
+    try {
+      parsed = text ? JSON.parse(text) : undefined;
+    } catch {
+      parsed = undefined;
+    }
+    return { status: response.status, headers: response.headers, body: parsed, text };
+  };
+}

@@ -1,0 +1,74 @@
+// Starts the real production server (node server.js on the built app) as a child
+// process on a free port, against this test file's database.
+import { spawn, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+
+const root = path.resolve(import.meta.dirname, "..", "..");
+const logDir = path.join(root, "test-results");
+
+export type TestServer = {
+  url: string;
+  /** Everything the server printed so far. */
+  output: () => string;
+  /** SIGTERM and wait for exit (graceful shutdown). */
+  stop: () => Promise<number | null>;
+  /** SIGKILL: the process dies mid-flight. */
+  kill: () => Promise<void>;
+  process: ChildProcess;
+};
+
+export async function startServer(env: Record<string, string | undefined> = {}): Promise<TestServer> {
+  const child = spawn(process.execPath, [path.join(root, "server.js")], {
+    cwd: root,
+    env: { ...process.env, NODE_ENV: "production", PORT: "0", HOST: "127.0.0.1", ...env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  fs.mkdirSync(logDir, { recursive: true });
+  const log = fs.createWriteStream(path.join(logDir, "server-output.log"), { flags: "a" });
+  const collect = (chunk: Buffer) => {
+    output += chunk.toString();
+    log.write(chunk);
+  };
+  child.stdout!.on("data", collect);
+  child.stderr!.on("data", collect);
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
+    const onData = () => {
+      const match = output.match(/listening on (http:\/\/\S+)/);
+      if (match) {
+        clearTimeout(timer);
+        child.stdout!.off("data", onData);
+        resolve(match[1].replace("localhost", "127.0.0.1"));
+      }
+    };
+    child.stdout!.on("data", onData);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with ${code} before listening:\n${output}`));
+    });
+  });
+
+  return {
+    url,
+    output: () => output,
+    process: child,
+    async stop() {
+      if (child.exitCode !== null) return child.exitCode;
+      child.kill("SIGTERM");
+      const code = await exited;
+      log.end();
+      return code;
+    },
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) {
+        child.kill("SIGKILL");
+        await exited;
+      }
+      log.end();
+    },
+  };
+}
