@@ -7,6 +7,7 @@ import { createReadableStreamFromReadable } from "@remix-run/node";
 import { RemixServer } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
+import { startOutboxWorker } from "~/models/outbox.server";
 import { db } from "~/utils/db.server";
 
 const ABORT_DELAY = 5_000;
@@ -58,7 +59,7 @@ export function handleError(error: unknown, { request }: { request: Request }) {
 const backgroundWork: Array<{ stop: () => Promise<void> }> = [];
 
 export async function startBackgroundWork(): Promise<void> {
-  // Filled in by the areas that run work in the background (the outbox worker).
+  backgroundWork.push(await startOutboxWorker());
 }
 
 export async function stopBackgroundWork(): Promise<void> {

@@ -1,11 +1,13 @@
 // Who is calling: staff login (remix-auth + remix-auth-form), the session guard used
 // by every protected loader and action, and the login rate limits.
+import { createHash, timingSafeEqual } from "node:crypto";
 import { redirect } from "@remix-run/node";
 import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
 import { z } from "zod";
 import { getUserById, verifyLogin, type SessionUser } from "~/models/user.server";
 import { fail } from "./api.server";
+import { env } from "./env.server";
 import { createRateLimiter, recordFailure, secondsBlocked, tooManyRequests } from "./rate-limit.server";
 import { isApiRequest, isCrossSiteMutation } from "./request.server";
 import { getSession } from "./session.server";
@@ -105,4 +107,40 @@ export function safeRedirect(to: FormDataEntryValue | string | null | undefined,
     return fallback;
   }
   return to;
+}
+
+/** Compares secrets in constant time (hashing first makes the lengths equal). */
+export function secretsMatch(given: string, expected: string): boolean {
+  const a = createHash("sha256").update(given).digest();
+  const b = createHash("sha256").update(expected).digest();
+  return timingSafeEqual(a, b);
+}
+
+export type StaffCaller = { author: "api"; user: null } | { author: "staff"; user: SessionUser };
+
+/**
+ * Support staff: `Authorization: Bearer <SUPPORT_API_KEY>` (author "api"), or a staff
+ * session (author "staff"; cross-site mutations refused). A bearer attempt while the
+ * key is unset answers 503 not_configured; anything else without a session, 401 JSON.
+ */
+export async function requireStaff(request: Request): Promise<StaffCaller> {
+  const authorization = request.headers.get("Authorization");
+  if (authorization !== null) {
+    const token = /^Bearer\s+(.+)$/i.exec(authorization)?.[1]?.trim();
+    if (token !== undefined && !env.SUPPORT_API_KEY) {
+      fail(503, "not_configured", "The support API key is not configured (SUPPORT_API_KEY is unset).");
+    }
+    if (token === undefined || !secretsMatch(token, env.SUPPORT_API_KEY!)) {
+      fail(401, "unauthorized", "The API key is wrong.", { headers: { "WWW-Authenticate": "Bearer" } });
+    }
+    return { author: "api", user: null };
+  }
+  const user = await getOptionalUser(request);
+  if (!user) {
+    fail(401, "unauthorized", "Send Authorization: Bearer <SUPPORT_API_KEY> or log in as staff.", {
+      headers: { "WWW-Authenticate": "Bearer" },
+    });
+  }
+  assertSameOrigin(request);
+  return { author: "staff", user };
 }

@@ -1,0 +1,201 @@
+// The outbox: support email is written to OutboxEmail in the same write as the thread
+// message, and a worker in the server process delivers it over SMTP with retries and
+// exponential backoff, logging every attempt in OutboxAttempt. An API call never waits
+// for (or fails because of) the mail server.
+//
+// Claiming a row moves it from `pending` to `sending` in one atomic statement, so with
+// several instances on one PostgreSQL each email is claimed by exactly one of them. A
+// row whose claimer died mid-send is reclaimed once its lock (`lockedUntil`) expires.
+import { db, isPostgres } from "~/utils/db.server";
+import { env } from "~/utils/env.server";
+import { isSmtpConfigured, sendEmail } from "~/utils/mailer.server";
+
+export const NOT_CONFIGURED_ERROR = "not sent: no SMTP configured";
+export const MAX_ATTEMPTS = 8;
+const BATCH_SIZE = 10;
+// Longer than the transport's own time-outs (mailer.server.ts), so a live send is never reclaimed.
+const LOCK_MS = 2 * 60_000;
+const BACKOFF_BASE_MS = 1_000;
+const BACKOFF_MAX_MS = 60 * 60_000;
+
+/** Delay before attempt `attempts + 1`: 1 s, 2 s, 4 s, ... capped at an hour. */
+export function backoffMs(attempts: number): number {
+  return Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** Math.max(0, attempts - 1));
+}
+
+const claimedSelect = {
+  id: true,
+  toEmail: true,
+  subject: true,
+  text: true,
+  messageId: true,
+  inReplyTo: true,
+  references: true,
+  attempts: true,
+  ticket: { select: { threadMessageId: true } },
+} as const;
+
+async function reclaimStale(now: Date): Promise<void> {
+  await db.outboxEmail.updateMany({
+    where: { status: "sending", lockedUntil: { lt: now } },
+    data: { status: "pending", lockedUntil: null },
+  });
+}
+
+async function claimDue(now: Date): Promise<string[]> {
+  const lockedUntil = new Date(now.getTime() + LOCK_MS);
+  if (isPostgres) {
+    // SKIP LOCKED: concurrent instances each take different rows instead of waiting.
+    // Prisma keeps DateTime as UTC in `timestamp` columns, whatever the session time zone.
+    const rows = await db.$queryRaw<Array<{ id: string }>>`
+      UPDATE "OutboxEmail"
+      SET status = 'sending', "lockedUntil" = (${lockedUntil.toISOString()}::timestamptz AT TIME ZONE 'UTC')
+      WHERE id IN (
+        SELECT id FROM "OutboxEmail"
+        WHERE status = 'pending'
+          AND "nextAttemptAt" <= (${now.toISOString()}::timestamptz AT TIME ZONE 'UTC')
+        ORDER BY "nextAttemptAt"
+        LIMIT ${BATCH_SIZE}
+        FOR UPDATE SKIP LOCKED
+      )
+      RETURNING id`;
+    return rows.map((row) => row.id);
+  }
+  const due = await db.outboxEmail.findMany({
+    where: { status: "pending", nextAttemptAt: { lte: now } },
+    orderBy: { nextAttemptAt: "asc" },
+    take: BATCH_SIZE,
+    select: { id: true },
+  });
+  const claimed: string[] = [];
+  for (const { id } of due) {
+    // Conditional on the status it was read with: of two claimers, one updates one row.
+    const { count } = await db.outboxEmail.updateMany({
+      where: { id, status: "pending" },
+      data: { status: "sending", lockedUntil },
+    });
+    if (count === 1) claimed.push(id);
+  }
+  return claimed;
+}
+
+async function deliver(id: string): Promise<void> {
+  const email = await db.outboxEmail.findUnique({ where: { id }, select: claimedSelect });
+  if (!email) return;
+  const attempts = email.attempts + 1;
+  try {
+    await sendEmail({ ...email, autoSubmitted: email.messageId === email.ticket?.threadMessageId });
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    const giveUp = attempts >= MAX_ATTEMPTS;
+    await db.outboxEmail.update({
+      where: { id },
+      data: {
+        status: giveUp ? "failed" : "pending",
+        attempts,
+        lastError: message.slice(0, 1000),
+        nextAttemptAt: new Date(Date.now() + backoffMs(attempts)),
+        lockedUntil: null,
+        attemptLog: { create: { ok: false, error: message.slice(0, 1000) } },
+      },
+    });
+    return;
+  }
+  await db.outboxEmail.update({
+    where: { id },
+    data: {
+      status: "sent",
+      attempts,
+      lastError: null,
+      sentAt: new Date(),
+      lockedUntil: null,
+      attemptLog: { create: { ok: true } },
+    },
+  });
+}
+
+/** Marks every waiting email as held back, so the dashboard can say why it was not sent. */
+async function markNotConfigured(): Promise<number> {
+  const { count } = await db.outboxEmail.updateMany({
+    where: { status: { in: ["pending", "sending"] } },
+    data: { status: "not_configured", lastError: NOT_CONFIGURED_ERROR, lockedUntil: null },
+  });
+  return count;
+}
+
+/** One pass of the worker: claims due email and sends it. Returns how many were handled. */
+export async function processOutbox(): Promise<number> {
+  if (!isSmtpConfigured()) return markNotConfigured();
+  const now = new Date();
+  await reclaimStale(now);
+  const ids = await claimDue(now);
+  for (const id of ids) await deliver(id);
+  return ids.length;
+}
+
+type Worker = { kick: () => void; stop: () => Promise<void> };
+let worker: Worker | undefined;
+
+/** Wakes the worker of this process now (after an email was enqueued), if it runs. */
+export function kickOutbox(): void {
+  worker?.kick();
+}
+
+/**
+ * Polls every OUTBOX_POLL_MS. `stop()` lets a pass in progress finish (so a send is
+ * never cut mid-way) before resolving. Email held back while SMTP was not configured
+ * is queued again once it is.
+ */
+export async function startOutboxWorker(pollMs = env.OUTBOX_POLL_MS): Promise<Worker> {
+  if (worker) return worker;
+  if (isSmtpConfigured()) {
+    await db.outboxEmail.updateMany({
+      where: { status: "not_configured" },
+      data: { status: "pending", lastError: null, nextAttemptAt: new Date() },
+    });
+  }
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let again = false;
+
+  const schedule = (delay: number) => {
+    if (stopped) return;
+    clearTimeout(timer);
+    timer = setTimeout(run, delay);
+  };
+
+  function run() {
+    if (stopped) return;
+    if (running) {
+      again = true;
+      return;
+    }
+    running = (async () => {
+      try {
+        do {
+          again = false;
+          // A full batch means more may be due: go on without waiting for the next tick.
+          while (!stopped && (await processOutbox()) >= BATCH_SIZE && isSmtpConfigured());
+        } while (again && !stopped);
+      } catch (error) {
+        console.error("outbox worker pass failed:", error);
+      } finally {
+        running = undefined;
+        schedule(pollMs);
+      }
+    })();
+  }
+
+  worker = {
+    kick: () => schedule(0),
+    async stop() {
+      stopped = true;
+      clearTimeout(timer);
+      await running;
+      worker = undefined;
+    },
+  };
+  schedule(0);
+  return worker;
+}

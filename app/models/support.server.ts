@@ -1,0 +1,443 @@
+// Support requests: tickets with a human reference (SR-1042), their threads, staff
+// replies, status rules, and inbound email replies. The JSON API and the dashboard
+// both call these functions.
+//
+// Status rules: a staff reply sets `pending` (waiting on the customer); a customer's
+// reply to a `pending` or `closed` ticket sets it back to `open`. Auto-replies and
+// mail from unverified senders are recorded without changing the status.
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import { EmailSchema } from "~/models/user.server";
+import { fail } from "~/utils/api.server";
+import { db, type Prisma } from "~/utils/db.server";
+import { env } from "~/utils/env.server";
+import { composeSupportEmail, newMessageId } from "~/utils/mailer.server";
+import { dedupeKeyOf, type InboundEmail } from "./inbound-email.server";
+import { kickOutbox } from "./outbox.server";
+
+export const TICKET_STATUSES = ["open", "pending", "closed"] as const;
+export type TicketStatus = (typeof TICKET_STATUSES)[number];
+
+const oneLine = (max: number, message: string) =>
+  z
+    .string({ error: message })
+    .transform((value) => value.replace(/[\r\n\t]+/g, " ").trim())
+    .pipe(z.string().min(1, message).max(max, `Use at most ${max} characters.`));
+
+const messageText = z
+  .string({ error: "Write a message." })
+  .transform((value) => value.replace(/\r\n?/g, "\n").trim())
+  .pipe(z.string().min(1, "Write a message.").max(20_000, "Use at most 20000 characters."));
+
+export const CreateTicketSchema = z.object({
+  email: EmailSchema,
+  name: z
+    .string()
+    .optional()
+    .nullable()
+    .transform((value) => value?.replace(/[\r\n\t]+/g, " ").trim() || null)
+    .pipe(z.string().max(200, "Use at most 200 characters.").nullable()),
+  subject: oneLine(200, "Give a subject."),
+  message: messageText,
+});
+
+export const ReplySchema = z.object({ message: messageText });
+
+export const StatusSchema = z.object({
+  status: z.enum(TICKET_STATUSES, { error: "Use open, pending or closed." }),
+});
+
+export const ListTicketsSchema = z.object({
+  status: z.enum(TICKET_STATUSES, { error: "Use open, pending or closed." }).optional(),
+  q: z
+    .string()
+    .max(200)
+    .optional()
+    .transform((value) => value?.trim() || undefined),
+  cursor: z.string().max(200).optional(),
+  limit: z.coerce.number().int().min(1).max(100).default(25),
+});
+
+// ---------------------------------------------------------------------------
+// References
+
+const REFERENCE = /^([A-Za-z]{1,10})-(\d{1,9})$/;
+
+/** The id of a ticket or its reference in any letter case (`sr-1042`). */
+function ticketWhere(idOrReference: string): Prisma.TicketWhereUniqueInput {
+  const trimmed = idOrReference.trim().replace(/^#/, "");
+  return REFERENCE.test(trimmed) ? { reference: trimmed.toUpperCase() } : { id: trimmed };
+}
+
+/**
+ * The reference a subject names: `#SR-1042` anywhere, any case, after Re:/Fwd: too.
+ * The configured prefix wins; another prefix is still tried (tickets made before a
+ * prefix change keep theirs).
+ */
+export function referenceInSubject(subject: string): string | null {
+  const found = [...subject.matchAll(/#([A-Za-z]{1,10})-(\d{1,9})\b/g)].map((m) => ({
+    prefix: m[1].toUpperCase(),
+    reference: `${m[1]}-${m[2]}`.toUpperCase(),
+  }));
+  return (found.find((f) => f.prefix === env.SUPPORT_TICKET_PREFIX) ?? found[0])?.reference ?? null;
+}
+
+const FIRST_NUMBER = 1001;
+
+/**
+ * The next ticket number: one atomic upsert-increment, so concurrent callers (other
+ * instances too) never get the same number. A failed create leaves a gap, never a repeat.
+ */
+export async function nextTicketNumber(prefix = env.SUPPORT_TICKET_PREFIX): Promise<number> {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      const counter = await db.ticketCounter.upsert({
+        where: { prefix },
+        create: { prefix, value: FIRST_NUMBER },
+        update: { value: { increment: 1 } },
+        select: { value: true },
+      });
+      return counter.value;
+    } catch (error) {
+      // Two first-ever creates can race on the insert; the loser increments instead.
+      if (isUniqueViolation(error) && attempt < 3) continue;
+      throw error;
+    }
+  }
+}
+
+function isUniqueViolation(error: unknown): boolean {
+  return (error as { code?: string } | null)?.code === "P2002";
+}
+
+// ---------------------------------------------------------------------------
+// Reading
+
+const listSelect = {
+  id: true,
+  reference: true,
+  email: true,
+  name: true,
+  subject: true,
+  status: true,
+  lastMessageAt: true,
+  createdAt: true,
+} as const;
+
+export type TicketSummary = Prisma.TicketGetPayload<{ select: typeof listSelect }>;
+
+function encodeCursor(ticket: { lastMessageAt: Date; id: string }): string {
+  return Buffer.from(`${ticket.lastMessageAt.toISOString()}|${ticket.id}`).toString("base64url");
+}
+
+function decodeCursor(cursor: string): { lastMessageAt: Date; id: string } {
+  const [at, id] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
+  const lastMessageAt = new Date(at ?? "");
+  if (!id || Number.isNaN(lastMessageAt.getTime())) {
+    fail(400, "bad_request", "The cursor is not one this list gave out.", {
+      details: [{ path: "cursor", message: "Invalid cursor." }],
+    });
+  }
+  return { lastMessageAt, id };
+}
+
+/** Matches subject and name as typed, lower-cased and capitalised (both databases alike). */
+function searchWhere(q: string): Prisma.TicketWhereInput {
+  const variants = [...new Set([q, q.toLowerCase(), q.charAt(0).toUpperCase() + q.slice(1).toLowerCase()])];
+  return {
+    OR: [
+      { reference: { contains: q.replace(/^#/, "").toUpperCase() } },
+      { email: { contains: q.toLowerCase() } },
+      ...variants.flatMap((v) => [{ subject: { contains: v } }, { name: { contains: v } }]),
+    ],
+  };
+}
+
+/** Tickets with the latest activity first, keyset-paged on (lastMessageAt, id). */
+export async function listTickets(
+  query: z.output<typeof ListTicketsSchema>,
+): Promise<{ tickets: TicketSummary[]; nextCursor: string | null }> {
+  const and: Prisma.TicketWhereInput[] = [];
+  if (query.status) and.push({ status: query.status });
+  if (query.q) and.push(searchWhere(query.q));
+  if (query.cursor) {
+    const { lastMessageAt, id } = decodeCursor(query.cursor);
+    and.push({ OR: [{ lastMessageAt: { lt: lastMessageAt } }, { lastMessageAt, id: { lt: id } }] });
+  }
+  const rows = await db.ticket.findMany({
+    where: { AND: and },
+    orderBy: [{ lastMessageAt: "desc" }, { id: "desc" }],
+    take: query.limit + 1,
+    select: listSelect,
+  });
+  const tickets = rows.slice(0, query.limit);
+  return {
+    tickets,
+    nextCursor: rows.length > query.limit ? encodeCursor(tickets[tickets.length - 1]) : null,
+  };
+}
+
+const MAX_THREAD_MESSAGES = 500;
+
+const messageSelect = {
+  id: true,
+  direction: true,
+  author: true,
+  authorUser: { select: { id: true, email: true, name: true } },
+  fromEmail: true,
+  body: true,
+  fullBody: true,
+  unverifiedSender: true,
+  isAutoReply: true,
+  emailMessageId: true,
+  createdAt: true,
+} as const;
+
+const emailSelect = {
+  id: true,
+  toEmail: true,
+  subject: true,
+  messageId: true,
+  status: true,
+  attempts: true,
+  lastError: true,
+  nextAttemptAt: true,
+  sentAt: true,
+  createdAt: true,
+} as const;
+
+export type OutboxState = Prisma.OutboxEmailGetPayload<{ select: typeof emailSelect }>;
+
+/** A ticket with its thread (oldest first) and the delivery state of every email sent for it. */
+export async function getTicketThread(idOrReference: string) {
+  const ticket = await db.ticket.findUnique({
+    where: ticketWhere(idOrReference),
+    select: {
+      ...listSelect,
+      threadMessageId: true,
+      messages: { orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: MAX_THREAD_MESSAGES, select: messageSelect },
+      outbox: { orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: MAX_THREAD_MESSAGES, select: emailSelect },
+    },
+  });
+  if (!ticket) return null;
+  const { threadMessageId, messages, outbox, ...rest } = ticket;
+  const byMessageId = new Map(outbox.map((email) => [email.messageId, email]));
+  return {
+    ...rest,
+    messages: messages.map(({ emailMessageId, ...message }) => ({
+      ...message,
+      hasQuotedText: message.fullBody.trim() !== message.body.trim(),
+      delivery: (message.direction === "outbound" && emailMessageId && byMessageId.get(emailMessageId)) || null,
+    })),
+    emails: outbox.map((email) => ({
+      ...email,
+      kind: email.messageId === threadMessageId ? ("acknowledgement" as const) : ("reply" as const),
+    })),
+  };
+}
+
+export type TicketThread = NonNullable<Awaited<ReturnType<typeof getTicketThread>>>;
+
+function notFound(idOrReference: string): never {
+  fail(404, "not_found", `No support request ${idOrReference}.`);
+}
+
+// ---------------------------------------------------------------------------
+// Writing
+
+/**
+ * Opens a ticket with the customer's first message and queues the acknowledgement
+ * email (which carries the reference) in the same write.
+ */
+export async function createTicket(input: z.output<typeof CreateTicketSchema>) {
+  const number = await nextTicketNumber();
+  const reference = `${env.SUPPORT_TICKET_PREFIX}-${number}`;
+  const threadMessageId = newMessageId(reference);
+  const ack = composeSupportEmail({
+    toEmail: input.email,
+    subject: input.subject,
+    reference,
+    messageId: threadMessageId,
+    threadIds: [],
+    body: [
+      `Hello${input.name ? ` ${input.name}` : ""},`,
+      "",
+      `We received your request and will answer soon. Its reference is ${reference}.`,
+      "",
+      "Your message:",
+      "",
+      ...input.message.split("\n").map((line) => `> ${line}`),
+    ].join("\n"),
+  });
+  const ticket = await db.ticket.create({
+    data: {
+      number,
+      reference,
+      email: input.email,
+      name: input.name,
+      subject: input.subject,
+      threadMessageId,
+      messages: {
+        create: {
+          direction: "inbound",
+          author: "customer",
+          fromEmail: input.email,
+          body: input.message,
+          fullBody: input.message,
+        },
+      },
+      outbox: { create: ack },
+    },
+    select: { id: true, reference: true, status: true },
+  });
+  kickOutbox();
+  return ticket;
+}
+
+/**
+ * A number and a reference exactly like a real ticket's, without creating one: the
+ * answer a honeypot-caught bot gets, so it cannot tell it was refused.
+ */
+export async function decoyTicket() {
+  const number = await nextTicketNumber();
+  return { id: `c${randomBytes(12).toString("hex").slice(0, 24)}`, reference: `${env.SUPPORT_TICKET_PREFIX}-${number}`, status: "open" as const };
+}
+
+export type ReplyAuthor = { author: "api"; user: null } | { author: "staff"; user: { id: string } };
+
+/** A staff reply: added to the thread, emailed to the requester, and the ticket set to pending. */
+export async function addStaffReply(idOrReference: string, message: string, by: ReplyAuthor) {
+  const ticket = await db.ticket.findUnique({
+    where: ticketWhere(idOrReference),
+    select: { id: true, reference: true, email: true, subject: true, threadMessageId: true },
+  });
+  if (!ticket) notFound(idOrReference);
+  // Answer the customer's latest email, so their client threads the reply under it.
+  const lastInbound = await db.ticketMessage.findFirst({
+    where: { ticketId: ticket.id, direction: "inbound", emailMessageId: { not: null } },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    select: { emailMessageId: true },
+  });
+  const messageId = newMessageId(ticket.reference);
+  const email = composeSupportEmail({
+    toEmail: ticket.email,
+    subject: ticket.subject,
+    reference: ticket.reference,
+    messageId,
+    threadIds: [ticket.threadMessageId, lastInbound?.emailMessageId ?? ""],
+    body: message,
+  });
+  const now = new Date();
+  const updated = await db.ticket.update({
+    where: { id: ticket.id },
+    data: {
+      status: "pending",
+      lastMessageAt: now,
+      messages: {
+        create: {
+          direction: "outbound",
+          author: by.author,
+          authorUserId: by.user?.id ?? null,
+          fromEmail: env.SUPPORT_FROM_EMAIL,
+          body: message,
+          fullBody: message,
+          emailMessageId: messageId,
+          createdAt: now,
+        },
+      },
+      outbox: { create: email },
+    },
+    select: { reference: true, status: true, messages: { where: { emailMessageId: messageId }, select: messageSelect } },
+  });
+  kickOutbox();
+  const { emailMessageId: _, ...created } = updated.messages[0];
+  return { ticket: { reference: updated.reference, status: updated.status }, message: created };
+}
+
+export async function setTicketStatus(idOrReference: string, status: TicketStatus) {
+  const where = ticketWhere(idOrReference);
+  const exists = await db.ticket.findUnique({ where, select: { id: true } });
+  if (!exists) notFound(idOrReference);
+  return db.ticket.update({ where: { id: exists.id }, data: { status }, select: listSelect });
+}
+
+// ---------------------------------------------------------------------------
+// Inbound email
+
+export type InboundResult = {
+  duplicate: boolean;
+  ticketReference: string;
+  messageId: string;
+};
+
+/**
+ * Records an inbound email in the thread its subject names. 422 without a reference,
+ * 404 for a reference to no ticket. A redelivery (same Message-ID, or same sender,
+ * subject and body on the same day) returns the first copy with `duplicate: true`.
+ */
+export async function recordInboundEmail(email: InboundEmail, receivedAt = new Date()): Promise<InboundResult> {
+  const reference = referenceInSubject(email.subject);
+  if (!reference) {
+    fail(422, "ticket_reference_missing", `The subject names no ticket: it must contain #${env.SUPPORT_TICKET_PREFIX}-<number>.`, {
+      details: [{ path: "subject", message: `Expected a reference such as #${env.SUPPORT_TICKET_PREFIX}-1042.` }],
+    });
+  }
+  const ticket = await db.ticket.findUnique({
+    where: { reference },
+    select: { id: true, reference: true, email: true, status: true },
+  });
+  if (!ticket) fail(404, "ticket_not_found", `No support request ${reference}.`);
+
+  const dedupeKey = dedupeKeyOf(email, receivedAt);
+  const existing = await findByDedupeKey(dedupeKey);
+  if (existing) return existing;
+
+  const isRequester = email.from === ticket.email.toLowerCase();
+  const staff = isRequester
+    ? null
+    : await db.user.findUnique({ where: { email: email.from }, select: { id: true } });
+  const verified = isRequester || staff !== null;
+  // Only the customer's own, human reply reopens a ticket that waits on them or was closed.
+  const reopen = isRequester && !email.isAutoReply && ticket.status !== "open";
+  try {
+    const updated = await db.ticket.update({
+      where: { id: ticket.id },
+      data: {
+        ...(reopen ? { status: "open" as const } : {}),
+        lastMessageAt: receivedAt,
+        messages: {
+          create: {
+            direction: "inbound",
+            author: staff ? "staff" : "customer",
+            authorUserId: staff?.id ?? null,
+            fromEmail: email.from,
+            body: email.visibleText,
+            fullBody: email.text,
+            unverifiedSender: !verified,
+            isAutoReply: email.isAutoReply,
+            emailMessageId: email.messageId,
+            dedupeKey,
+            createdAt: receivedAt,
+          },
+        },
+      },
+      select: { reference: true, messages: { where: { dedupeKey }, select: { id: true } } },
+    });
+    return { duplicate: false, ticketReference: updated.reference, messageId: updated.messages[0].id };
+  } catch (error) {
+    // A concurrent delivery of the same email won the unique dedupeKey.
+    if (isUniqueViolation(error)) {
+      const first = await findByDedupeKey(dedupeKey);
+      if (first) return first;
+    }
+    throw error;
+  }
+}
+
+async function findByDedupeKey(dedupeKey: string): Promise<InboundResult | null> {
+  const message = await db.ticketMessage.findUnique({
+    where: { dedupeKey },
+    select: { id: true, ticket: { select: { reference: true } } },
+  });
+  return message ? { duplicate: true, ticketReference: message.ticket.reference, messageId: message.id } : null;
+}

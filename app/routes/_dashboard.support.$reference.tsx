@@ -1,0 +1,194 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { data, redirect } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { useEffect, useRef } from "react";
+import { RouteError } from "~/components/RouteError";
+import {
+  ReplySchema,
+  StatusSchema,
+  addStaffReply,
+  getTicketThread,
+  setTicketStatus,
+} from "~/models/support.server";
+import { requireUser } from "~/utils/auth.server";
+
+// Also in support.server.ts; repeated because the component cannot import server code.
+const STATUSES = ["open", "pending", "closed"] as const;
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: data ? `${data.ticket.reference}: ${data.ticket.subject} · Support` : "Support request" },
+];
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  await requireUser(request);
+  const ticket = await getTicketThread(params.reference!);
+  if (!ticket) throw new Response("No such support request.", { status: 404 });
+  // One address per ticket: ids and other letter cases lead to the reference.
+  if (params.reference !== ticket.reference) throw redirect(`/support/${ticket.reference}`);
+  return { ticket };
+}
+
+export async function action({ request, params }: ActionFunctionArgs) {
+  const user = await requireUser(request);
+  const form = await request.formData();
+  const intent = form.get("intent");
+  if (intent === "reply") {
+    const parsed = ReplySchema.safeParse({ message: form.get("message") });
+    if (!parsed.success) {
+      return data({ replyError: parsed.error.issues[0]?.message ?? "Write a message." }, { status: 422 });
+    }
+    const { ticket } = await addStaffReply(params.reference!, parsed.data.message, { author: "staff", user });
+    return redirect(`/support/${ticket.reference}`);
+  }
+  if (intent === "status") {
+    const parsed = StatusSchema.safeParse({ status: form.get("status") });
+    if (!parsed.success) return data({ replyError: null, statusError: "Unknown status." }, { status: 422 });
+    const ticket = await setTicketStatus(params.reference!, parsed.data.status);
+    return redirect(`/support/${ticket.reference}`);
+  }
+  return data({ replyError: null, statusError: "Unknown action." }, { status: 400 });
+}
+
+type Delivery = { status: string; attempts: number; lastError: string | null; sentAt: Date | null };
+
+function deliveryText(delivery: Delivery): string {
+  switch (delivery.status) {
+    case "sent":
+      return `Email sent${delivery.sentAt ? ` ${delivery.sentAt.toUTCString()}` : ""}`;
+    case "not_configured":
+      return delivery.lastError ?? "not sent: no SMTP configured";
+    case "failed":
+      return `Email failed after ${delivery.attempts} attempts: ${delivery.lastError ?? "unknown error"}`;
+    default:
+      return delivery.attempts > 0
+        ? `Email not sent yet (attempt ${delivery.attempts} failed: ${delivery.lastError ?? "unknown error"}); retrying`
+        : "Email queued";
+  }
+}
+
+export default function SupportThread() {
+  const { ticket } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const busyIntent = navigation.state === "submitting" ? navigation.formData?.get("intent") : null;
+  const replyForm = useRef<HTMLFormElement>(null);
+  const wasReplying = useRef(false);
+  useEffect(() => {
+    // Empty the reply box once a sent reply has come back as part of the thread.
+    if (busyIntent === "reply") wasReplying.current = true;
+    else if (navigation.state === "idle" && wasReplying.current) {
+      wasReplying.current = false;
+      if (!actionData?.replyError) replyForm.current?.reset();
+    }
+  }, [busyIntent, navigation.state, actionData]);
+  const acknowledgement = ticket.emails.find((email) => email.kind === "acknowledgement");
+
+  return (
+    <>
+      <p>
+        <Link to="/support">← Support requests</Link>
+      </p>
+      <h1>
+        {ticket.reference}: {ticket.subject}
+      </h1>
+      <p>
+        <span className={`badge ${ticket.status}`} data-testid="ticket-status">
+          {ticket.status}
+        </span>{" "}
+        from {ticket.name ? `${ticket.name} ` : null}
+        <a href={`mailto:${ticket.email}`}>{ticket.email}</a>
+        {acknowledgement ? <span className="muted"> · Acknowledgement: {deliveryText(acknowledgement)}</span> : null}
+      </p>
+
+      <Form method="post" className="actions" aria-label="Status">
+        <input type="hidden" name="intent" value="status" />
+        {STATUSES.filter((status) => status !== ticket.status).map((status) => (
+          <button key={status} type="submit" name="status" value={status} className="secondary" disabled={busyIntent === "status"}>
+            {status === "open" ? "Reopen" : status === "pending" ? "Mark pending" : "Close"}
+          </button>
+        ))}
+        {actionData && "statusError" in actionData && actionData.statusError ? (
+          <span className="error" role="alert">
+            {actionData.statusError}
+          </span>
+        ) : null}
+      </Form>
+
+      <h2>Conversation</h2>
+      <ol className="thread" aria-label="Messages">
+        {ticket.messages.map((message) => {
+          const fromStaff = message.author !== "customer";
+          const who =
+            message.author === "api"
+              ? "Staff (API)"
+              : message.author === "staff"
+                ? `Staff: ${message.authorUser?.name ?? message.authorUser?.email ?? message.fromEmail}`
+                : `Customer: ${message.fromEmail}`;
+          return (
+            <li
+              key={message.id}
+              className={`card message ${fromStaff ? "from-staff" : "from-customer"}`}
+              data-author={message.author}
+              data-testid="message"
+            >
+              <p>
+                <strong>{who}</strong>{" "}
+                {message.unverifiedSender ? (
+                  <span className="badge unverified" title="Not the requester's address nor a staff user's">
+                    Unverified sender
+                  </span>
+                ) : null}{" "}
+                {message.isAutoReply ? <span className="badge">Auto-reply</span> : null}{" "}
+                <span className="muted">
+                  {message.direction === "inbound" ? "received" : "sent"}{" "}
+                  <time dateTime={message.createdAt.toISOString()}>{message.createdAt.toUTCString()}</time>
+                </span>
+              </p>
+              <pre>{message.body}</pre>
+              {message.hasQuotedText ? (
+                <details>
+                  <summary>Show the full email (quoted text)</summary>
+                  <pre>{message.fullBody}</pre>
+                </details>
+              ) : null}
+              {message.delivery ? (
+                <p className={message.delivery.status === "sent" ? "muted" : "notice warn"} data-testid="delivery">
+                  {deliveryText(message.delivery)}
+                </p>
+              ) : null}
+            </li>
+          );
+        })}
+      </ol>
+
+      <h2>Reply</h2>
+      <Form method="post" ref={replyForm}>
+        <input type="hidden" name="intent" value="reply" />
+        <label htmlFor="message">Message to {ticket.email}</label>
+        <textarea
+          id="message"
+          name="message"
+          rows={6}
+          required
+          aria-invalid={actionData?.replyError ? true : undefined}
+          aria-describedby={actionData?.replyError ? "reply-error" : undefined}
+        />
+        {actionData?.replyError ? (
+          <p id="reply-error" className="error" role="alert">
+            {actionData.replyError}
+          </p>
+        ) : null}
+        <p className="muted">Sending sets the request to pending (waiting on the customer).</p>
+        <p>
+          <button type="submit" disabled={busyIntent === "reply"}>
+            {busyIntent === "reply" ? "Sending…" : "Send reply"}
+          </button>
+        </p>
+      </Form>
+    </>
+  );
+}
+
+export function ErrorBoundary() {
+  return <RouteError notFound="There is no support request with this reference." />;
+}

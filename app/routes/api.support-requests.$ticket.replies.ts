@@ -1,0 +1,15 @@
+// POST: a staff reply. It joins the thread at once and is emailed by the outbox worker.
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { ReplySchema, addStaffReply } from "~/models/support.server";
+import { apiRoute, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
+import { requireStaff } from "~/utils/auth.server";
+
+export const loader = apiRoute(() => methodNotAllowed(["POST"]));
+
+export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) => {
+  if (request.method !== "POST") methodNotAllowed(["POST"]);
+  const caller = await requireStaff(request);
+  const { message } = parseOrFail(ReplySchema, await readJsonBody(request));
+  const result = await addStaffReply(params.ticket!, message, caller);
+  return json(result, 201);
+});

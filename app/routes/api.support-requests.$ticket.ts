@@ -1,0 +1,20 @@
+// GET: a support request and its thread. PATCH: change its status. `:ticket` is the
+// id or the reference in any letter case (SR-1042, sr-1042).
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { StatusSchema, getTicketThread, setTicketStatus } from "~/models/support.server";
+import { apiRoute, fail, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
+import { requireStaff } from "~/utils/auth.server";
+
+export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) => {
+  await requireStaff(request);
+  const thread = await getTicketThread(params.ticket!);
+  if (!thread) fail(404, "not_found", `No support request ${params.ticket}.`);
+  return json({ ticket: thread });
+});
+
+export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) => {
+  if (request.method !== "PATCH") methodNotAllowed(["GET", "PATCH"]);
+  await requireStaff(request);
+  const { status } = parseOrFail(StatusSchema, await readJsonBody(request));
+  return json({ ticket: await setTicketStatus(params.ticket!, status) });
+});
