@@ -1,0 +1,155 @@
+// /f/:formId: the public hosted form (no login). Server-rendered from the form's
+// schema and posting to /api/leads/submit as a plain HTML form, so it works without
+// JavaScript; with JavaScript the post goes by fetch and errors show without losing
+// what the visitor typed. It carries its own URL's utm_* values, the page that sent
+// the visitor (Referer) and its own address as the landing page into the submission.
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { data } from "@remix-run/node";
+import { useLoaderData } from "@remix-run/react";
+import { useState, type FormEvent } from "react";
+import { FormFields } from "~/components/FormFields";
+import { RouteError } from "~/components/RouteError";
+import { HttpUrlSchema } from "~/models/form-schema";
+import {
+  HONEYPOT_FIELD,
+  TIMESTAMP_FIELD,
+  UTM_KEYS,
+  getPublicForm,
+  readSignedErrors,
+  signTimestamp,
+} from "~/models/lead-capture.server";
+
+const OWN_PARAMS = ["errors", "sig", "ref", "landing"];
+
+function validUrl(value: string | null | undefined): string {
+  return value && HttpUrlSchema.safeParse(value).success ? value.trim() : "";
+}
+
+export async function loader({ request, params }: LoaderFunctionArgs) {
+  const form = await getPublicForm(params.formId ?? "");
+  if (!form) throw new Response("This form does not exist.", { status: 404 });
+  const url = new URL(request.url);
+
+  // After a refused post the submit endpoint sends the visitor back here with the
+  // original referrer and landing page (`ref`, `landing`); otherwise they are this
+  // request's Referer (unless it is this very page) and this page's own address.
+  let referrerUrl = validUrl(url.searchParams.get("ref"));
+  const referer = request.headers.get("Referer");
+  if (!referrerUrl && referer) {
+    try {
+      const from = new URL(referer);
+      if (!(from.origin === url.origin && from.pathname === url.pathname)) referrerUrl = validUrl(referer);
+    } catch {
+      // not a URL: no referrer
+    }
+  }
+  const landing = new URL(url);
+  for (const name of OWN_PARAMS) landing.searchParams.delete(name);
+  const landingPageUrl = validUrl(url.searchParams.get("landing")) || validUrl(landing.toString());
+
+  const hidden: Record<string, string> = { formId: form.id, referrerUrl, landingPageUrl };
+  for (const key of UTM_KEYS) hidden[key] = (url.searchParams.get(key) ?? "").slice(0, 200);
+  hidden[TIMESTAMP_FIELD] = signTimestamp(form.id);
+
+  const errors = readSignedErrors(form.id, url.searchParams.get("errors"), url.searchParams.get("sig")) ?? {};
+  return data(
+    {
+      form: { id: form.id, name: form.name, description: form.description, fields: form.fields },
+      closed: form.status === "archived",
+      hidden,
+      honeypot: HONEYPOT_FIELD,
+      errors,
+      doneUrl: form.settings.redirectUrl ?? `/f/${encodeURIComponent(form.id)}/thanks`,
+    },
+    { status: form.status === "archived" ? 410 : 200, headers: { "Cache-Control": "private, no-store" } },
+  );
+}
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: data ? data.form.name : "Form not found" },
+  { name: "robots", content: "noindex" },
+];
+
+type Problem = { path: string; message: string };
+
+export default function HostedForm() {
+  const { form, closed, hidden, honeypot, errors: serverErrors, doneUrl } = useLoaderData<typeof loader>();
+  const [errors, setErrors] = useState<Record<string, string>>(serverErrors);
+  const [busy, setBusy] = useState(false);
+  const formError = errors._form ?? (Object.keys(errors).length > 0 ? "Please correct the fields marked below." : null);
+
+  async function submitWithFetch(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const element = event.currentTarget;
+    setBusy(true);
+    let response: Response;
+    try {
+      response = await fetch(element.action, {
+        method: "POST",
+        body: new FormData(element),
+        headers: { Accept: "application/json" },
+      });
+    } catch {
+      // The network failed under fetch: the plain post may still get through.
+      element.submit();
+      return;
+    }
+    if (response.ok) {
+      window.location.assign(doneUrl);
+      return;
+    }
+    const body = (await response.json().catch(() => null)) as { error?: { message?: string; details?: Problem[] } } | null;
+    const next: Record<string, string> = {};
+    for (const detail of body?.error?.details ?? []) {
+      const key = detail.path.startsWith("data.") ? detail.path.slice(5) : "_form";
+      next[key] ??= detail.message;
+    }
+    if (Object.keys(next).length === 0) next._form = body?.error?.message ?? "Something went wrong. Please try again.";
+    setErrors(next);
+    setBusy(false);
+    const firstKey = Object.keys(next).find((key) => key !== "_form");
+    if (firstKey) element.querySelector<HTMLElement>(`[name="${CSS.escape(firstKey)}"]`)?.focus();
+  }
+
+  return (
+    <main className="centered hosted-form">
+      <h1>{form.name}</h1>
+      {form.description ? <p className="muted">{form.description}</p> : null}
+      {closed ? (
+        <p className="notice warn" role="alert">
+          This form is closed and no longer accepts submissions.
+        </p>
+      ) : (
+        <form method="post" action="/api/leads/submit" onSubmit={submitWithFetch}>
+          {formError ? (
+            <p className="error-panel" role="alert">
+              {formError}
+            </p>
+          ) : null}
+          {Object.entries(hidden).map(([name, value]) =>
+            value ? <input key={name} type="hidden" name={name} value={value} /> : null,
+          )}
+          <FormFields fields={form.fields} errors={errors} idPrefix="lead" />
+          {/* The honeypot: off-screen and out of the tab order for people; bots fill it. */}
+          <div aria-hidden="true" style={{ position: "absolute", left: "-10000px", width: 1, height: 1, overflow: "hidden" }}>
+            <label htmlFor="lead-hp">Leave this field empty</label>
+            <input id="lead-hp" type="text" name={honeypot} tabIndex={-1} autoComplete="off" defaultValue="" />
+          </div>
+          <p>
+            <button type="submit" disabled={busy}>
+              {busy ? "Sending…" : "Send"}
+            </button>
+          </p>
+        </form>
+      )}
+    </main>
+  );
+}
+
+export function ErrorBoundary() {
+  return (
+    <main className="centered">
+      <RouteError notFound="This form does not exist." />
+    </main>
+  );
+}

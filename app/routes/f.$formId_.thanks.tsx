@@ -1,0 +1,36 @@
+// /f/:formId/thanks: where a plain form post lands after a lead is stored, when the
+// form has no redirectUrl of its own. Shows the form's success message.
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { useLoaderData } from "@remix-run/react";
+import { RouteError } from "~/components/RouteError";
+import { getPublicForm } from "~/models/lead-capture.server";
+
+export async function loader({ params }: LoaderFunctionArgs) {
+  const form = await getPublicForm(params.formId ?? "");
+  if (!form) throw new Response("This form does not exist.", { status: 404 });
+  return { name: form.name, successMessage: form.settings.successMessage };
+}
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: data ? `Thank you · ${data.name}` : "Form not found" },
+  { name: "robots", content: "noindex" },
+];
+
+export default function ThankYou() {
+  const { name, successMessage } = useLoaderData<typeof loader>();
+  return (
+    <main className="centered hosted-form">
+      <h1>Thank you</h1>
+      <p role="status">{successMessage}</p>
+      <p className="muted">{name}</p>
+    </main>
+  );
+}
+
+export function ErrorBoundary() {
+  return (
+    <main className="centered">
+      <RouteError notFound="This form does not exist." />
+    </main>
+  );
+}
