@@ -3,6 +3,7 @@
 // docs/decisions/002-custom-node-server.md), serving the built assets with sirv.
 //
 //   node server.js          serves build/ on HOST:PORT (reads .env first, if present)
+import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
@@ -19,9 +20,12 @@ function loadEnvFile() {
   if (file && fs.existsSync(path.resolve(root, file))) process.loadEnvFile(path.resolve(root, file));
 }
 
+// Sent with every response; pages add their CSP in app/entry.server.tsx.
+const BASE_HEADERS = { "x-content-type-options": "nosniff", "referrer-policy": "strict-origin-when-cross-origin" };
+
 function jsonError(res, status, code, message) {
   if (res.headersSent) return res.destroy();
-  res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" });
+  res.writeHead(status, { ...BASE_HEADERS, "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" });
   res.end(JSON.stringify({ error: { code, message } }));
 }
 
@@ -53,7 +57,7 @@ function toRequest(req, res, trustProxy) {
 }
 
 async function sendResponse(res, response) {
-  const headers = {};
+  const headers = { ...BASE_HEADERS };
   for (const [name, value] of response.headers) {
     if (name !== "set-cookie") headers[name] = value;
   }
@@ -101,6 +105,7 @@ export async function createAppServer({ buildDir = path.resolve(root, process.en
     etag: true,
     gzip: false,
     setHeaders(res, pathname) {
+      for (const [name, value] of Object.entries(BASE_HEADERS)) res.setHeader(name, value);
       res.setHeader(
         "Cache-Control",
         pathname.startsWith("/assets/") ? "public, max-age=31536000, immutable" : "public, max-age=3600",
@@ -129,7 +134,10 @@ export async function createAppServer({ buildDir = path.resolve(root, process.en
         return jsonError(res, 400, "bad_request", "The request line or headers are malformed.");
       }
       try {
-        const response = await handle(request, { clientIp: clientIpOf(req, trustProxy) });
+        const response = await handle(request, {
+          clientIp: clientIpOf(req, trustProxy),
+          cspNonce: randomBytes(16).toString("base64"),
+        });
         await sendResponse(res, response);
       } catch (error) {
         console.error("request failed:", error);

@@ -2,13 +2,15 @@
 // work of the process: server.js calls startBackgroundWork once it listens and
 // stopBackgroundWork on shutdown.
 import { PassThrough } from "node:stream";
-import type { EntryContext } from "@remix-run/node";
+import type { AppLoadContext, EntryContext } from "@remix-run/node";
 import { createReadableStreamFromReadable } from "@remix-run/node";
-import { RemixServer } from "@remix-run/react";
+import { RemixServer, isRouteErrorResponse } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { startOutboxWorker } from "~/models/outbox.server";
 import { db } from "~/utils/db.server";
+import { NonceProvider } from "~/utils/nonce";
+import { documentSecurityHeaders } from "~/utils/security-headers.server";
 
 const ABORT_DELAY = 5_000;
 
@@ -19,12 +21,19 @@ export default function handleRequest(
   responseStatusCode: number,
   responseHeaders: Headers,
   remixContext: EntryContext,
+  loadContext: AppLoadContext,
 ) {
+  const nonce = loadContext?.cspNonce ?? "";
+  for (const [name, value] of Object.entries(documentSecurityHeaders(new URL(request.url).pathname, nonce))) {
+    responseHeaders.set(name, value);
+  }
   const waitForAll = isbot(request.headers.get("user-agent") ?? "");
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;
     const { pipe, abort } = renderToPipeableStream(
-      <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} />,
+      <NonceProvider value={nonce}>
+        <RemixServer context={remixContext} url={request.url} abortDelay={ABORT_DELAY} nonce={nonce} />
+      </NonceProvider>,
       {
         [waitForAll ? "onAllReady" : "onShellReady"]() {
           shellRendered = true;
@@ -38,6 +47,7 @@ export default function handleRequest(
           );
           pipe(body);
         },
+        nonce,
         onShellError(error: unknown) {
           reject(error);
         },
@@ -52,7 +62,8 @@ export default function handleRequest(
 }
 
 export function handleError(error: unknown, { request }: { request: Request }) {
-  if (request.signal.aborted) return;
+  // Aborted requests and unknown addresses are not failures of ours.
+  if (request.signal.aborted || (isRouteErrorResponse(error) && error.status === 404)) return;
   console.error(error);
 }
 

@@ -5,6 +5,8 @@ declare module "@remix-run/node" {
   interface AppLoadContext {
     /** The client's address, from the socket (or X-Forwarded-For when TRUST_PROXY=true). */
     clientIp: string;
+    /** This request's Content-Security-Policy nonce for inline scripts. */
+    cspNonce: string;
   }
 }
 

@@ -1,0 +1,30 @@
+// Security headers of every HTML page. The CSP allows only this site's scripts and the
+// inline scripts Remix renders with this request's nonce.
+//
+// The dashboard may not be framed and its forms post only here. The hosted form pages
+// (/f/...) are made to be embedded in customers' sites and, after a post, redirect to
+// the customer's own thank-you address, so they allow any frame ancestor and form target.
+export function documentSecurityHeaders(pathname: string, nonce: string): Record<string, string> {
+  const hosted = pathname === "/f" || pathname.startsWith("/f/");
+  const directives = [
+    "default-src 'self'",
+    `script-src 'self' 'nonce-${nonce}'`,
+    // React's style={...} attributes (charts, bars) need inline styles; no inline scripts do.
+    "style-src 'self' 'unsafe-inline'",
+    "img-src 'self' data:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    hosted ? "frame-ancestors *" : "frame-ancestors 'none'",
+    ...(hosted ? [] : ["form-action 'self'"]),
+  ];
+  const headers: Record<string, string> = {
+    "Content-Security-Policy": directives.join("; "),
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "strict-origin-when-cross-origin",
+    "Cross-Origin-Opener-Policy": "same-origin",
+  };
+  if (!hosted) headers["X-Frame-Options"] = "DENY";
+  return headers;
+}
