@@ -1,0 +1,209 @@
+// The form builder's edits to a field list, as pure functions. The server applies
+// them (through replaceFormSchema, in form.server.ts) and the builder page applies
+// the same functions to pending submissions for its optimistic view, so what the
+// page shows while saving is what the server will store.
+// Shared by server and browser: imports nothing server-only.
+import { FieldSchema, FieldsSchema, type FieldType, type FormField } from "./form-schema";
+
+export type BuilderDetail = { path: string; message: string };
+
+export type BuilderResult =
+  | { ok: true; fields: FormField[] }
+  | { ok: false; status: number; code: string; message: string; details?: BuilderDetail[] };
+
+export type MoveDirection = "up" | "down";
+
+export const BUILDER_INTENTS = ["add-field", "update-field", "move-field", "remove-field"] as const;
+export type BuilderIntent = (typeof BUILDER_INTENTS)[number];
+
+const TEXT_TYPES: readonly FieldType[] = ["text", "textarea", "email", "tel", "url", "hidden"];
+const CHOICE_TYPES: readonly FieldType[] = ["select", "multiselect"];
+
+/** Which optional rules a field type takes: the builder shows and keeps only these. */
+export function rulesFor(type: string) {
+  const t = type as FieldType;
+  return {
+    length: TEXT_TYPES.includes(t),
+    pattern: TEXT_TYPES.includes(t),
+    range: t === "number",
+    options: CHOICE_TYPES.includes(t),
+    placeholder: t !== "checkbox" && t !== "hidden" && t !== "multiselect",
+  };
+}
+
+function text(form: FormData, name: string): string | undefined {
+  const value = form.get(name);
+  if (typeof value !== "string") return undefined;
+  const trimmed = value.trim();
+  return trimmed === "" ? undefined : trimmed;
+}
+
+function number(form: FormData, name: string): number | undefined {
+  const value = text(form, name);
+  // NaN reaches the schema, which names the input ("expected number").
+  return value === undefined ? undefined : Number(value);
+}
+
+function defaultValueFor(type: string, raw: string | undefined): FormField["defaultValue"] {
+  if (raw === undefined) return undefined;
+  if (type === "number") return Number.isNaN(Number(raw)) ? raw : Number(raw);
+  if (type === "checkbox") {
+    if (["true", "on", "yes", "1"].includes(raw.toLowerCase())) return true;
+    if (["false", "off", "no", "0"].includes(raw.toLowerCase())) return false;
+    return raw;
+  }
+  if (type === "multiselect") {
+    return raw
+      .split(",")
+      .map((option) => option.trim())
+      .filter(Boolean);
+  }
+  return raw;
+}
+
+/**
+ * A field as the builder's form posts it, before validation. Rules that do not apply
+ * to the chosen type are left out, so switching a field from text to number does not
+ * trip over a leftover maxLength the page (without JavaScript) could not hide.
+ */
+export function fieldInputFromFormData(form: FormData): Record<string, unknown> {
+  const type = text(form, "type") ?? "text";
+  const rules = rulesFor(type);
+  const input: Record<string, unknown> = {
+    key: text(form, "key") ?? "",
+    label: text(form, "label") ?? "",
+    type,
+    required: form.get("required") === "on" || form.get("required") === "true",
+  };
+  if (rules.length) {
+    input.minLength = number(form, "minLength");
+    input.maxLength = number(form, "maxLength");
+  }
+  if (rules.pattern) input.pattern = text(form, "pattern");
+  if (rules.range) {
+    input.min = number(form, "min");
+    input.max = number(form, "max");
+  }
+  if (rules.options) {
+    input.options = String(form.get("options") ?? "")
+      .split(/\r?\n/)
+      .map((line) => line.trim())
+      .filter(Boolean);
+  }
+  if (rules.placeholder) input.placeholder = text(form, "placeholder");
+  input.helpText = text(form, "helpText");
+  input.defaultValue = defaultValueFor(type, text(form, "defaultValue"));
+  for (const name of Object.keys(input)) if (input[name] === undefined) delete input[name];
+  return input;
+}
+
+/** `"Company size (people)"` -> `"company_size_people"`, unique among `taken`. */
+export function keyFromLabel(label: string, taken: Iterable<string>): string {
+  const base =
+    label
+      .normalize("NFKD")
+      .replace(/[\u0300-\u036f]/g, "")
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "_")
+      .replace(/^[^a-z]+/, "")
+      .replace(/_+$/, "")
+      .slice(0, 56) || "field";
+  const used = new Set([...taken].map((key) => key.toLowerCase()));
+  if (!used.has(base)) return base;
+  for (let n = 2; ; n++) if (!used.has(`${base}_${n}`)) return `${base}_${n}`;
+}
+
+function invalid(details: BuilderDetail[]): BuilderResult {
+  return { ok: false, status: 422, code: "validation_failed", message: "The field has invalid values.", details };
+}
+
+function missing(key: string): BuilderResult {
+  return { ok: false, status: 404, code: "field_not_found", message: `The form has no field "${key}" (any more).` };
+}
+
+function parseField(input: Record<string, unknown>): { field: FormField } | { error: BuilderResult } {
+  const result = FieldSchema.safeParse(input);
+  if (result.success) return { field: result.data };
+  return {
+    error: invalid(
+      result.error.issues.map((issue) => ({
+        path: ["field", ...issue.path.map(String)].join("."),
+        message: issue.message,
+      })),
+    ),
+  };
+}
+
+function duplicateKey(fields: FormField[], key: string, except?: string): BuilderResult | null {
+  const clash = fields.some(
+    (field) => field.key.toLowerCase() === key.toLowerCase() && field.key !== except,
+  );
+  return clash ? invalid([{ path: "field.key", message: `Another field already uses the key "${key}".` }]) : null;
+}
+
+function withinLimits(fields: FormField[]): BuilderResult {
+  const result = FieldsSchema.safeParse(fields);
+  if (result.success) return { ok: true, fields: result.data };
+  return invalid(result.error.issues.map((issue) => ({ path: "fields", message: issue.message })));
+}
+
+/** Appends a field; an empty key is made from the label. */
+export function addFieldTo(fields: FormField[], input: Record<string, unknown>): BuilderResult {
+  const candidate = { ...input };
+  if (!candidate.key && typeof candidate.label === "string" && candidate.label.trim() !== "") {
+    candidate.key = keyFromLabel(candidate.label, fields.map((field) => field.key));
+  }
+  const parsed = parseField(candidate);
+  if ("error" in parsed) return parsed.error;
+  return duplicateKey(fields, parsed.field.key) ?? withinLimits([...fields, parsed.field]);
+}
+
+/** Replaces the field now keyed `key` (its key may change). */
+export function updateFieldIn(fields: FormField[], key: string, input: Record<string, unknown>): BuilderResult {
+  const index = fields.findIndex((field) => field.key === key);
+  if (index === -1) return missing(key);
+  const candidate = { ...input };
+  if (!candidate.key) candidate.key = key;
+  const parsed = parseField(candidate);
+  if ("error" in parsed) return parsed.error;
+  const clash = duplicateKey(fields, parsed.field.key, key);
+  if (clash) return clash;
+  return withinLimits(fields.map((field, i) => (i === index ? parsed.field : field)));
+}
+
+/** Moves a field one place; at either end it stays where it is. */
+export function moveFieldIn(fields: FormField[], key: string, direction: MoveDirection): BuilderResult {
+  const index = fields.findIndex((field) => field.key === key);
+  if (index === -1) return missing(key);
+  const target = direction === "up" ? index - 1 : index + 1;
+  if (target < 0 || target >= fields.length) return { ok: true, fields };
+  const next = [...fields];
+  [next[index], next[target]] = [next[target], next[index]];
+  return { ok: true, fields: next };
+}
+
+export function removeFieldFrom(fields: FormField[], key: string): BuilderResult {
+  if (!fields.some((field) => field.key === key)) return missing(key);
+  return { ok: true, fields: fields.filter((field) => field.key !== key) };
+}
+
+/**
+ * Applies one builder submission (`intent` plus its inputs) to a field list.
+ * `null` when the submission is not a field edit.
+ */
+export function applyBuilderSubmission(fields: FormField[], form: FormData): BuilderResult | null {
+  const intent = form.get("intent");
+  const key = String(form.get("fieldKey") ?? "");
+  switch (intent) {
+    case "add-field":
+      return addFieldTo(fields, fieldInputFromFormData(form));
+    case "update-field":
+      return updateFieldIn(fields, key, fieldInputFromFormData(form));
+    case "move-field":
+      return moveFieldIn(fields, key, form.get("direction") === "up" ? "up" : "down");
+    case "remove-field":
+      return removeFieldFrom(fields, key);
+    default:
+      return null;
+  }
+}

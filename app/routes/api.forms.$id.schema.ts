@@ -1,0 +1,22 @@
+// PUT /api/forms/:id/schema: replace the field list, making a new schemaVersion.
+import type { ActionFunctionArgs } from "@remix-run/node";
+import { ReplaceSchemaBodySchema, formJson, replaceFormSchema } from "~/models/form.server";
+import { apiRoute, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
+import { requireUser } from "~/utils/auth.server";
+
+const SCHEMA_BODY_LIMIT = 512 * 1024;
+
+export const loader = apiRoute(async ({ request }) => {
+  await requireUser(request);
+  methodNotAllowed(["PUT"]);
+});
+
+export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) => {
+  await requireUser(request);
+  if (request.method !== "PUT") methodNotAllowed(["PUT"]);
+  const body = parseOrFail(ReplaceSchemaBodySchema, await readJsonBody(request, SCHEMA_BODY_LIMIT));
+  const form = await replaceFormSchema(params.id!, body.fields, {
+    expectedSchemaVersion: body.expectedSchemaVersion,
+  });
+  return json(formJson(form));
+});
