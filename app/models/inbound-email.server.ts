@@ -44,8 +44,12 @@ export function requireInboundSecret(request: Request): void {
 }
 
 async function readBodyBytes(request: Request): Promise<Uint8Array> {
+  // Connection: close, because the rest of the body is never read: a client that reused
+  // this connection would wait forever for an answer.
   const tooLarge = () =>
-    fail(413, "payload_too_large", `The email is larger than ${INBOUND_BODY_LIMIT / 1024 / 1024} MiB.`);
+    fail(413, "payload_too_large", `The email is larger than ${INBOUND_BODY_LIMIT / 1024 / 1024} MiB.`, {
+      headers: { Connection: "close" },
+    });
   const declared = Number(request.headers.get("Content-Length"));
   if (Number.isFinite(declared) && declared > INBOUND_BODY_LIMIT) tooLarge();
   if (!request.body) return new Uint8Array();
