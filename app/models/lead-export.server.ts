@@ -1,0 +1,557 @@
+// Lead exports as CSV (papaparse) and Excel (exceljs's streaming writer). Both read the
+// filtered leads in keyset pages straight into a pull-based ReadableStream: a page is
+// read only when the client has taken the previous one, so memory stays flat whatever
+// the row count, the first bytes leave before the last row is read, and a client that
+// disconnects (stream cancelled, request aborted) stops the reading.
+import { PassThrough } from "node:stream";
+import Database from "better-sqlite3";
+import ExcelJS from "exceljs";
+import Papa from "papaparse";
+import type { LeadData, LeadValue } from "~/models/form-schema";
+import {
+  findLeadPage,
+  newestFirst,
+  spamValues,
+  leadWhere,
+  type Cursor,
+  type LeadFilters,
+} from "~/models/lead.server";
+import { sqliteFilePath } from "~/utils/database-url";
+import { db, isPostgres, type Prisma } from "~/utils/db.server";
+import { env } from "~/utils/env.server";
+
+export const EXPORT_FORMATS = ["csv", "xlsx"] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export const CONTENT_TYPES: Record<ExportFormat, string> = {
+  csv: "text/csv; charset=utf-8",
+  xlsx: "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
+};
+
+/** Rows read per database round trip: large enough to amortise the query, small enough to stay flat. */
+export const EXPORT_PAGE_SIZE = 2000;
+
+type ExportOptions = { signal?: AbortSignal; pageSize?: number };
+
+// ---------------------------------------------------------------------------
+// Columns
+
+type FieldColumn = { formId: string; key: string; header: string };
+
+export type ExportColumns = {
+  headers: string[];
+  /** For each form, its field keys and the column each goes to. */
+  fieldsByForm: Map<string, Array<{ key: string; index: number }>>;
+  formNames: Map<string, string>;
+};
+
+const LEADING_COLUMNS = ["Lead ID", "Submitted at", "Form"];
+const TRAILING_COLUMNS = [
+  "utm_source",
+  "utm_medium",
+  "utm_campaign",
+  "utm_term",
+  "utm_content",
+  "Referrer URL",
+  "Landing page URL",
+];
+
+type StoredField = { key: string; label: string };
+
+function storedFields(fields: unknown): StoredField[] {
+  if (!Array.isArray(fields)) return [];
+  return fields
+    .filter((field) => typeof field?.key === "string")
+    .map((field) => ({ key: field.key as string, label: String(field.label ?? field.key) }));
+}
+
+/**
+ * Every field a form has had, in schema order, with its newest label. Walks the versions
+ * newest first; a field that only older versions have goes right after the field it
+ * followed there, so removed fields stay beside their neighbours.
+ */
+export function unionOfFields(versionsNewestFirst: StoredField[][]): StoredField[] {
+  const union: StoredField[] = [];
+  const seen = new Set<string>();
+  for (const fields of versionsNewestFirst) {
+    let previous: string | null = null;
+    for (const field of fields) {
+      if (!seen.has(field.key)) {
+        const at = previous === null ? -1 : union.findIndex((known) => known.key === previous);
+        union.splice(at + 1, 0, field);
+        seen.add(field.key);
+      }
+      previous = field.key;
+    }
+  }
+  return union;
+}
+
+/**
+ * The columns of an export. With a form, that form's fields; without, the fields of
+ * every form with a lead in the view, grouped by form (headers prefixed with the form's name).
+ */
+export async function exportColumns(filters: LeadFilters): Promise<ExportColumns> {
+  const formIds = filters.formId ? [filters.formId] : await formsInView(filters);
+  const [forms, versions] = await Promise.all([
+    db.form.findMany({
+      where: { id: { in: formIds } },
+      select: { id: true, name: true, fields: true, schemaVersion: true, createdAt: true },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    }),
+    db.formVersion.findMany({
+      where: { formId: { in: formIds } },
+      select: { formId: true, version: true, fields: true },
+      orderBy: [{ formId: "asc" }, { version: "desc" }],
+    }),
+  ]);
+  const columns: FieldColumn[] = [];
+  for (const form of forms) {
+    const older = versions
+      .filter((version) => version.formId === form.id && version.version !== form.schemaVersion)
+      .map((version) => storedFields(version.fields));
+    const fields = unionOfFields([storedFields(form.fields), ...older]);
+    for (const field of fields) {
+      columns.push({
+        formId: form.id,
+        key: field.key,
+        header: filters.formId ? field.label : `${form.name}: ${field.label}`,
+      });
+    }
+  }
+  const fieldsByForm = new Map<string, Array<{ key: string; index: number }>>();
+  columns.forEach((column, i) => {
+    const list = fieldsByForm.get(column.formId) ?? [];
+    list.push({ key: column.key, index: LEADING_COLUMNS.length + i });
+    fieldsByForm.set(column.formId, list);
+  });
+  return {
+    headers: [...LEADING_COLUMNS, ...columns.map((column) => column.header), ...TRAILING_COLUMNS],
+    fieldsByForm,
+    formNames: new Map(forms.map((form) => [form.id, form.name])),
+  };
+}
+
+/** The forms that have at least one lead in the filtered view (one grouped index scan). */
+async function formsInView(filters: LeadFilters): Promise<string[]> {
+  const where = leadWhere(filters);
+  const groups = await db.lead.groupBy({
+    by: ["formId"],
+    where: filters.spam === "all" ? where : { ...where, isSpam: filters.spam === "true" },
+  });
+  return groups.map((group) => group.formId);
+}
+
+// ---------------------------------------------------------------------------
+// Reading pages
+
+export type ExportRow = {
+  id: string;
+  /** ISO 8601, UTC. */
+  createdAt: string;
+  formId: string;
+  data: LeadData;
+  utmSource: string | null;
+  utmMedium: string | null;
+  utmCampaign: string | null;
+  utmTerm: string | null;
+  utmContent: string | null;
+  referrerUrl: string | null;
+  landingPageUrl: string | null;
+};
+
+type PageReader = { next: () => Promise<ExportRow[] | null>; close: () => void };
+
+const exportSelect = {
+  id: true,
+  createdAt: true,
+  formId: true,
+  data: true,
+  utmSource: true,
+  utmMedium: true,
+  utmCampaign: true,
+  utmTerm: true,
+  utmContent: true,
+  referrerUrl: true,
+  landingPageUrl: true,
+} satisfies Prisma.LeadSelect;
+
+function pageReader(filters: LeadFilters, pageSize: number, signal?: AbortSignal): PageReader {
+  return isPostgres ? prismaPageReader(filters, pageSize, signal) : sqlitePageReader(filters, pageSize, signal);
+}
+
+function prismaPageReader(filters: LeadFilters, pageSize: number, signal?: AbortSignal): PageReader {
+  let cursor: Cursor | undefined;
+  let done = false;
+  return {
+    async next() {
+      if (done || signal?.aborted) return null;
+      const rows = await findLeadPage(filters, cursor, pageSize, exportSelect);
+      if (rows.length < pageSize) done = true;
+      if (rows.length === 0) return null;
+      cursor = rows[rows.length - 1];
+      return rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString(), data: row.data as LeadData }));
+    },
+    close() {
+      done = true;
+    },
+  };
+}
+
+/*
+ * On SQLite an export reads through a read-only connection of its own with
+ * better-sqlite3, not through Prisma: the ORM's per-row work (query compilation,
+ * result mapping, Date and JSON conversion) more than doubles the time of a million-row
+ * export, and WAL mode lets this reader run beside the app's writer. The filters are
+ * the same as leadWhere's; the tests check both paths return the same leads.
+ */
+let sqliteReader: Database.Database | null = null;
+const statements = new Map<string, Database.Statement>();
+
+function sqliteConnection(): Database.Database {
+  sqliteReader ??= new Database(sqliteFilePath(env.DATABASE_URL), { readonly: true, fileMustExist: true });
+  return sqliteReader;
+}
+
+/** The adapter stores DateTime as `toISOString()` with `+00:00` for `Z`; bind the same. */
+const sqliteTime = (date: Date) => date.toISOString().replace("Z", "+00:00");
+
+function isoFromSqlite(value: unknown): string {
+  if (typeof value === "string") {
+    if (value.length === 29 && value.endsWith("+00:00")) return `${value.slice(0, 23)}Z`;
+    if (/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$/.test(value)) return new Date(`${value.replace(" ", "T")}Z`).toISOString();
+    return new Date(value).toISOString();
+  }
+  return new Date(Number(value)).toISOString();
+}
+
+function sqlitePageReader(filters: LeadFilters, pageSize: number, signal?: AbortSignal): PageReader {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  if (filters.formId) (conditions.push(`"formId" = ?`), params.push(filters.formId));
+  if (filters.from || filters.to) {
+    const range = leadWhere(filters).createdAt as { gte?: Date; lt?: Date };
+    if (range.gte) (conditions.push(`"createdAt" >= ?`), params.push(sqliteTime(range.gte)));
+    if (range.lt) (conditions.push(`"createdAt" < ?`), params.push(sqliteTime(range.lt)));
+  }
+  if (filters.utm_source) (conditions.push(`"utmSource" = ?`), params.push(filters.utm_source));
+  if (filters.utm_medium) (conditions.push(`"utmMedium" = ?`), params.push(filters.utm_medium));
+  if (filters.utm_campaign) (conditions.push(`"utmCampaign" = ?`), params.push(filters.utm_campaign));
+  // instr: a literal substring, as Prisma's `contains` (no LIKE wildcards to escape).
+  if (filters.q) (conditions.push(`instr("searchText", ?) > 0`), params.push(filters.q));
+  const base =
+    `SELECT "id", "createdAt", "formId", "data", "utmSource", "utmMedium", "utmCampaign", "utmTerm", ` +
+    `"utmContent", "referrerUrl", "landingPageUrl" FROM "Lead" WHERE "isSpam" = ?` +
+    conditions.map((condition) => ` AND ${condition}`).join("");
+  const order = ` ORDER BY "createdAt" DESC, "id" DESC LIMIT ?`;
+  const first = prepare(base + order);
+  const after = prepare(`${base} AND "createdAt" <= ? AND ("createdAt" < ? OR "id" < ?)${order}`);
+
+  type Raw = [string, string, string, string, ...Array<string | null>];
+  let last: { createdAt: string; id: string } | null = null;
+  let done = false;
+  const runs = spamValues(filters.spam).map((spam) => (spam ? 1 : 0));
+  return {
+    async next() {
+      if (done || signal?.aborted) return null;
+      let raw = runs.flatMap(
+        (spam) =>
+          (last
+            ? after.all(spam, ...params, last.createdAt, last.createdAt, last.id, pageSize)
+            : first.all(spam, ...params, pageSize)) as Raw[],
+      );
+      if (runs.length > 1) {
+        raw = raw
+          .map((row) => ({ row, cursor: { createdAt: new Date(isoFromSqlite(row[1])), id: row[0] } }))
+          .sort((a, b) => newestFirst(a.cursor, b.cursor))
+          .slice(0, pageSize)
+          .map(({ row }) => row);
+      }
+      if (raw.length < pageSize) done = true;
+      if (raw.length === 0) return null;
+      const tail = raw[raw.length - 1];
+      last = { createdAt: tail[1], id: tail[0] };
+      return raw.map((row) => ({
+        id: row[0],
+        createdAt: isoFromSqlite(row[1]),
+        formId: row[2],
+        data: JSON.parse(row[3]) as LeadData,
+        utmSource: row[4],
+        utmMedium: row[5],
+        utmCampaign: row[6],
+        utmTerm: row[7],
+        utmContent: row[8],
+        referrerUrl: row[9],
+        landingPageUrl: row[10],
+      }));
+    },
+    close() {
+      done = true;
+    },
+  };
+}
+
+function prepare(sql: string): Database.Statement {
+  let statement = statements.get(sql);
+  if (!statement) {
+    statement = sqliteConnection().prepare(sql).raw(true);
+    statements.set(sql, statement);
+  }
+  return statement;
+}
+
+// ---------------------------------------------------------------------------
+// Cells
+
+/**
+ * Text a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab, carriage return
+ * first) gets a leading `'`, which spreadsheets show as text (OWASP "CSV injection").
+ */
+export function neutraliseFormula(value: string): string {
+  return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+}
+
+export type Cell = string | number | boolean;
+
+function cellOf(value: LeadValue | null | undefined): Cell {
+  if (value === null || value === undefined) return "";
+  if (typeof value === "number" || typeof value === "boolean") return value;
+  if (Array.isArray(value)) return neutraliseFormula(value.join(", "));
+  return neutraliseFormula(String(value));
+}
+
+const text = (value: string | null) => (value ? neutraliseFormula(value) : "");
+
+/** One lead as the cells of a row under `columns`. */
+export function rowCells(row: ExportRow, columns: ExportColumns): Cell[] {
+  const cells: Cell[] = new Array(columns.headers.length).fill("");
+  cells[0] = row.id;
+  cells[1] = row.createdAt;
+  cells[2] = text(columns.formNames.get(row.formId) ?? "");
+  const fields = columns.fieldsByForm.get(row.formId);
+  if (fields) for (const field of fields) cells[field.index] = cellOf(row.data[field.key]);
+  const tail = columns.headers.length - TRAILING_COLUMNS.length;
+  cells[tail] = text(row.utmSource);
+  cells[tail + 1] = text(row.utmMedium);
+  cells[tail + 2] = text(row.utmCampaign);
+  cells[tail + 3] = text(row.utmTerm);
+  cells[tail + 4] = text(row.utmContent);
+  cells[tail + 5] = text(row.referrerUrl);
+  cells[tail + 6] = text(row.landingPageUrl);
+  return cells;
+}
+
+// ---------------------------------------------------------------------------
+// CSV
+
+const BOM = "\uFEFF";
+
+function csvLines(rows: Cell[][]): string {
+  // RFC 4180: CRLF between records, and after the last one too.
+  return `${Papa.unparse(rows, { header: false, newline: "\r\n" })}\r\n`;
+}
+
+export async function streamLeadsCsv(filters: LeadFilters, options: ExportOptions = {}): Promise<ReadableStream<Uint8Array>> {
+  const columns = await exportColumns(filters);
+  const reader = pageReader(filters, options.pageSize ?? EXPORT_PAGE_SIZE, options.signal);
+  const encoder = new TextEncoder();
+  let started = false;
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        if (!started) {
+          started = true;
+          controller.enqueue(encoder.encode(BOM + csvLines([columns.headers.map(neutraliseFormula)])));
+          return;
+        }
+        const rows = await reader.next();
+        if (!rows) {
+          reader.close();
+          if (options.signal?.aborted) controller.error(options.signal.reason);
+          else controller.close();
+          return;
+        }
+        controller.enqueue(encoder.encode(csvLines(rows.map((row) => rowCells(row, columns)))));
+      },
+      cancel() {
+        reader.close();
+      },
+    },
+    { highWaterMark: 1 },
+  );
+}
+
+// ---------------------------------------------------------------------------
+// Excel
+
+const MIN_WIDTH = 8;
+const MAX_WIDTH = 60;
+
+function widthOf(cell: Cell): number {
+  return typeof cell === "string" ? Math.max(...cell.split("\n").map((line) => line.length)) : String(cell).length;
+}
+
+/** Widths from the header and the first page: the `<cols>` element comes before any row. */
+function columnWidths(headers: string[], sample: Cell[][]): number[] {
+  return headers.map((header, i) => {
+    let width = header.length;
+    for (const row of sample) width = Math.max(width, widthOf(row[i]));
+    return Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, width + 2));
+  });
+}
+
+/**
+ * With styles on, exceljs runs every cell through its style registry (serialising and
+ * looking up a style per cell), which took a quarter of the export's time. A cell with
+ * no style of its own is style 0 (the default, "General"), as exceljs's no-styles mode
+ * answers; only the header's bold goes through the registry.
+ */
+function skipStylesOfPlainCells(workbook: ExcelJS.stream.xlsx.WorkbookWriter) {
+  const styles = (workbook as unknown as { styles: { addStyleModel: (model: unknown, type?: unknown) => number } })
+    .styles;
+  const addStyleModel = styles.addStyleModel.bind(styles);
+  styles.addStyleModel = (model, cellType) => {
+    if (!model || (typeof model === "object" && Object.keys(model).length === 0)) return 0;
+    return addStyleModel(model, cellType);
+  };
+}
+
+/** Unzipped sheet XML allowed to wait for compression before the next page is read. */
+const XLSX_PENDING_BYTES = 2 * 1024 * 1024;
+const XLSX_YIELD_EVERY = 50;
+
+export async function streamLeadsXlsx(filters: LeadFilters, options: ExportOptions = {}): Promise<ReadableStream<Uint8Array>> {
+  const columns = await exportColumns(filters);
+  const reader = pageReader(filters, options.pageSize ?? EXPORT_PAGE_SIZE, options.signal);
+  const out = new PassThrough({ highWaterMark: 256 * 1024 });
+  // Shared strings would keep every distinct string of the file in memory until the end;
+  // styles are on only for the bold header.
+  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useSharedStrings: false, useStyles: true });
+  skipStylesOfPlainCells(workbook);
+  const sheet = workbook.addWorksheet("Leads", { views: [{ state: "frozen", ySplit: 1 }] });
+  let ended = false;
+  let failed: unknown = null;
+  out.once("end", () => (ended = true));
+  out.once("error", (error) => (failed = error));
+  let phase: "header" | "rows" | "finishing" = "header";
+
+  /**
+   * Compression runs on libuv's thread pool in small jobs, each started from the main
+   * thread: yielding every few hundred rows lets it work while the next rows are built.
+   */
+  const writeRows = async (rows: ExportRow[] | Cell[][]) => {
+    for (let i = 0; i < rows.length; i++) {
+      const row = rows[i];
+      sheet.addRow(Array.isArray(row) ? row : rowCells(row, columns)).commit();
+      if (i % XLSX_YIELD_EVERY === XLSX_YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+
+  /**
+   * exceljs hands the sheet XML to the zip without back-pressure (its buffer takes
+   * everything). The next page is read only while little XML waits for compression;
+   * the zip's input is a readable-stream v2 PassThrough, which has no `writableLength`.
+   */
+  type Sink = PassThrough & { _writableState?: { length: number } };
+  const zipPending = () => {
+    const sink = (sheet as unknown as { stream?: { pipes?: Sink[] } }).stream?.pipes?.[0];
+    return sink?._writableState?.length ?? sink?.writableLength ?? 0;
+  };
+
+  /** Waits until the zip has written something out (or ended, or failed). */
+  const progress = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        out.off("readable", done);
+        out.off("end", done);
+        out.off("error", done);
+        resolve();
+      };
+      out.once("readable", done);
+      out.once("end", done);
+      out.once("error", done);
+    });
+
+  return new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        for (;;) {
+          if (failed) return controller.error(failed);
+          const chunk = out.read() as Buffer | null;
+          if (chunk) return controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if (ended) return controller.close();
+          if (phase === "header") {
+            phase = "rows";
+            const rows = await reader.next();
+            const cells = (rows ?? []).map((row) => rowCells(row, columns));
+            const widths = columnWidths(columns.headers, cells);
+            sheet.columns = widths.map((width) => ({ width }));
+            const header = sheet.addRow(columns.headers.map(neutraliseFormula));
+            header.font = { bold: true };
+            header.commit();
+            await writeRows(cells);
+            if (!rows) phase = "finishing";
+            if (phase === "finishing") void finish();
+            continue;
+          }
+          if (phase === "rows" && zipPending() <= XLSX_PENDING_BYTES) {
+            const rows = await reader.next();
+            if (rows) {
+              await writeRows(rows);
+            } else {
+              phase = "finishing";
+              if (options.signal?.aborted) return controller.error(options.signal.reason);
+              void finish();
+            }
+            continue;
+          }
+          await progress();
+        }
+      },
+      cancel() {
+        reader.close();
+        out.destroy();
+      },
+    },
+    { highWaterMark: 1 },
+  );
+
+  async function finish() {
+    try {
+      sheet.commit();
+      await workbook.commit();
+    } catch (error) {
+      failed = error;
+      out.destroy();
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------
+// File name
+
+function slug(value: string): string {
+  const slugged = value
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "-")
+    .replace(/^-+|-+$/g, "")
+    .slice(0, 60)
+    .replace(/-+$/, "");
+  return slugged || "form";
+}
+
+/** `leads-contact-form-2026-11-21.csv`: what the file holds, and the day it was made. */
+export async function exportFileName(filters: LeadFilters, format: ExportFormat, now = new Date()): Promise<string> {
+  const parts = ["leads"];
+  if (filters.formId) {
+    const form = await db.form.findUnique({ where: { id: filters.formId }, select: { name: true } });
+    parts.push(slug(form?.name ?? filters.formId));
+  }
+  if (filters.utm_campaign) parts.push(slug(filters.utm_campaign));
+  if (filters.from || filters.to) parts.push(`${filters.from ?? "start"}-to-${filters.to ?? "now"}`);
+  if (filters.spam === "true") parts.push("spam");
+  parts.push(now.toISOString().slice(0, 10));
+  return `${parts.join("-")}.${format}`;
+}

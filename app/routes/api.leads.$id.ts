@@ -1,0 +1,25 @@
+// GET /api/leads/:id: one lead, labelled by its schema version. DELETE: 204, or 404.
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import { deleteLead, getLead } from "~/models/lead.server";
+import { apiRoute, fail, json, methodNotAllowed } from "~/utils/api.server";
+import { requireUser } from "~/utils/auth.server";
+
+function notFound(id: string): never {
+  fail(404, "not_found", `No lead with id ${JSON.stringify(id)}.`);
+}
+
+export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) => {
+  await requireUser(request);
+  const id = params.id ?? "";
+  const lead = await getLead(id);
+  if (!lead) notFound(id);
+  return json({ lead });
+});
+
+export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) => {
+  if (request.method !== "DELETE") methodNotAllowed(["GET", "DELETE"]);
+  await requireUser(request);
+  const id = params.id ?? "";
+  if (!(await deleteLead(id))) notFound(id);
+  return new Response(null, { status: 204 });
+});

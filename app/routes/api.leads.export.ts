@@ -1,0 +1,46 @@
+// GET /api/leads/export?format=csv|xlsx&<list filters>: the filtered leads as a file,
+// streamed from the database page by page.
+import type { LoaderFunctionArgs } from "@remix-run/node";
+import { z } from "zod";
+import {
+  CONTENT_TYPES,
+  EXPORT_FORMATS,
+  exportFileName,
+  streamLeadsCsv,
+  streamLeadsXlsx,
+} from "~/models/lead-export.server";
+import { parseLeadFilters } from "~/models/lead.server";
+import { apiRoute, fail, methodNotAllowed, zodDetails, type ErrorDetail } from "~/utils/api.server";
+import { requireUser } from "~/utils/auth.server";
+
+const FormatSchema = z.enum(EXPORT_FORMATS, { error: "Use csv or xlsx." });
+
+export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
+  await requireUser(request);
+  const params = new URL(request.url).searchParams;
+  const format = FormatSchema.safeParse(params.get("format") ?? undefined);
+  const filters = parseLeadFilters(params);
+  const details: ErrorDetail[] = [
+    ...(format.success ? [] : zodDetails(format.error, "format")),
+    ...(filters.ok ? [] : filters.details),
+  ];
+  if (!format.success || !filters.ok) {
+    fail(422, "validation_failed", "The query has invalid parameters.", { details });
+  }
+  const options = { signal: request.signal };
+  const body =
+    format.data === "csv"
+      ? await streamLeadsCsv(filters.value, options)
+      : await streamLeadsXlsx(filters.value, options);
+  const filename = await exportFileName(filters.value, format.data);
+  return new Response(body, {
+    headers: {
+      "Content-Type": CONTENT_TYPES[format.data],
+      "Content-Disposition": `attachment; filename="${filename}"`,
+      "Cache-Control": "no-store",
+      "X-Content-Type-Options": "nosniff",
+    },
+  });
+});
+
+export const action = apiRoute(() => methodNotAllowed(["GET"]));
