@@ -25,9 +25,28 @@ const CHOICE_TYPES: readonly FieldType[] = ["select", "multiselect"];
 export const DEFAULT_MAX_LENGTH: Partial<Record<FieldType, number>> = { textarea: 10_000 };
 const FALLBACK_MAX_LENGTH = 1_000;
 
+/**
+ * Names a plain form post uses for the submission itself, not the lead
+ * (see app/models/lead-capture.server.ts): a field cannot take them.
+ */
+export const RESERVED_FIELD_KEYS = [
+  "formId",
+  "utm_source",
+  "utm_medium",
+  "utm_campaign",
+  "utm_term",
+  "utm_content",
+  "referrerUrl",
+  "landingPageUrl",
+] as const;
+const RESERVED_KEYS_LOWER = new Set<string>(RESERVED_FIELD_KEYS.map((key) => key.toLowerCase()));
+
 export const FieldKeySchema = z
   .string()
-  .regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, "Use letters, digits and underscores, starting with a letter (64 at most).");
+  .regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, "Use letters, digits and underscores, starting with a letter (64 at most).")
+  .refine((key) => !RESERVED_KEYS_LOWER.has(key.toLowerCase()), {
+    message: `This key is reserved for submissions (${RESERVED_FIELD_KEYS.join(", ")}).`,
+  });
 
 const optionalText = (max: number) => z.string().trim().max(max).optional();
 

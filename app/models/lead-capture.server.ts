@@ -9,6 +9,7 @@ import {
   FieldsSchema,
   FormSettingsSchema,
   HttpUrlSchema,
+  RESERVED_FIELD_KEYS,
   buildLeadDataSchema,
   leadSearchText,
   type FormField,
@@ -47,8 +48,12 @@ const UTM_MAX_LENGTH = 200;
 const USER_AGENT_MAX_LENGTH = 512;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
 
-/** Fields of a form post that describe the submission rather than the lead. */
-const META_FIELDS = new Set<string>(["formId", ...UTM_KEYS, "referrerUrl", "landingPageUrl", HONEYPOT_FIELD, TIMESTAMP_FIELD]);
+/**
+ * Fields of a form post that describe the submission rather than the lead. Field keys
+ * cannot take these names (RESERVED_FIELD_KEYS in form-schema.ts; the spam markers
+ * start with "_", which no key can).
+ */
+const META_FIELDS = new Set<string>([...RESERVED_FIELD_KEYS, HONEYPOT_FIELD, TIMESTAMP_FIELD]);
 
 // ---------------------------------------------------------------------------
 // Forms as the public side sees them, cached in process memory.
@@ -84,7 +89,10 @@ async function loadPublicForm(id: string): Promise<PublicForm | null> {
     select: { id: true, name: true, description: true, status: true, schemaVersion: true, fields: true, settings: true },
   });
   if (!row) return null;
-  const fields = FieldsSchema.parse(row.fields);
+  // The forms module validated the fields when it wrote them; a list written under
+  // older rules (say, before a key became reserved) is still used as it is.
+  const parsedFields = FieldsSchema.safeParse(row.fields);
+  const fields = parsedFields.success ? parsedFields.data : (row.fields as FormField[]);
   const parsedSettings = FormSettingsSchema.safeParse(row.settings ?? {});
   const settings = parsedSettings.success ? parsedSettings.data : FormSettingsSchema.parse({});
   return {
@@ -274,11 +282,10 @@ export async function findOpenForm(formId: string): Promise<PublicForm> {
  * none, the app's own pages always, otherwise only the listed ones. A request without
  * an Origin header is not from a browser page (curl, a server) and is allowed.
  */
-export function isOriginAllowed(form: PublicForm, origin: string | null, ownOrigin: string): boolean {
+export function isOriginAllowed(form: PublicForm, origin: string | null, ownOrigin: () => string): boolean {
   if (origin === null) return true;
   if (form.allowedOrigins.size === 0) return true;
-  if (origin === ownOrigin) return true;
-  return form.allowedOrigins.has(origin);
+  return form.allowedOrigins.has(origin) || origin === ownOrigin();
 }
 
 const submitLimiter =
@@ -303,7 +310,8 @@ const UtmValueSchema = z
 
 const UtmSchema = z
   .object(Object.fromEntries(UTM_KEYS.map((key) => [key, UtmValueSchema.nullish()])) as Record<UtmKey, z.ZodOptional<z.ZodNullable<typeof UtmValueSchema>>>)
-  .strict();
+  .strict()
+  .nullish();
 
 const OptionalUrlSchema = z.preprocess(
   (value) => (value === null || (typeof value === "string" && value.trim() === "") ? undefined : value),
@@ -398,7 +406,7 @@ export function validateSubmission(form: PublicForm, submission: Submission, now
   }
 
   let utm: Partial<Record<UtmKey, string | null>> = {};
-  const utmResult = UtmSchema.nullish().safeParse(submission.utm);
+  const utmResult = UtmSchema.safeParse(submission.utm);
   if (utmResult.success) utm = utmResult.data ?? {};
   else details.push(...detailsOf(utmResult.error, inForm ? undefined : "utm"));
 

@@ -52,7 +52,7 @@ export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) 
   try {
     submission = await parseSubmission(request);
     form = await findOpenForm(submission.formId);
-    const ownOrigin = new URL(request.url).origin;
+    const ownOrigin = () => new URL(request.url).origin;
     if (!isOriginAllowed(form, origin, ownOrigin) && origin !== APP_ORIGIN) {
       corsOrigin = null;
       return errorResponse(403, "origin_not_allowed", "This form does not accept submissions from this website.", {
@@ -173,6 +173,6 @@ function refusalPage(status: number, message: string): string {
 <h1>Your submission was not accepted</h1>
 <p role="alert">${escapeHtml(message)}</p>
 <p class="muted">(Error ${status})</p>
-<p><a href="javascript:history.back()">Go back</a></p>
+<p>Use your browser's Back button to return to the form.</p>
 </main></body></html>`;
 }

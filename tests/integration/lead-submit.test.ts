@@ -496,3 +496,47 @@ describe("rate limit", () => {
     }
   });
 });
+
+describe("hosted form and embed script", () => {
+  it("renders the hosted form without login, with the tracking fields of its URL, and 404 / 410 for unknown and archived forms", async () => {
+    const formId = await createForm();
+    const response = await fetch(`${server.url}/f/${formId}?utm_source=news&utm_term=a%22b`, {
+      headers: { Referer: "https://news.example/post" },
+    });
+    expect(response.status).toBe(200);
+    const page = await response.text();
+    expect(page).toContain('action="/api/leads/submit"');
+    expect(page).toMatch(new RegExp(`name="formId" value="${formId}"`));
+    expect(page).toContain('name="utm_term" value="a&quot;b"');
+    expect(page).toContain('name="referrerUrl" value="https://news.example/post"');
+    expect(page).toContain(`name="landingPageUrl" value="${server.url}/f/${formId}?utm_source=news&amp;utm_term=a%22b"`);
+    expect(page).toContain(`name="${HONEYPOT_FIELD}"`);
+
+    expect((await fetch(`${server.url}/f/no-such-form`)).status).toBe(404);
+    const archived = await createForm({ status: "archived" });
+    const closed = await fetch(`${server.url}/f/${archived}`);
+    expect(closed.status).toBe(410);
+    expect(await closed.text()).toContain("This form is closed");
+  });
+
+  it("serves the embed script as cacheable JavaScript that posts to this server's submit endpoint", async () => {
+    const response = await fetch(`${server.url}/embed.js`);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^application\/javascript/);
+    expect(response.headers.get("cache-control")).toMatch(/public, max-age=\d+/);
+    const script = await response.text();
+    expect(script).toContain("/api/leads/submit");
+    expect(script).toContain("data-lead-form");
+    expect(() => new Function(script)).not.toThrow();
+  });
+});
+
+describe("reserved names", () => {
+  it("refuses a form field named like a form post's own fields, so no lead value can be taken for tracking", () => {
+    for (const key of ["formId", "utm_source", "UTM_Campaign", "referrerUrl", "landingPageUrl", HONEYPOT_FIELD, TIMESTAMP_FIELD]) {
+      const result = FieldsSchema.safeParse([{ key, label: "X", type: "text" }]);
+      expect(result.success, key).toBe(false);
+    }
+    expect(FieldsSchema.safeParse([{ key: "utm_sourcery", label: "X", type: "text" }]).success).toBe(true);
+  });
+});
