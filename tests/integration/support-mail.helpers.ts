@@ -11,6 +11,10 @@ export type TestSmtp = {
   /** How many deliveries were refused so far. */
   rejected: () => number;
   rejectNext: (count: number) => void;
+  /** Makes the next delivery take `ms` before it is accepted (a slow server). */
+  delayNext: (ms: number) => void;
+  /** How many deliveries have started (DATA received) so far. */
+  started: () => number;
   close: () => Promise<void>;
 };
 
@@ -18,11 +22,16 @@ export async function startSmtp(): Promise<TestSmtp> {
   const received: ParsedMail[] = [];
   let toReject = 0;
   let rejected = 0;
+  let delay = 0;
+  let started = 0;
   const server = new SMTPServer({
     authOptional: true,
     disabledCommands: ["STARTTLS", "AUTH"],
     logger: false,
     onData(stream, _session, callback) {
+      started++;
+      const wait = delay;
+      delay = 0;
       const chunks: Buffer[] = [];
       stream.on("data", (chunk: Buffer) => chunks.push(chunk));
       stream.on("end", () => {
@@ -31,13 +40,14 @@ export async function startSmtp(): Promise<TestSmtp> {
           rejected++;
           return callback(Object.assign(new Error("Mailbox busy, try again later"), { responseCode: 451 }));
         }
-        simpleParser(Buffer.concat(chunks)).then(
+        const body = Buffer.concat(chunks);
+        setTimeout(() => simpleParser(body).then(
           (mail) => {
             received.push(mail);
             callback();
           },
           (error: Error) => callback(error),
-        );
+        ), wait);
       });
     },
   });
@@ -50,6 +60,10 @@ export async function startSmtp(): Promise<TestSmtp> {
     rejectNext: (count) => {
       toReject = count;
     },
+    delayNext: (ms) => {
+      delay = ms;
+    },
+    started: () => started,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
