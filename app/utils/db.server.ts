@@ -1,7 +1,13 @@
 // The one Prisma client of the process, for SQLite or PostgreSQL as DATABASE_URL says.
 // Both generated clients share the same models; the SQLite client's types stand for both.
+//
+// It also hands out the driver underneath Prisma (the same connection, or the same pool)
+// for the few hot paths where Prisma's per-query cost (hundreds of µs) would be most of a
+// request: see docs/decisions/003-driver-for-hot-paths.md.
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
+import type BetterSqlite3 from "better-sqlite3";
+import pg from "pg";
 import { PrismaClient as PostgresClient } from "~/generated/postgres/client";
 import { PrismaClient as SqliteClient } from "~/generated/sqlite/client";
 import { sqliteFilePath } from "./database-url";
@@ -11,25 +17,64 @@ export type Db = SqliteClient;
 export { Prisma } from "~/generated/sqlite/client";
 export type * from "~/generated/sqlite/client";
 
-function createClient(): Db {
+export type SqliteConnection = BetterSqlite3.Database;
+
+type Driver = { pool: pg.Pool | null; sqlite: SqliteConnection | null };
+
+function createClient(driver: Driver): Db {
   if (env.DATABASE_PROVIDER === "postgresql") {
-    const adapter = new PrismaPg({ connectionString: env.DATABASE_URL, max: env.DATABASE_POOL_SIZE });
-    return new PostgresClient({ adapter }) as unknown as Db;
+    driver.pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: env.DATABASE_POOL_SIZE });
+    driver.pool.on("error", (error) => console.error("PostgreSQL pool error:", error.message));
+    return new PostgresClient({ adapter: new PrismaPg(driver.pool) }) as unknown as Db;
   }
   // better-sqlite3's `timeout` is SQLite's busy timeout: writers wait rather than fail.
-  const adapter = new PrismaBetterSQLite3({ url: sqliteFilePath(env.DATABASE_URL), timeout: 5000 });
-  const client = new SqliteClient({ adapter });
-  // WAL lets readers run beside the writer; NORMAL sync is crash-safe for the
-  // application in WAL mode (only an OS crash can lose the last transactions).
-  for (const pragma of ["journal_mode = WAL", "synchronous = NORMAL"]) {
-    client.$queryRawUnsafe(`PRAGMA ${pragma}`).catch((error: unknown) => {
-      console.error(`SQLite: PRAGMA ${pragma} failed`, error);
-    });
-  }
-  return client;
+  const factory = new PrismaBetterSQLite3({ url: sqliteFilePath(env.DATABASE_URL), timeout: 5000 });
+  // Keep hold of the connection the adapter opens, so hot paths can share it.
+  const adapter = {
+    provider: factory.provider,
+    adapterName: factory.adapterName,
+    async connect() {
+      const connected = await factory.connect();
+      const connection = (connected as unknown as { client: SqliteConnection }).client;
+      // WAL lets readers run beside the writer; NORMAL sync is crash-safe for the
+      // application in WAL mode (only an OS crash can lose the last transactions).
+      connection.pragma("journal_mode = WAL");
+      connection.pragma("synchronous = NORMAL");
+      driver.sqlite = connection;
+      return connected;
+    },
+    connectToShadowDb: () => factory.connectToShadowDb(),
+  };
+  return new SqliteClient({ adapter: adapter as unknown as PrismaBetterSQLite3 });
 }
 
-const globalForDb = globalThis as unknown as { __db?: Db };
-export const db: Db = (globalForDb.__db ??= createClient());
+const globalForDb = globalThis as unknown as { __db?: Db; __driver?: Driver };
+const driver: Driver = (globalForDb.__driver ??= { pool: null, sqlite: null });
+export const db: Db = (globalForDb.__db ??= createClient(driver));
 
 export const isPostgres = env.DATABASE_PROVIDER === "postgresql";
+
+/** The PostgreSQL pool Prisma uses (PostgreSQL only). */
+export function postgresPool(): pg.Pool {
+  if (!driver.pool) throw new Error("postgresPool() needs DATABASE_URL to name PostgreSQL");
+  return driver.pool;
+}
+
+/**
+ * The SQLite connection Prisma uses (SQLite only). Statements on it run synchronously,
+ * so nothing interleaves with them, but they would join a Prisma transaction that is
+ * open on the connection: callers that write wait for `inTransaction` to clear first
+ * (see withSqliteWrite).
+ */
+export async function sqliteConnection(): Promise<SqliteConnection> {
+  if (!driver.sqlite) await db.$connect();
+  if (!driver.sqlite) throw new Error("sqliteConnection() needs DATABASE_URL to name SQLite");
+  return driver.sqlite;
+}
+
+/** Runs a synchronous write on the shared SQLite connection outside any open Prisma transaction. */
+export async function withSqliteWrite<T>(write: (connection: SqliteConnection) => T): Promise<T> {
+  const connection = await sqliteConnection();
+  while (connection.inTransaction) await new Promise((resolve) => setImmediate(resolve));
+  return write(connection);
+}
