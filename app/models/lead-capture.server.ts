@@ -116,10 +116,13 @@ export function getPublicForm(id: string): Promise<PublicForm | null> {
   if (cached) formCache.delete(id);
   else if (formCache.size >= FORM_CACHE_MAX) formCache.delete(formCache.keys().next().value!);
   // Concurrent requests for the same form share one query.
-  const form = loadPublicForm(id);
-  formCache.set(id, { expiresAt: now + FORM_CACHE_TTL_MS, form });
-  form.catch(() => formCache.delete(id));
-  return form;
+  const entry = { expiresAt: now + FORM_CACHE_TTL_MS, form: loadPublicForm(id) };
+  formCache.set(id, entry);
+  // A failed read is not remembered: the next request tries again.
+  entry.form.catch(() => {
+    if (formCache.get(id) === entry) formCache.delete(id);
+  });
+  return entry.form;
 }
 
 /** Drops a form from this process's cache, so its next submission reads it again. */
