@@ -1,0 +1,75 @@
+// How a website puts a form on its pages: the embed script with the site's own form
+// markup, a plain HTML form that posts to the public submit endpoint, or the hosted
+// page. Shown on the builder page. The lead-capture area owns what the snippets say
+// (see app/routes/embed[.]js.ts and docs/api/lead-capture.md); this is where they are shown.
+import type { FormField } from "~/models/form-schema";
+
+type Props = { formId: string; appUrl: string; fields?: FormField[]; successMessage?: string };
+
+const escapeHtml = (text: string) =>
+  text.replace(/[&<>"]/g, (char) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[char]!);
+
+function inputsFor(fields: FormField[]): string[] {
+  return fields
+    .filter((field) => field.type !== "hidden")
+    .map((field) => {
+      const label = escapeHtml(field.label);
+      const required = field.required ? " required" : "";
+      if (field.type === "textarea") return `  <label>${label} <textarea name="${field.key}"${required}></textarea></label>`;
+      if (field.type === "checkbox") return `  <label><input type="checkbox" name="${field.key}"${required}> ${label}</label>`;
+      if (field.type === "select" || field.type === "multiselect") {
+        const options = (field.options ?? []).map((option) => `<option>${escapeHtml(option)}</option>`).join("");
+        const multiple = field.type === "multiselect" ? " multiple" : "";
+        return `  <label>${label} <select name="${field.key}"${multiple}${required}>${options}</select></label>`;
+      }
+      return `  <label>${label} <input type="${field.type}" name="${field.key}"${required}></label>`;
+    });
+}
+
+function scriptSnippet(formId: string, appUrl: string, fields: FormField[], successMessage?: string): string {
+  const message = successMessage ? ` data-success-message="${escapeHtml(successMessage)}"` : "";
+  return [
+    `<script src="${appUrl}/embed.js" defer></script>`,
+    `<form data-lead-form="${formId}"${message}>`,
+    ...inputsFor(fields),
+    `  <button type="submit">Send</button>`,
+    `</form>`,
+  ].join("\n");
+}
+
+function htmlFormExample(formId: string, appUrl: string, fields: FormField[]): string {
+  return [
+    `<form method="post" action="${appUrl}/api/leads/submit">`,
+    `  <input type="hidden" name="formId" value="${formId}">`,
+    ...inputsFor(fields),
+    `  <button type="submit">Send</button>`,
+    `</form>`,
+  ].join("\n");
+}
+
+export function EmbedSnippet({ formId, appUrl, fields = [], successMessage }: Props) {
+  const hostedUrl = `${appUrl}/f/${formId}`;
+  return (
+    <section className="card" aria-labelledby="embed-heading">
+      <h2 id="embed-heading">Put the form on a website</h2>
+      <p>
+        Paste this where the form should appear. The script sends each lead with the visitor&apos;s source (UTM
+        values, referrer, landing page) and shows the success message or the errors in place; without JavaScript
+        the form still posts.
+      </p>
+      <pre>
+        <code>{scriptSnippet(formId, appUrl, fields, successMessage)}</code>
+      </pre>
+      <details>
+        <summary>Or a plain HTML form, without JavaScript</summary>
+        <pre>
+          <code>{htmlFormExample(formId, appUrl, fields)}</code>
+        </pre>
+      </details>
+      <p>
+        Or link to the hosted form: <a href={hostedUrl}>{hostedUrl}</a> (add <code>?utm_source=…</code> values to
+        the link to track them).
+      </p>
+    </section>
+  );
+}

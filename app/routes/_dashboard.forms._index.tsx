@@ -1,0 +1,166 @@
+// /forms: every form with its lead counts, and a new form.
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { data, redirect } from "@remix-run/node";
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { RouteError } from "~/components/RouteError";
+import { createForm, listForms } from "~/models/form.server";
+import { requireUser } from "~/utils/auth.server";
+
+export const meta: MetaFunction = () => [{ title: "Forms · Lead Capture" }];
+
+type ActionError = {
+  error: { message: string; details?: { path: string; message: string }[] };
+  name?: string;
+  description?: string;
+};
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireUser(request);
+  const url = new URL(request.url);
+  const status = url.searchParams.get("status");
+  const page = await listForms({
+    cursor: url.searchParams.get("cursor") ?? undefined,
+    status: status === "active" || status === "archived" ? status : undefined,
+    limit: 50,
+  });
+  return page;
+}
+
+export async function action({ request }: ActionFunctionArgs) {
+  await requireUser(request);
+  const form = await request.formData();
+  if (form.get("intent") !== "create") {
+    return data<ActionError>({ error: { message: "Unknown action." } }, { status: 400 });
+  }
+  const name = String(form.get("name") ?? "");
+  const description = String(form.get("description") ?? "");
+  try {
+    const created = await createForm({ name, description });
+    return redirect(`/forms/${created.id}`);
+  } catch (thrown) {
+    if (thrown instanceof Response && thrown.status < 500) {
+      const body = (await thrown.json()) as ActionError;
+      return data<ActionError>({ error: body.error, name, description }, { status: thrown.status });
+    }
+    throw thrown;
+  }
+}
+
+export default function FormsPage() {
+  const { items, nextCursor } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const navigation = useNavigation();
+  const [searchParams] = useSearchParams();
+  const creating = navigation.state !== "idle" && navigation.formData?.get("intent") === "create";
+  const nameError = actionData?.error.details?.find((detail) => detail.path === "name")?.message;
+  const status = searchParams.get("status");
+  const filterLink = (value: string | null) => (value ? `/forms?status=${value}` : "/forms");
+
+  return (
+    <>
+      <h1>Forms</h1>
+      <section className="card" aria-labelledby="new-form-heading">
+        <h2 id="new-form-heading">New form</h2>
+        <Form method="post" aria-label="New form">
+          <input type="hidden" name="intent" value="create" />
+          <div className="row">
+            <div>
+              <label htmlFor="new-form-name">Name</label>
+              <input
+                id="new-form-name"
+                name="name"
+                required
+                maxLength={200}
+                defaultValue={actionData?.name}
+                aria-invalid={nameError ? true : undefined}
+                aria-describedby={nameError ? "new-form-name-error" : undefined}
+              />
+              {nameError ? (
+                <p id="new-form-name-error" className="field-error">
+                  {nameError}
+                </p>
+              ) : null}
+            </div>
+            <div>
+              <label htmlFor="new-form-description">Description (optional)</label>
+              <input
+                id="new-form-description"
+                name="description"
+                maxLength={2000}
+                defaultValue={actionData?.description}
+              />
+            </div>
+            <div style={{ flex: "0 0 auto" }}>
+              <button type="submit" disabled={creating}>
+                {creating ? "Creating…" : "Create form"}
+              </button>
+            </div>
+          </div>
+          {actionData && !nameError ? (
+            <p className="error" role="alert">
+              {actionData.error.message}
+            </p>
+          ) : null}
+        </Form>
+      </section>
+
+      <p className="actions">
+        Show:
+        {[null, "active", "archived"].map((value) => (
+          <Link key={value ?? "all"} to={filterLink(value)} aria-current={status === value ? "page" : undefined}>
+            {value ?? "all"}
+          </Link>
+        ))}
+      </p>
+
+      {items.length === 0 ? (
+        <p className="muted">No forms yet. Create one above.</p>
+      ) : (
+        <table>
+          <thead>
+            <tr>
+              <th>Name</th>
+              <th>Status</th>
+              <th>Fields</th>
+              <th>Leads</th>
+              <th>Schema version</th>
+              <th>Updated</th>
+            </tr>
+          </thead>
+          <tbody>
+            {items.map((form) => (
+              <tr key={form.id}>
+                <td>
+                  <Link to={`/forms/${form.id}`}>{form.name}</Link>
+                </td>
+                <td>
+                  <span className={`badge ${form.status}`}>{form.status}</span>
+                </td>
+                <td>{form.fieldCount}</td>
+                <td>
+                  <Link to={`/leads?formId=${form.id}`}>{form.leadCount}</Link>
+                  {form.spamCount > 0 ? <span className="muted"> (+{form.spamCount} spam)</span> : null}
+                </td>
+                <td>v{form.schemaVersion}</td>
+                <td>{new Date(form.updatedAt).toISOString().slice(0, 16).replace("T", " ")}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {nextCursor ? (
+        <p>
+          <Link
+            to={`/forms?${new URLSearchParams({ ...(status ? { status } : {}), cursor: nextCursor })}`}
+          >
+            Next page
+          </Link>
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+export function ErrorBoundary() {
+  return <RouteError />;
+}

@@ -1,0 +1,182 @@
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "~/utils/db.server";
+import { launchBrowser } from "../support/browser";
+import { loginAsStaff } from "../support/http";
+import { startServer, type TestServer } from "../support/server";
+
+let server: TestServer;
+let browser: Browser;
+let cookie: string;
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+  cookie = await loginAsStaff(server.url);
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+async function loggedInPage(javaScriptEnabled: boolean): Promise<Page> {
+  const context = await browser.newContext({ javaScriptEnabled });
+  const [name, value] = cookie.split(";")[0].split(/=(.*)/s);
+  await context.addCookies([{ name, value, url: server.url }]);
+  const page = await context.newPage();
+  // A step that cannot happen fails fast, naming the step, instead of the whole test timing out.
+  page.setDefaultTimeout(10_000);
+  return page;
+}
+
+async function addField(
+  page: Page,
+  field: { label: string; type: string; required?: boolean; options?: string[]; key?: string },
+) {
+  const form = page.getByRole("form", { name: "Add a field" });
+  await form.getByLabel("Label", { exact: true }).fill(field.label);
+  if (field.key) await form.getByLabel("Key", { exact: true }).fill(field.key);
+  await form.getByLabel("Type", { exact: true }).selectOption(field.type);
+  if (field.required) await form.getByLabel("Required", { exact: true }).check();
+  if (field.options) await form.getByLabel(/^Options/).fill(field.options.join("\n"));
+  await form.getByRole("button", { name: "Add field" }).click();
+}
+
+function fieldRow(page: Page, label: string) {
+  return page.getByRole("listitem", { name: `Field ${label}` });
+}
+
+async function storedForm(id: string) {
+  return db.form.findUnique({ where: { id }, select: { fields: true, schemaVersion: true, settings: true, status: true } });
+}
+
+describe.each([
+  { javaScriptEnabled: true, label: "with JavaScript" },
+  { javaScriptEnabled: false, label: "without JavaScript" },
+])("building a form $label", ({ javaScriptEnabled }) => {
+  it("creates a form with a required text field, a select and a checkbox, reorders and edits them, and stores that schema", async () => {
+    const page = await loggedInPage(javaScriptEnabled);
+    await page.goto(`${server.url}/forms`);
+    const newForm = page.getByRole("form", { name: "New form" });
+    const formName = `Contact ${javaScriptEnabled ? "JS" : "no JS"}`;
+    await newForm.getByLabel("Name", { exact: true }).fill(formName);
+    await newForm.getByRole("button", { name: "Create form" }).click();
+    await page.getByRole("heading", { name: new RegExp(formName) }).waitFor();
+    const formId = new URL(page.url()).pathname.split("/").pop()!;
+    // With JavaScript every builder change goes through a fetcher: no page loads.
+    let documentLoads = 0;
+    page.on("framenavigated", (frame) => {
+      if (frame === page.mainFrame()) documentLoads++;
+    });
+    // The hosted form's address is built from APP_URL (http://localhost:0 here).
+    const hosted = page.getByRole("link", { name: new RegExp(`/f/${formId}$`) }).first();
+    expect(await hosted.getAttribute("href")).toMatch(new RegExp(`^http://localhost:\\d+/f/${formId}$`));
+    const embed = await page.getByRole("region", { name: "Put the form on a website" }).textContent();
+    expect(embed).toContain("/embed.js");
+    expect(embed).toContain(formId);
+
+    await addField(page, { label: "Full name", type: "text", required: true });
+    await fieldRow(page, "Full name").waitFor();
+    await addField(page, { label: "Topic", type: "select", options: ["Sales", "Support"] });
+    await fieldRow(page, "Topic").waitFor();
+    await addField(page, { label: "Subscribe", type: "checkbox" });
+    await fieldRow(page, "Subscribe").waitFor();
+
+    // A second field with the same key is refused next to the key input.
+    await addField(page, { label: "Name again", key: "full_name", type: "text" });
+    const addForm = page.getByRole("form", { name: "Add a field" });
+    await expect
+      .poll(() => addForm.locator(".field-error").allTextContents())
+      .toEqual([expect.stringContaining('Another field already uses the key "full_name"')]);
+    await expect.poll(async () => (await storedForm(formId))!.schemaVersion).toBe(4);
+
+    // Reorder: Subscribe moves above Topic. With JavaScript the list shows the new
+    // order while the request is still held back in the browser (optimistic UI).
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    if (javaScriptEnabled) {
+      await page.route(`**/forms/${formId}.data*`, async (route) => {
+        if (route.request().method() === "POST") await held;
+        await route.continue();
+      });
+    }
+    await page.getByRole("button", { name: "Move Subscribe up" }).click();
+    const order = () =>
+      page
+        .getByRole("list", { name: "Fields" })
+        .getByRole("listitem")
+        .evaluateAll((items) => items.map((item) => item.getAttribute("aria-label")));
+    await expect.poll(order).toEqual(["Field Full name", "Field Subscribe", "Field Topic"]);
+    if (javaScriptEnabled) {
+      const keys = ((await storedForm(formId))!.fields as { key: string }[]).map((field) => field.key);
+      expect(keys).toEqual(["full_name", "topic", "subscribe"]);
+      release();
+      await page.unrouteAll({ behavior: "wait" });
+    }
+    await expect.poll(async () => (await storedForm(formId))!.schemaVersion).toBe(5);
+
+    // Edit: Topic becomes required with a help text.
+    const topic = fieldRow(page, "Topic");
+    await topic.getByText("Edit Topic").click();
+    const editTopic = page.getByRole("form", { name: "Edit field Topic" });
+    await editTopic.getByLabel("Required", { exact: true }).check();
+    await editTopic.getByLabel("Help text", { exact: true }).fill("What is it about?");
+    await editTopic.getByRole("button", { name: "Save field" }).click();
+    await expect.poll(async () => (await storedForm(formId))!.schemaVersion).toBe(6);
+
+    const expectedFields = [
+      { key: "full_name", label: "Full name", type: "text", required: true },
+      { key: "subscribe", label: "Subscribe", type: "checkbox", required: false },
+      {
+        key: "topic",
+        label: "Topic",
+        type: "select",
+        required: true,
+        options: ["Sales", "Support"],
+        helpText: "What is it about?",
+      },
+    ];
+    const stored = await storedForm(formId);
+    expect(stored!.fields).toEqual(expectedFields);
+    const versions = await db.formVersion.findMany({ where: { formId }, orderBy: { version: "asc" }, select: { version: true } });
+    expect(versions.map((version) => version.version)).toEqual([1, 2, 3, 4, 5, 6]);
+    const api = await page.request.get(`${server.url}/api/forms/${formId}`);
+    expect((await api.json()).fields).toEqual(expectedFields);
+
+    if (javaScriptEnabled) expect(documentLoads).toBe(0);
+    else expect(documentLoads).toBeGreaterThanOrEqual(6);
+
+    // The preview renders the stored fields, in order.
+    await page.reload();
+    const preview = page.getByRole("region", { name: "Form preview" });
+    await expect.poll(() => preview.getByRole("textbox", { name: "Full name" }).count()).toBe(1);
+    expect(await preview.getByRole("textbox", { name: "Full name" }).getAttribute("required")).not.toBeNull();
+    expect(await preview.getByRole("checkbox", { name: "Subscribe" }).count()).toBe(1);
+    const select = preview.getByRole("combobox", { name: "Topic" });
+    expect(await select.locator("option").allTextContents()).toEqual(["Choose…", "Sales", "Support"]);
+    expect(await preview.getByText("What is it about?").count()).toBe(1);
+
+    // Settings: a bad origin is refused inline, a good one is stored.
+    const settings = page.getByRole("form", { name: "Settings" });
+    await settings.getByLabel(/^Allowed origins/).fill("https://www.example.com/contact");
+    await settings.getByRole("button", { name: "Save settings" }).click();
+    await expect
+      .poll(() => page.getByRole("form", { name: "Settings" }).locator(".field-error").textContent())
+      .toContain("Line 1: Use an origin");
+    await page.getByRole("form", { name: "Settings" }).getByLabel(/^Allowed origins/).fill("https://www.example.com");
+    await page.getByRole("form", { name: "Settings" }).getByRole("button", { name: "Save settings" }).click();
+    await expect
+      .poll(async () => ((await storedForm(formId))!.settings as { allowedOrigins: string[] }).allowedOrigins)
+      .toEqual(["https://www.example.com"]);
+
+    // Archive, then delete after confirming.
+    await page.getByRole("button", { name: "Archive form" }).click();
+    await expect.poll(async () => (await storedForm(formId))!.status).toBe("archived");
+    await page.getByRole("button", { name: "Unarchive form" }).waitFor();
+    await page.getByRole("link", { name: "Delete form…" }).click();
+    await page.getByRole("button", { name: "Delete permanently" }).click();
+    await page.getByRole("heading", { name: "Forms", exact: true }).waitFor();
+    expect(new URL(page.url()).pathname).toBe("/forms");
+    expect(await storedForm(formId)).toBeNull();
+    await page.context().close();
+  }, 120_000);
+});
