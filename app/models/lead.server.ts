@@ -153,8 +153,22 @@ export function leadWhere(filters: LeadFilters): Prisma.LeadWhereInput {
   if (filters.utm_campaign) where.utmCampaign = filters.utm_campaign;
   // searchText is stored lower-cased and q is lower-cased on parsing, so this is a
   // case-insensitive match on both databases without `mode: "insensitive"`.
-  if (filters.q) where.searchText = { contains: filters.q };
+  if (filters.q) where.searchText = { contains: likeLiteral(filters.q) };
   return where;
+}
+
+/**
+ * Prisma passes `contains` to LIKE without escaping its wildcards. PostgreSQL's LIKE
+ * escapes with a backslash by default, so the text can be made literal there; SQLite's
+ * LIKE has no escape character without an ESCAPE clause, so a q with `%` or `_` matches
+ * a superset there, which findLeadPage narrows (see qNeedsRecheck).
+ */
+function likeLiteral(q: string): string {
+  return isPostgres ? q.replace(/[\\%_]/g, (char) => `\\${char}`) : q;
+}
+
+function qNeedsRecheck(filters: LeadFilters): boolean {
+  return !isPostgres && !!filters.q && /[%_]/.test(filters.q);
 }
 
 export function spamValues(spam: SpamFilter): boolean[] {
@@ -212,6 +226,16 @@ export async function findLeadPage<S extends Prisma.LeadSelect & { id: true; cre
   take: number,
   select: S,
 ): Promise<Array<Prisma.LeadGetPayload<{ select: S }>>> {
+  if (qNeedsRecheck(filters)) return findLeadPageRechecked(filters, cursor, take, select);
+  return findLeadPageAsQueried(filters, cursor, take, select);
+}
+
+async function findLeadPageAsQueried<S extends Prisma.LeadSelect & { id: true; createdAt: true }>(
+  filters: LeadFilters,
+  cursor: Cursor | undefined,
+  take: number,
+  select: S,
+): Promise<Array<Prisma.LeadGetPayload<{ select: S }>>> {
   const where = leadWhere(filters);
   const runs = await Promise.all(
     spamValues(filters.spam).map((isSpam) =>
@@ -227,6 +251,32 @@ export async function findLeadPage<S extends Prisma.LeadSelect & { id: true; cre
   return (runs.flat() as Array<Prisma.LeadGetPayload<{ select: S }>>)
     .sort((a, b) => newestFirst(a as Cursor, b as Cursor))
     .slice(0, take);
+}
+
+/** findLeadPage for a LIKE superset: reads on until `take` rows contain q literally. */
+async function findLeadPageRechecked<S extends Prisma.LeadSelect & { id: true; createdAt: true }>(
+  filters: LeadFilters,
+  cursor: Cursor | undefined,
+  take: number,
+  select: S,
+): Promise<Array<Prisma.LeadGetPayload<{ select: S }>>> {
+  const q = filters.q!;
+  const batch = Math.max(take, 500);
+  const found: Array<Prisma.LeadGetPayload<{ select: S }>> = [];
+  let after = cursor;
+  for (;;) {
+    const rows = await findLeadPageAsQueried(filters, after, batch, {
+      ...select,
+      searchText: true,
+    });
+    const matching = rows.filter((row) => (row as { searchText: string }).searchText.includes(q));
+    for (const row of matching) {
+      if (found.length === take) break;
+      found.push(row as unknown as Prisma.LeadGetPayload<{ select: S }>);
+    }
+    if (found.length === take || rows.length < batch) return found;
+    after = rows[rows.length - 1] as unknown as Cursor;
+  }
 }
 
 // ---------------------------------------------------------------------------

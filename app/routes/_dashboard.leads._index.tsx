@@ -1,0 +1,208 @@
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { data } from "@remix-run/node";
+import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
+import { RouteError } from "~/components/RouteError";
+import type { LeadValue } from "~/models/form-schema";
+import {
+  DEFAULT_PAGE_SIZE,
+  filtersToSearchParams,
+  listFormChoices,
+  listLeads,
+  parseLeadListQuery,
+  type LeadSummary,
+} from "~/models/lead.server";
+import { requireUser } from "~/utils/auth.server";
+
+export const meta: MetaFunction = () => [{ title: "Leads · Lead Capture" }];
+
+const FILTER_NAMES = ["formId", "from", "to", "utm_source", "utm_medium", "utm_campaign", "q", "spam"] as const;
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  await requireUser(request);
+  const url = new URL(request.url);
+  const values = Object.fromEntries(FILTER_NAMES.map((name) => [name, url.searchParams.get(name) ?? ""]));
+  const parsed = parseLeadListQuery(url.searchParams);
+  const forms = await listFormChoices();
+  if (!parsed.ok) {
+    return data(
+      { values, errors: parsed.details, forms, leads: [] as LeadSummary[], nextCursor: null, filterQuery: "", isFirstPage: true, deleted: false },
+      { status: 422 },
+    );
+  }
+  const { leads, nextCursor } = await listLeads(parsed.value);
+  const filterQuery = filtersToSearchParams(parsed.value).toString();
+  return {
+    values,
+    errors: [],
+    forms,
+    leads,
+    nextCursor,
+    // Page size travels with the pages, so "Next" shows the same number of rows.
+    filterQuery:
+      parsed.value.limit !== DEFAULT_PAGE_SIZE ? `${filterQuery}${filterQuery ? "&" : ""}limit=${parsed.value.limit}` : filterQuery,
+    isFirstPage: !parsed.value.cursor,
+    deleted: url.searchParams.get("deleted") === "1",
+  };
+}
+
+function preview(value: LeadValue | undefined): string {
+  if (value === undefined) return "";
+  return Array.isArray(value) ? value.join(", ") : String(value);
+}
+
+function summary(lead: LeadSummary): string {
+  const text = Object.values(lead.data).map(preview).filter(Boolean).slice(0, 3).join(" · ");
+  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
+}
+
+export default function LeadsPage() {
+  const { values, errors, forms, leads, nextCursor, filterQuery, isFirstPage, deleted } = useLoaderData<typeof loader>();
+  const navigation = useNavigation();
+  const busy = navigation.state === "loading" && navigation.location?.pathname === "/leads";
+  const errorFor = (name: string) => errors.find((error) => error.path === name)?.message;
+  const exportHref = (format: "csv" | "xlsx") => `/api/leads/export?format=${format}${filterQuery ? `&${filterQuery}` : ""}`;
+  const field = (name: (typeof FILTER_NAMES)[number], label: string, type = "text") => (
+    <div>
+      <label htmlFor={`filter-${name}`}>{label}</label>
+      <input
+        id={`filter-${name}`}
+        name={name}
+        type={type}
+        defaultValue={values[name]}
+        aria-invalid={errorFor(name) ? true : undefined}
+        aria-describedby={errorFor(name) ? `filter-${name}-error` : undefined}
+      />
+      {errorFor(name) ? (
+        <p id={`filter-${name}-error`} className="field-error">
+          {errorFor(name)}
+        </p>
+      ) : null}
+    </div>
+  );
+
+  return (
+    <>
+      <div className="actions" style={{ justifyContent: "space-between" }}>
+        <h1>Leads</h1>
+        <Link to={`/leads/sources${values.formId ? `?formId=${encodeURIComponent(values.formId)}` : ""}`}>
+          Where leads come from
+        </Link>
+      </div>
+      {deleted ? (
+        <p className="notice" role="status">
+          The lead was deleted.
+        </p>
+      ) : null}
+
+      {/* A GET form: every filtered view is a URL that can be shared and bookmarked. */}
+      <Form method="get" action="/leads" className="card" aria-label="Filter leads">
+        <div className="row">
+          <div>
+            <label htmlFor="filter-formId">Form</label>
+            <select id="filter-formId" name="formId" defaultValue={values.formId}>
+              <option value="">All forms</option>
+              {forms.map((form) => (
+                <option key={form.id} value={form.id}>
+                  {form.name}
+                  {form.status === "archived" ? " (archived)" : ""}
+                </option>
+              ))}
+            </select>
+          </div>
+          {field("from", "From", "date")}
+          {field("to", "To", "date")}
+          {field("q", "Search", "search")}
+        </div>
+        <div className="row">
+          {field("utm_source", "utm_source")}
+          {field("utm_medium", "utm_medium")}
+          {field("utm_campaign", "utm_campaign")}
+          <div>
+            <label htmlFor="filter-spam">Spam</label>
+            <select id="filter-spam" name="spam" defaultValue={values.spam || "false"}>
+              <option value="false">Hide spam</option>
+              <option value="true">Only spam</option>
+              <option value="all">Spam and not spam</option>
+            </select>
+          </div>
+        </div>
+        {errors.length > 0 && errors.some((error) => !FILTER_NAMES.includes(error.path as never)) ? (
+          <p className="error" role="alert">
+            {errors.map((error) => `${error.path}: ${error.message}`).join(" ")}
+          </p>
+        ) : null}
+        <p className="actions">
+          <button type="submit" disabled={busy}>
+            {busy ? "Filtering…" : "Filter"}
+          </button>
+          <Link to="/leads">Clear filters</Link>
+        </p>
+      </Form>
+
+      {errors.length === 0 ? (
+        <p className="actions">
+          <a className="button secondary" href={exportHref("csv")} download>
+            Download CSV
+          </a>
+          <a className="button secondary" href={exportHref("xlsx")} download>
+            Download Excel
+          </a>
+          <span className="muted">Exports every lead of this view, not only this page.</span>
+        </p>
+      ) : (
+        <p className="error" role="alert">
+          Fix the filters above to see leads.
+        </p>
+      )}
+
+      {leads.length === 0 && errors.length === 0 ? (
+        <p className="muted">No leads match these filters.</p>
+      ) : null}
+      {leads.length > 0 ? (
+        <table aria-label="Leads">
+          <thead>
+            <tr>
+              <th>Submitted</th>
+              <th>Form</th>
+              <th>Lead</th>
+              <th>Source</th>
+            </tr>
+          </thead>
+          <tbody>
+            {leads.map((lead) => (
+              <tr key={lead.id}>
+                <td>
+                  <Link to={`/leads/${lead.id}`}>
+                    <time dateTime={lead.createdAt}>{lead.createdAt.slice(0, 16).replace("T", " ")} UTC</time>
+                  </Link>
+                </td>
+                <td>{lead.formName}</td>
+                <td>
+                  {summary(lead)} {lead.isSpam ? <span className="badge spam">spam</span> : null}
+                </td>
+                <td>
+                  {[lead.utm.utm_source, lead.utm.utm_medium, lead.utm.utm_campaign].filter(Boolean).join(" / ") ||
+                    lead.referrerHost ||
+                    <span className="muted">direct</span>}
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      ) : null}
+
+      <nav className="actions" aria-label="Pages" style={{ marginTop: "1rem" }}>
+        {!isFirstPage ? <Link to={`/leads${filterQuery ? `?${filterQuery}` : ""}`}>Newest</Link> : null}
+        {nextCursor ? (
+          <Link to={`/leads?${filterQuery ? `${filterQuery}&` : ""}cursor=${encodeURIComponent(nextCursor)}`} rel="next">
+            Older leads
+          </Link>
+        ) : null}
+      </nav>
+    </>
+  );
+}
+
+export function ErrorBoundary() {
+  return <RouteError />;
+}

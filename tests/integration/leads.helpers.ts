@@ -1,0 +1,57 @@
+// Seeding for the leads tests: forms with their version history and leads written
+// straight to the database, as the submit endpoint stores them.
+import { leadSearchText, type FormField, type LeadData } from "~/models/form-schema";
+import { db } from "~/utils/db.server";
+
+export async function createForm(name: string, versions: FormField[][]) {
+  const current = versions[versions.length - 1];
+  const form = await db.form.create({
+    data: { name, fields: current, schemaVersion: versions.length, settings: { allowedOrigins: [] } },
+  });
+  for (const [i, fields] of versions.entries()) {
+    await db.formVersion.create({ data: { formId: form.id, version: i + 1, fields } });
+  }
+  return form;
+}
+
+export type SeedLead = {
+  data: LeadData;
+  schemaVersion?: number;
+  createdAt?: Date;
+  isSpam?: boolean;
+  utmSource?: string | null;
+  utmMedium?: string | null;
+  utmCampaign?: string | null;
+  utmTerm?: string | null;
+  utmContent?: string | null;
+  referrerUrl?: string | null;
+  landingPageUrl?: string | null;
+};
+
+export async function createLeads(formId: string, leads: SeedLead[], defaultVersion = 1) {
+  for (let i = 0; i < leads.length; i += 5000) {
+    await db.lead.createMany({
+      data: leads.slice(i, i + 5000).map((lead) => ({
+        formId,
+        schemaVersion: lead.schemaVersion ?? defaultVersion,
+        data: lead.data,
+        searchText: leadSearchText(lead.data),
+        isSpam: lead.isSpam ?? false,
+        createdAt: lead.createdAt,
+        utmSource: lead.utmSource ?? null,
+        utmMedium: lead.utmMedium ?? null,
+        utmCampaign: lead.utmCampaign ?? null,
+        utmTerm: lead.utmTerm ?? null,
+        utmContent: lead.utmContent ?? null,
+        referrerUrl: lead.referrerUrl ?? null,
+        referrerHost: lead.referrerUrl ? new URL(lead.referrerUrl).host : null,
+        landingPageUrl: lead.landingPageUrl ?? null,
+      })),
+    });
+  }
+}
+
+export const field = (key: string, label: string, type: FormField["type"] = "text", extra: Partial<FormField> = {}) =>
+  ({ key, label, type, required: false, ...extra }) as FormField;
+
+export const day = (iso: string) => new Date(`${iso}Z`);
