@@ -92,6 +92,82 @@ async function sendResponse(res, response) {
   }
 }
 
+const MUTATIONS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+const DIRECT_BODY_CAP = 1024 * 1024;
+
+/**
+ * Resource routes that declare `handle = { directDispatch: true }` and have a static path
+ * (the public submit endpoint) are called directly: Remix's router ranks every route on
+ * every request, which costs more than the whole endpoint. They are the same route
+ * modules, with the same loader and action, that Remix serves everywhere else
+ * (see docs/decisions/004-direct-dispatch.md).
+ */
+function directRoutes(build) {
+  const routes = new Map();
+  for (const route of Object.values(build.routes)) {
+    if (!route.module.handle?.directDispatch || route.module.default) continue;
+    const segments = [];
+    for (let current = route; current; current = build.routes[current.parentId]) {
+      if (current.path) segments.unshift(current.path);
+    }
+    const pathname = `/${segments.join("/")}`;
+    if (/[:*]/.test(pathname)) throw new Error(`directDispatch needs a static path: ${route.id}`);
+    routes.set(pathname, route.module);
+  }
+  return routes;
+}
+
+/** Reads a whole request body, up to `cap` bytes; null when it is larger. */
+function readBody(req, cap) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    let size = 0;
+    req.on("data", (chunk) => {
+      size += chunk.length;
+      if (size > cap) {
+        req.removeAllListeners("data");
+        req.resume();
+        resolve(null);
+      } else chunks.push(chunk);
+    });
+    req.once("end", () => resolve(size > cap ? null : Buffer.concat(chunks)));
+    req.once("error", reject);
+  });
+}
+
+async function dispatchDirect(module, req, res, trustProxy) {
+  const proto = trustProxy && req.headers["x-forwarded-proto"] === "https" ? "https" : "http";
+  const host = (trustProxy && req.headers["x-forwarded-host"]) || req.headers.host || "localhost";
+  const headers = new Headers();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
+  const mutation = MUTATIONS.has(req.method);
+  const handler = mutation ? module.action : module.loader;
+  if (!handler) {
+    return jsonError(res, 405, "method_not_allowed", `${req.method} is not allowed on this path.`);
+  }
+  let body;
+  if (req.method !== "GET" && req.method !== "HEAD") {
+    body = await readBody(req, DIRECT_BODY_CAP);
+    if (body === null) {
+      return jsonError(res, 413, "payload_too_large", "The request body is too large.");
+    }
+  }
+  const request = new Request(new URL(req.url ?? "/", `${proto}://${host}`), {
+    method: req.method,
+    headers,
+    body: body && body.length > 0 ? body : undefined,
+  });
+  const context = { clientIp: clientIpOf(req, trustProxy), cspNonce: "" };
+  let response;
+  try {
+    response = await handler({ request, params: {}, context });
+  } catch (thrown) {
+    if (!(thrown instanceof Response)) throw thrown;
+    response = thrown;
+  }
+  await sendResponse(res, req.method === "HEAD" ? new Response(null, response) : response);
+}
+
 /**
  * Builds the HTTP server around a Remix build. Returns the server and a `shutdown`
  * that stops accepting, waits for requests in flight, then stops background work.
@@ -101,6 +177,7 @@ export async function createAppServer({ buildDir = path.resolve(root, process.en
   const trustProxy = process.env.TRUST_PROXY === "true";
   const logRequests = process.env.LOG_REQUESTS === "true";
   const handle = createRequestHandler(build, "production");
+  const direct = directRoutes(build);
   const assets = sirv(path.join(buildDir, "client"), {
     etag: true,
     gzip: false,
@@ -126,6 +203,14 @@ export async function createAppServer({ buildDir = path.resolve(root, process.en
       }
       if (inFlight === 0 && idle) idle();
     });
+    const directModule = direct.size > 0 ? direct.get(req.url?.split("?")[0]) : undefined;
+    if (directModule) {
+      dispatchDirect(directModule, req, res, trustProxy).catch((error) => {
+        console.error("request failed:", error);
+        jsonError(res, 500, "internal_error", "Something went wrong on our side.");
+      });
+      return;
+    }
     assets(req, res, async () => {
       let request;
       try {

@@ -3,7 +3,7 @@
 // path of the service (every website's traffic), so a submission costs one indexed
 // form lookup at most (usually none: see the form cache below), one validation with a
 // cached validator, and one INSERT. See docs/api/lead-capture.md for the public rules.
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import {
   FieldsSchema,
@@ -25,7 +25,7 @@ import {
   readBodyText,
   type ErrorDetail,
 } from "~/utils/api.server";
-import { db } from "~/utils/db.server";
+import { db, isPostgres, postgresPool, withSqliteWrite, type SqliteConnection } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
 import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
 
@@ -467,8 +467,54 @@ export function hashIp(ip: string): string {
 export type StoredLead = { id: string; formId: string; createdAt: Date };
 
 function isUniqueViolation(error: unknown): boolean {
-  // Checked by code, not class: the SQLite and PostgreSQL clients have their own error classes.
-  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "P2002";
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  // Prisma (P2002), better-sqlite3 and PostgreSQL (23505) name a unique violation each their own way.
+  return code === "P2002" || code === "SQLITE_CONSTRAINT_UNIQUE" || code === "23505";
+}
+
+/** A cuid-shaped id (25 characters, time first), like the ones Prisma makes for other rows. */
+function newLeadId(): string {
+  return `c${Date.now().toString(36)}${randomBytes(8).toString("hex")}`;
+}
+
+// The one INSERT of a lead, in the driver under Prisma: Prisma's client costs about
+// 1 ms per create here, ten times this whole endpoint's budget (docs/decisions/003-*).
+// Values use Prisma's own encodings, so Prisma reads these rows back unchanged.
+const LEAD_COLUMNS = [
+  "id", "formId", "schemaVersion", "data", "searchText", "utmSource", "utmMedium", "utmCampaign", "utmTerm",
+  "utmContent", "referrerUrl", "referrerHost", "landingPageUrl", "userAgent", "ipHash", "isSpam",
+  "idempotencyKey", "createdAt",
+] as const;
+const COLUMN_LIST = LEAD_COLUMNS.map((column) => `"${column}"`).join(", ");
+const INSERT_SQLITE = `INSERT INTO "Lead" (${COLUMN_LIST}) VALUES (${LEAD_COLUMNS.map(() => "?").join(", ")})`;
+const INSERT_POSTGRES = `INSERT INTO "Lead" (${COLUMN_LIST}) VALUES (${LEAD_COLUMNS.map(
+  (column, i) => `$${i + 1}${column === "data" ? "::jsonb" : ""}`,
+).join(", ")})`;
+
+const preparedInserts = new WeakMap<SqliteConnection, ReturnType<SqliteConnection["prepare"]>>();
+function sqliteInsert(connection: SqliteConnection) {
+  let statement = preparedInserts.get(connection);
+  if (!statement) preparedInserts.set(connection, (statement = connection.prepare(INSERT_SQLITE)));
+  return statement;
+}
+
+async function insertLead(
+  lead: ValidLead,
+  meta: { ip: string; userAgent: string | null; idempotencyKey: string | null },
+): Promise<StoredLead> {
+  const stored: StoredLead = { id: newLeadId(), formId: lead.formId, createdAt: new Date() };
+  const { source } = lead;
+  const values = [
+    stored.id, lead.formId, lead.schemaVersion, JSON.stringify(lead.data), leadSearchText(lead.data),
+    source.utmSource, source.utmMedium, source.utmCampaign, source.utmTerm, source.utmContent,
+    source.referrerUrl, source.referrerHost, source.landingPageUrl,
+    meta.userAgent ? meta.userAgent.slice(0, USER_AGENT_MAX_LENGTH) : null, hashIp(meta.ip),
+    isPostgres ? lead.isSpam : lead.isSpam ? 1 : 0, meta.idempotencyKey,
+    isPostgres ? stored.createdAt : stored.createdAt.toISOString().replace("Z", "+00:00"),
+  ];
+  if (isPostgres) await postgresPool().query(INSERT_POSTGRES, values);
+  else await withSqliteWrite((connection) => sqliteInsert(connection).run(values));
+  return stored;
 }
 
 /**
@@ -480,29 +526,14 @@ export async function storeLead(
   lead: ValidLead,
   meta: { ip: string; userAgent: string | null; idempotencyKey: string | null },
 ): Promise<{ lead: StoredLead; replayed: boolean }> {
-  const select = { id: true, formId: true, createdAt: true } as const;
   for (let attempt = 0; ; attempt++) {
     try {
-      const created = await db.lead.create({
-        data: {
-          formId: lead.formId,
-          schemaVersion: lead.schemaVersion,
-          data: lead.data,
-          searchText: leadSearchText(lead.data),
-          ...lead.source,
-          userAgent: meta.userAgent ? meta.userAgent.slice(0, USER_AGENT_MAX_LENGTH) : null,
-          ipHash: hashIp(meta.ip),
-          isSpam: lead.isSpam,
-          idempotencyKey: meta.idempotencyKey,
-        },
-        select,
-      });
-      return { lead: created, replayed: false };
+      return { lead: await insertLead(lead, meta), replayed: false };
     } catch (error) {
       if (!meta.idempotencyKey || !isUniqueViolation(error)) throw error;
       const first = await db.lead.findUnique({
         where: { formId_idempotencyKey: { formId: lead.formId, idempotencyKey: meta.idempotencyKey } },
-        select,
+        select: { id: true, formId: true, createdAt: true },
       });
       if (first) return { lead: first, replayed: true };
       // The first lead was deleted between our INSERT and this read: store this one.

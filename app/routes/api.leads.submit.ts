@@ -176,3 +176,7 @@ function refusalPage(status: number, message: string): string {
 <p>Use your browser's Back button to return to the form.</p>
 </main></body></html>`;
 }
+
+// server.js calls this route's loader and action directly, skipping Remix's router
+// (docs/decisions/004-direct-dispatch.md): this endpoint takes every website's traffic.
+export const handle = { directDispatch: true };
