@@ -175,6 +175,17 @@ function FieldError({ id, message }: { id: string; message?: string }) {
 
 type Draft = { target: string | null; field: FormField } | null;
 
+const IN_PLACE_INTENTS = ["add-field", "update-details", "update-settings", "delete"];
+
+/** Whether a refusal has a form on the page to show it (a field edit needs its field). */
+function shownInPlace(result: ActionResult, fields: FormField[]): boolean {
+  if (IN_PLACE_INTENTS.includes(result.intent)) return true;
+  if (["update-field", "move-field", "remove-field"].includes(result.intent)) {
+    return fields.some((field) => field.key === result.fieldKey);
+  }
+  return false;
+}
+
 // ---------------------------------------------------------------------------- page
 
 export default function FormBuilderPage() {
@@ -223,6 +234,11 @@ export default function FormBuilderPage() {
       {actionData?.ok ? (
         <p className="notice" role="status">
           Saved.
+        </p>
+      ) : null}
+      {actionData && !actionData.ok && !shownInPlace(actionData, fields) ? (
+        <p className="error" role="alert">
+          {actionData.message}
         </p>
       ) : null}
 
@@ -277,7 +293,7 @@ export default function FormBuilderPage() {
               />
             ) : (
               <p>
-                <Link to="?delete=confirm" className="button secondary">
+                <Link to="?delete=confirm#delete-heading" className="button secondary">
                   Delete form…
                 </Link>
               </p>

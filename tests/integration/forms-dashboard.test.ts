@@ -1,0 +1,258 @@
+// The builder pages as a browser without JavaScript uses them: form-encoded posts
+// with an `intent`, answered with the page.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "~/utils/db.server";
+import { loginAsStaff } from "../support/http";
+import { startServer, type TestServer } from "../support/server";
+
+let server: TestServer;
+let cookie: string;
+
+beforeAll(async () => {
+  server = await startServer();
+  cookie = await loginAsStaff(server.url);
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+async function post(path: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
+  const response = await fetch(`${server.url}${path}`, {
+    method: "POST",
+    headers: { Cookie: cookie, ...headers },
+    body: new URLSearchParams(fields),
+    redirect: "manual",
+  });
+  return { status: response.status, location: response.headers.get("location"), html: await response.text() };
+}
+
+async function page(path: string) {
+  const response = await fetch(`${server.url}${path}`, { headers: { Cookie: cookie }, redirect: "manual" });
+  return { status: response.status, html: await response.text() };
+}
+
+async function newForm(name = "Contact"): Promise<string> {
+  const res = await post("/forms", { intent: "create", name });
+  expect(res.status).toBe(302);
+  return res.location!.split("/").pop()!;
+}
+
+async function stored(id: string) {
+  return db.form.findUnique({
+    where: { id },
+    select: { fields: true, schemaVersion: true, settings: true, status: true, name: true, description: true },
+  });
+}
+
+const addText = (label: string, extra: Record<string, string> = {}) => ({
+  intent: "add-field",
+  label,
+  key: "",
+  type: "text",
+  minLength: "",
+  maxLength: "",
+  pattern: "",
+  placeholder: "",
+  helpText: "",
+  defaultValue: "",
+  options: "",
+  ...extra,
+});
+
+describe("forms pages without a session", () => {
+  it("redirect to the login page", async () => {
+    const res = await fetch(`${server.url}/forms/abc`, { redirect: "manual" });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe("/login?redirectTo=%2Fforms%2Fabc");
+  });
+});
+
+describe("the forms list page", () => {
+  it("creates a form from a plain post and redirects to its builder", async () => {
+    const res = await post("/forms", { intent: "create", name: "  Newsletter ", description: "Footer" });
+    expect(res.status).toBe(302);
+    expect(res.location).toMatch(/^\/forms\/\w+$/);
+    const id = res.location!.split("/").pop()!;
+    expect(await stored(id)).toMatchObject({ name: "Newsletter", description: "Footer", schemaVersion: 1, fields: [] });
+    expect(await db.formVersion.count({ where: { formId: id } })).toBe(1);
+  });
+
+  it("refuses a form without a name with 422 and says so next to the name", async () => {
+    const before = await db.form.count();
+    const res = await post("/forms", { intent: "create", name: " " });
+    expect(res.status).toBe(422);
+    expect(res.html).toContain('id="new-form-name-error"');
+    expect(res.html).toContain("Give the form a name.");
+    expect(await db.form.count()).toBe(before);
+  });
+
+  it("lists forms with their lead counts", async () => {
+    const id = await newForm("Counted");
+    await db.lead.create({ data: { formId: id, schemaVersion: 1, data: {} } });
+    const res = await page("/forms");
+    expect(res.status).toBe(200);
+    expect(res.html).toMatch(new RegExp(`href="/forms/${id}">Counted</a>`));
+    expect(res.html).toMatch(new RegExp(`href="/leads\\?formId=${id}">1</a>`));
+  });
+});
+
+describe("the builder page without JavaScript", () => {
+  it("adds a text field, a select with options and a checkbox, each a new schema version", async () => {
+    const id = await newForm();
+    expect((await post(`/forms/${id}`, addText("Full name", { required: "on", maxLength: "80" }))).status).toBe(200);
+    const select = await post(`/forms/${id}`, addText("Topic", { type: "select", options: "Sales\r\nSupport\r\n\r\n", maxLength: "5" }));
+    expect(select.status).toBe(200);
+    expect((await post(`/forms/${id}`, addText("Subscribe", { type: "checkbox", defaultValue: "yes" }))).status).toBe(200);
+
+    const form = await stored(id);
+    expect(form!.fields).toEqual([
+      { key: "full_name", label: "Full name", type: "text", required: true, maxLength: 80 },
+      // maxLength does not apply to a select: the builder leaves it out.
+      { key: "topic", label: "Topic", type: "select", required: false, options: ["Sales", "Support"] },
+      { key: "subscribe", label: "Subscribe", type: "checkbox", required: false, defaultValue: true },
+    ]);
+    expect(form!.schemaVersion).toBe(4);
+    expect(await db.formVersion.count({ where: { formId: id } })).toBe(4);
+
+    // The page shows the fields and the preview renders them.
+    const res = await page(`/forms/${id}`);
+    expect(res.html).toContain('id="preview-full_name"');
+    expect(res.html).toContain('<option value="Support">Support</option>');
+    expect(res.html).toContain(`/f/${id}`);
+  });
+
+  it("refuses a select without options and a duplicate key with 422, naming the input, and keeps what was typed", async () => {
+    const id = await newForm();
+    await post(`/forms/${id}`, addText("Email", { type: "email" }));
+
+    const noOptions = await post(`/forms/${id}`, addText("Plan", { type: "select", options: "" }));
+    expect(noOptions.status).toBe(422);
+    expect(noOptions.html).toContain('id="new-options-error"');
+    expect(noOptions.html).toContain("A select field needs at least one option.");
+    expect(noOptions.html).toMatch(/id="new-label"[^>]*value="Plan"/);
+
+    const duplicate = await post(`/forms/${id}`, addText("Email again", { key: "EMAIL" }));
+    expect(duplicate.status).toBe(422);
+    expect(duplicate.html).toContain('id="new-key-error"');
+    expect(duplicate.html).toContain("Another field already uses the key &quot;EMAIL&quot;.");
+
+    const range = await post(`/forms/${id}`, addText("Size", { type: "number", min: "10", max: "1" }));
+    expect(range.status).toBe(422);
+    expect(range.html).toContain("min cannot be greater than max.");
+
+    expect((await stored(id))!.schemaVersion).toBe(2);
+  });
+
+  it("edits a field (a new key too), moves fields up and down and removes one, keeping old versions", async () => {
+    const id = await newForm();
+    for (const label of ["First", "Second", "Third"]) await post(`/forms/${id}`, addText(label));
+
+    const edit = await post(`/forms/${id}`, {
+      ...addText("Given name", { required: "on", placeholder: "Ada", helpText: "As on your passport" }),
+      intent: "update-field",
+      fieldKey: "first",
+      key: "given_name",
+    });
+    expect(edit.status).toBe(200);
+    expect((await post(`/forms/${id}`, { intent: "move-field", fieldKey: "third", direction: "up" })).status).toBe(200);
+    expect((await post(`/forms/${id}`, { intent: "move-field", fieldKey: "given_name", direction: "down" })).status).toBe(200);
+    expect((await post(`/forms/${id}`, { intent: "remove-field", fieldKey: "second" })).status).toBe(200);
+
+    const form = await stored(id);
+    expect(form!.fields).toEqual([
+      { key: "third", label: "Third", type: "text", required: false },
+      {
+        key: "given_name",
+        label: "Given name",
+        type: "text",
+        required: true,
+        placeholder: "Ada",
+        helpText: "As on your passport",
+      },
+    ]);
+    expect(form!.schemaVersion).toBe(8);
+    const v4 = await db.formVersion.findUnique({ where: { formId_version: { formId: id, version: 4 } } });
+    expect((v4!.fields as { key: string }[]).map((field) => field.key)).toEqual(["first", "second", "third"]);
+  });
+
+  it("does not make a version for a move past the end, and says so when a field is gone", async () => {
+    const id = await newForm();
+    await post(`/forms/${id}`, addText("Only"));
+    expect((await post(`/forms/${id}`, { intent: "move-field", fieldKey: "only", direction: "up" })).status).toBe(200);
+    expect((await stored(id))!.schemaVersion).toBe(2);
+    const gone = await post(`/forms/${id}`, { intent: "remove-field", fieldKey: "nothing" });
+    expect(gone.status).toBe(404);
+    expect(gone.html).toContain("The form has no field &quot;nothing&quot;");
+  });
+
+  it("saves name, settings (origins one per line) and refuses a bad origin next to its input", async () => {
+    const id = await newForm();
+    expect((await post(`/forms/${id}`, { intent: "update-details", name: "Renamed", description: "About" })).status).toBe(200);
+    const bad = await post(`/forms/${id}`, {
+      intent: "update-settings",
+      allowedOrigins: "https://ok.example\nftp://bad.example",
+      redirectUrl: "",
+      successMessage: "Thanks",
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.html).toContain('id="settings-allowedOrigins-error"');
+    expect(bad.html).toContain("Line 2: Use an origin");
+
+    const good = await post(`/forms/${id}`, {
+      intent: "update-settings",
+      allowedOrigins: "https://OK.example/\n\nhttps://two.example",
+      redirectUrl: "https://ok.example/thanks",
+      successMessage: "",
+    });
+    expect(good.status).toBe(200);
+    const form = await stored(id);
+    expect(form).toMatchObject({ name: "Renamed", description: "About" });
+    expect(form!.settings).toEqual({
+      allowedOrigins: ["https://ok.example", "https://two.example"],
+      redirectUrl: "https://ok.example/thanks",
+      successMessage: "Thank you! We will be in touch soon.",
+    });
+  });
+
+  it("archives and unarchives", async () => {
+    const id = await newForm();
+    await post(`/forms/${id}`, { intent: "archive" });
+    expect((await stored(id))!.status).toBe("archived");
+    expect((await page(`/forms/${id}`)).html).toContain("Unarchive form");
+    await post(`/forms/${id}`, { intent: "unarchive" });
+    expect((await stored(id))!.status).toBe("active");
+  });
+
+  it("deletes after a confirmation; a form with leads only when its leads are deleted too", async () => {
+    const id = await newForm();
+    await db.lead.create({ data: { formId: id, schemaVersion: 1, data: {} } });
+    const confirm = await page(`/forms/${id}?delete=confirm`);
+    expect(confirm.html).toContain("Delete permanently");
+    expect(confirm.html).toContain('name="deleteLeads"');
+
+    const refused = await post(`/forms/${id}?delete=confirm`, { intent: "delete" });
+    expect(refused.status).toBe(409);
+    expect(refused.html).toContain("The form has 1 lead(s).");
+    expect(await stored(id)).not.toBeNull();
+
+    const deleted = await post(`/forms/${id}?delete=confirm`, { intent: "delete", deleteLeads: "on" });
+    expect(deleted.status).toBe(302);
+    expect(deleted.location).toBe("/forms");
+    expect(await stored(id)).toBeNull();
+    expect(await db.lead.count({ where: { formId: id } })).toBe(0);
+  });
+
+  it("answers an unknown form with the 404 page and refuses a cross-site post", async () => {
+    const missing = await page("/forms/does-not-exist");
+    expect(missing.status).toBe(404);
+    expect(missing.html).toContain("There is no form with this id.");
+    const missingPost = await post("/forms/does-not-exist", addText("X"));
+    expect(missingPost.status).toBe(404);
+
+    const id = await newForm();
+    const crossSite = await post(`/forms/${id}`, addText("Sneaky"), { Origin: "https://evil.example" });
+    // Refused before the action runs (Remix's own CSRF check answers first, see the report).
+    expect(crossSite.status).toBeGreaterThanOrEqual(400);
+    expect((await stored(id))!.fields).toEqual([]);
+  });
+});
