@@ -240,9 +240,9 @@ export function buildLeadDataSchema(fields: FormField[], mode: SubmissionMode) {
     if (field.type === "checkbox" && mode === "form") {
       shape[field.key] = schema;
     } else if (field.required) {
-      shape[field.key] = z.preprocess((value) => (EMPTY(value) ? undefined : value), schema, {
-        error: "This field is required.",
-      });
+      // A missing or empty value stops at "required" before the type's own message.
+      const present = z.custom((value) => value !== undefined, { error: "This field is required." });
+      shape[field.key] = z.preprocess((value) => (EMPTY(value) ? undefined : value), present.pipe(schema));
     } else {
       shape[field.key] = z.preprocess((value) => (EMPTY(value) ? undefined : value), schema.optional());
     }

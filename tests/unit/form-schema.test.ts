@@ -55,6 +55,12 @@ describe("lead data validator", () => {
     expect(result.success).toBe(false);
     const paths = result.error!.issues.map((issue) => issue.path.join("."));
     expect(paths.sort()).toEqual(["budget", "consent", "email", "name", "start", "topic"]);
+    const name = result.error!.issues.find((issue) => issue.path[0] === "name");
+    expect(name?.message).toBe("This field is required.");
+    const blank = buildLeadDataSchema(fields, "form").safeParse({ name: "   ", email: "ada@example.com", consent: "on" });
+    expect(blank.error?.issues.map((issue) => [issue.path.join("."), issue.message])).toEqual([
+      ["name", "This field is required."],
+    ]);
   });
 
   it("coerces form posts: numbers, checkboxes, a single multiselect value, and drops unknown keys", () => {
