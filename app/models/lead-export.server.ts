@@ -391,6 +391,18 @@ function widthOf(cell: Cell): number {
   return typeof cell === "string" ? Math.max(...cell.split("\n").map((line) => line.length)) : String(cell).length;
 }
 
+/**
+ * A line break in an Excel cell is LF. A CR would be written raw into the sheet's XML,
+ * where every XML reader turns it into LF anyway; convert it openly.
+ */
+function excelLineBreaks(cells: Cell[]): Cell[] {
+  for (let i = 0; i < cells.length; i++) {
+    const cell = cells[i];
+    if (typeof cell === "string" && cell.includes("\r")) cells[i] = cell.replace(/\r\n?/g, "\n");
+  }
+  return cells;
+}
+
 /** Widths from the header and the first page: the `<cols>` element comes before any row. */
 function columnWidths(headers: string[], sample: Cell[][]): number[] {
   return headers.map((header, i) => {
@@ -442,7 +454,7 @@ export async function streamLeadsXlsx(filters: LeadFilters, options: ExportOptio
   const writeRows = async (rows: ExportRow[] | Cell[][]) => {
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i];
-      sheet.addRow(Array.isArray(row) ? row : rowCells(row, columns)).commit();
+      sheet.addRow(excelLineBreaks(Array.isArray(row) ? row : rowCells(row, columns))).commit();
       if (i % XLSX_YIELD_EVERY === XLSX_YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
     }
   };

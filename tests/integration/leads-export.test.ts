@@ -1,0 +1,367 @@
+import ExcelJS from "exceljs";
+import Papa from "papaparse";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { LeadData, LeadValue } from "~/models/form-schema";
+import { streamLeadsCsv } from "~/models/lead-export.server";
+import { LeadFilterSchema } from "~/models/lead.server";
+import { db } from "~/utils/db.server";
+import { apiClient, loginAsStaff, type ApiClient } from "../support/http";
+import { startServer, type TestServer } from "../support/server";
+import { createForm, createLeads, day, field } from "./leads.helpers";
+
+let server: TestServer;
+let api: ApiClient;
+let cookie: string;
+let tricky: { id: string };
+let other: { id: string };
+
+const TRICKY_TEXTS = [
+  'Hello, "world"',
+  "line one\nline two\r\nline three",
+  "Zoë Ünal — café crème, naïve",
+  "🎉 party 👩‍💻 emoji",
+  "  padded with spaces  ",
+  "=SUM(A1:A9)",
+  "+33 6 12 34 56 78",
+  "-2+3",
+  "@SUM(1)",
+  "\tstarts with a tab",
+  "\rstarts with a carriage return",
+  "semi;colon",
+  "plain",
+];
+
+const TRAILING = ["utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "Referrer URL", "Landing page URL"];
+
+beforeAll(async () => {
+  server = await startServer();
+  cookie = await loginAsStaff(server.url);
+  api = apiClient(server.url, cookie);
+  // Version 1 had "notes"; version 2 dropped it, renamed "name" and added fields.
+  tricky = await createForm("Tricky form", [
+    [field("name", "Name"), field("email", "Email", "email"), field("notes", "Notes", "textarea")],
+    [
+      field("name", "Full name"),
+      field("email", "Email", "email"),
+      field("phone", "Phone", "tel"),
+      field("count", "How many", "number"),
+      field("agree", "Agrees", "checkbox"),
+      field("tags", "Interests", "multiselect", { options: ["a, b", "=c", "d"] }),
+    ],
+  ]);
+  other = await createForm("Other form", [[field("email", "E-mail", "email"), field("city", "City")]]);
+  await createLeads(
+    tricky.id,
+    TRICKY_TEXTS.map((text, i) => ({
+      schemaVersion: i % 2 === 0 ? 2 : 1,
+      data:
+        i % 2 === 0
+          ? { name: text, email: `p${i}@example.com`, phone: text, count: i - 5, agree: i % 4 === 0, tags: ["a, b", "=c"] }
+          : ({ name: text, email: `p${i}@example.com`, notes: text } as LeadData),
+      createdAt: new Date(Date.UTC(2026, 2, 1, 12, i)),
+      utmSource: i === 3 ? "=HYPERLINK(\"http://evil\")" : "google",
+      utmMedium: "cpc",
+      utmCampaign: i < 6 ? "spring" : "summer",
+      utmTerm: i === 1 ? "kw, \"quoted\"" : null,
+      utmContent: null,
+      referrerUrl: "https://www.google.com/search?q=a,b",
+      landingPageUrl: `https://example.com/landing?x=${i}`,
+      isSpam: i === 12,
+    })),
+  );
+  await createLeads(other.id, [
+    { data: { email: "other@example.com", city: "Zürich" }, createdAt: day("2026-03-01T12:30:00"), utmCampaign: "spring" },
+  ]);
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+/** What a cell of the export must hold for a stored value (formulas neutralised). */
+function expectedText(value: LeadValue | string | null | undefined): string {
+  if (value === null || value === undefined) return "";
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  const text = Array.isArray(value) ? value.join(", ") : value;
+  return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
+}
+
+async function storedLeads(where: Parameters<typeof db.lead.findMany>[0] extends infer A ? (A extends { where?: infer W } ? W : never) : never) {
+  return db.lead.findMany({
+    where,
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    include: { form: { select: { name: true } } },
+  });
+}
+
+function expectedRow(lead: Awaited<ReturnType<typeof storedLeads>>[number], keys: Array<string | null>): string[] {
+  const data = lead.data as LeadData;
+  return [
+    lead.id,
+    lead.createdAt.toISOString(),
+    lead.form.name,
+    ...keys.map((key) => (key === null ? "" : expectedText(data[key]))),
+    ...[lead.utmSource, lead.utmMedium, lead.utmCampaign, lead.utmTerm, lead.utmContent, lead.referrerUrl, lead.landingPageUrl].map(
+      expectedText,
+    ),
+  ];
+}
+
+async function download(query: string) {
+  const res = await fetch(`${server.url}/api/leads/export?${query}`, { headers: { Cookie: cookie } });
+  return { res, bytes: Buffer.from(await res.arrayBuffer()) };
+}
+
+function parseCsv(bytes: Buffer): string[][] {
+  const text = bytes.toString("utf8");
+  expect(text.startsWith("\uFEFF")).toBe(true);
+  const parsed = Papa.parse<string[]>(text.slice(1), { header: false, skipEmptyLines: false });
+  expect(parsed.errors).toEqual([]);
+  // RFC 4180: the last record ends with CRLF, which papaparse reads as one empty line.
+  expect(parsed.data[parsed.data.length - 1]).toEqual([""]);
+  return parsed.data.slice(0, -1);
+}
+
+async function readXlsx(bytes: Buffer) {
+  const workbook = new ExcelJS.Workbook();
+  await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
+  return workbook.worksheets[0];
+}
+
+function sheetRows(sheet: ExcelJS.Worksheet, width: number): unknown[][] {
+  const rows: unknown[][] = [];
+  sheet.eachRow({ includeEmpty: true }, (row) => {
+    const cells: unknown[] = [];
+    for (let c = 1; c <= width; c++) {
+      const cell = row.getCell(c);
+      expect(cell.type).not.toBe(ExcelJS.ValueType.Formula);
+      cells.push(cell.value === null || cell.value === undefined ? "" : cell.value);
+    }
+    rows.push(cells);
+  });
+  return rows;
+}
+
+const TRICKY_HEADERS = ["Lead ID", "Submitted at", "Form", "Full name", "Email", "Notes", "Phone", "How many", "Agrees", "Interests", ...TRAILING];
+const TRICKY_KEYS = ["name", "email", "notes", "phone", "count", "agree", "tags"];
+
+describe("CSV export", () => {
+  it("parses back to exactly the stored leads: quotes, commas, newlines, accents, emoji; formulas neutralised", async () => {
+    const { res, bytes } = await download(`format=csv&formId=${tricky.id}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/csv; charset=utf-8");
+    const today = new Date().toISOString().slice(0, 10);
+    expect(res.headers.get("content-disposition")).toBe(`attachment; filename="leads-tricky-form-${today}.csv"`);
+    const rows = parseCsv(bytes);
+    expect(rows[0]).toEqual(TRICKY_HEADERS);
+    const stored = await storedLeads({ formId: tricky.id, isSpam: false });
+    expect(stored).toHaveLength(TRICKY_TEXTS.length - 1);
+    expect(rows.slice(1)).toEqual(stored.map((lead) => expectedRow(lead, TRICKY_KEYS)));
+    // Spot checks that do not go through expectedText.
+    const flat = rows.flat();
+    expect(flat).toContain("line one\nline two\r\nline three");
+    expect(flat).toContain("🎉 party 👩‍💻 emoji");
+    expect(flat).toContain("'=SUM(A1:A9)");
+    expect(flat).toContain("'+33 6 12 34 56 78");
+    expect(flat).toContain("'-2+3");
+    expect(flat).toContain("'@SUM(1)");
+    expect(flat).toContain("'\tstarts with a tab");
+    expect(flat).toContain("'\rstarts with a carriage return");
+    expect(flat).toContain("'=HYPERLINK(\"http://evil\")");
+    expect(flat).toContain("a, b, =c");
+    expect(flat).not.toContain("=SUM(A1:A9)");
+    // Numbers stay numbers (a negative number is not a formula).
+    expect(flat).toContain("-5");
+  });
+
+  it("encodes UTF-8 with a byte order mark so spreadsheets read accents right", async () => {
+    const { bytes } = await download(`format=csv&formId=${tricky.id}`);
+    expect([...bytes.subarray(0, 3)]).toEqual([0xef, 0xbb, 0xbf]);
+    expect(bytes.includes(Buffer.from("Zoë Ünal", "utf8"))).toBe(true);
+  });
+
+  it("exports exactly the filtered view, in the list's order, for each filter", async () => {
+    const queries = [
+      `formId=${tricky.id}&utm_campaign=spring`,
+      `formId=${tricky.id}&q=CAF`,
+      `q=%25`,
+      `q=_`,
+      `q=a%2C%20b`,
+      `utm_source=google&utm_medium=cpc`,
+      `from=2026-03-01&to=2026-03-01`,
+      `from=2026-03-02`,
+      `spam=true`,
+      `spam=all`,
+      `spam=all&utm_campaign=summer`,
+    ];
+    for (const query of queries) {
+      const list = await api("GET", `/api/leads?limit=500&${query}`);
+      expect(list.status, query).toBe(200);
+      const { bytes } = await download(`format=csv&${query}`);
+      const ids = parseCsv(bytes)
+        .slice(1)
+        .map((row) => row[0]);
+      expect(ids, query).toEqual(list.body.leads.map((lead: { id: string }) => lead.id));
+    }
+  });
+
+  it("without a form, has the fields of every form in the view, grouped by form", async () => {
+    const { res, bytes } = await download("format=csv&utm_campaign=spring");
+    expect(res.headers.get("content-disposition")).toMatch(/filename="leads-spring-\d{4}-\d{2}-\d{2}\.csv"/);
+    const rows = parseCsv(bytes);
+    expect(rows[0]).toEqual([
+      "Lead ID",
+      "Submitted at",
+      "Form",
+      "Tricky form: Full name",
+      "Tricky form: Email",
+      "Tricky form: Notes",
+      "Tricky form: Phone",
+      "Tricky form: How many",
+      "Tricky form: Agrees",
+      "Tricky form: Interests",
+      "Other form: E-mail",
+      "Other form: City",
+      ...TRAILING,
+    ]);
+    const otherRow = rows.find((row) => row[2] === "Other form")!;
+    expect(otherRow.slice(3, 12)).toEqual(["", "", "", "", "", "", "", "other@example.com", "Zürich"]);
+  });
+
+  it("has only the header when nothing matches", async () => {
+    const { res, bytes } = await download(`format=csv&formId=${tricky.id}&from=2030-01-01`);
+    expect(res.status).toBe(200);
+    expect(parseCsv(bytes)).toEqual([TRICKY_HEADERS]);
+  });
+});
+
+describe("Excel export", () => {
+  it("reads back with exceljs to exactly the stored leads, formulas neutralised, header bold and frozen", async () => {
+    const { res, bytes } = await download(`format=xlsx&formId=${tricky.id}`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet");
+    expect(res.headers.get("content-disposition")).toMatch(/^attachment; filename="leads-tricky-form-\d{4}-\d{2}-\d{2}\.xlsx"$/);
+    const sheet = await readXlsx(bytes);
+    const rows = sheetRows(sheet, TRICKY_HEADERS.length);
+    expect(rows[0]).toEqual(TRICKY_HEADERS);
+    const stored = await storedLeads({ formId: tricky.id, isSpam: false });
+    // Numbers and booleans are typed cells in Excel; text is as in the CSV, except that
+    // line breaks are Excel's LF (XML would turn a CR into LF anyway).
+    const expected = stored.map((lead) =>
+      expectedRow(lead, TRICKY_KEYS).map((text, i) => {
+        const key = TRICKY_KEYS[i - 3];
+        const value = key ? (lead.data as LeadData)[key] : undefined;
+        return typeof value === "number" || typeof value === "boolean" ? value : text.replace(/\r\n?/g, "\n");
+      }),
+    );
+    expect(rows.slice(1)).toEqual(expected);
+    expect(rows.flat()).toContain("'=SUM(A1:A9)");
+    expect(sheet.getRow(1).getCell(1).font?.bold).toBe(true);
+    expect(sheet.getRow(2).getCell(1).font?.bold).toBeFalsy();
+    expect(sheet.views[0]).toMatchObject({ state: "frozen", ySplit: 1 });
+    for (let c = 1; c <= TRICKY_HEADERS.length; c++) expect(sheet.getColumn(c).width).toBeGreaterThanOrEqual(8);
+    expect(sheet.getColumn(1).width).toBeGreaterThanOrEqual("Lead ID".length);
+  });
+
+  it("exports the same leads as the CSV for a filter", async () => {
+    const query = "spam=all&utm_campaign=summer";
+    const csvIds = parseCsv((await download(`format=csv&${query}`)).bytes)
+      .slice(1)
+      .map((row) => row[0]);
+    const sheet = await readXlsx((await download(`format=xlsx&${query}`)).bytes);
+    const xlsxIds = sheetRows(sheet, 1)
+      .slice(1)
+      .map((row) => row[0]);
+    expect(csvIds.length).toBeGreaterThan(0);
+    expect(xlsxIds).toEqual(csvIds);
+  });
+
+  it("is a valid workbook with only a header when nothing matches", async () => {
+    const { res, bytes } = await download(`format=xlsx&formId=${tricky.id}&from=2030-01-01`);
+    expect(res.status).toBe(200);
+    const sheet = await readXlsx(bytes);
+    expect(sheetRows(sheet, TRICKY_HEADERS.length)).toEqual([TRICKY_HEADERS]);
+  });
+});
+
+describe("export requests", () => {
+  it.each([
+    ["format", "formId=x"],
+    ["format", "format=pdf"],
+    ["from", "format=csv&from=2026-13-01"],
+    ["spam", "format=xlsx&spam=yes"],
+    ["to", "format=csv&from=2026-03-02&to=2026-03-01"],
+  ])("refuses a bad %s with 422 naming it (%s)", async (param, query) => {
+    const res = await api("GET", `/api/leads/export?${query}`);
+    expect(res.status).toBe(422);
+    expect(res.body.error.details.map((detail: { path: string }) => detail.path)).toContain(param);
+  });
+
+  it("stops reading when the client goes away, and the server carries on", async () => {
+    const many = await createForm("Many leads", [[field("text", "Text", "textarea")]]);
+    await createLeads(
+      many.id,
+      Array.from({ length: 6000 }, (_, i) => ({ data: { text: `${i} ${"lorem ipsum ".repeat(20)}` } })),
+    );
+    for (const format of ["csv", "xlsx"]) {
+      const controller = new AbortController();
+      const res = await fetch(`${server.url}/api/leads/export?format=${format}&formId=${many.id}`, {
+        headers: { Cookie: cookie },
+        signal: controller.signal,
+      });
+      const reader = res.body!.getReader();
+      await reader.read();
+      controller.abort();
+      await reader.read().catch(() => undefined);
+    }
+    const health = await api("GET", "/healthz");
+    expect(health.status).toBe(200);
+    const list = await api("GET", `/api/leads?formId=${many.id}&limit=1`);
+    expect(list.status).toBe(200);
+    expect(server.output()).not.toMatch(/failed|Error/);
+  });
+});
+
+describe("streamLeadsCsv", () => {
+  it("reads no further page once its request is aborted", async () => {
+    const form = await createForm("Abortable", [[field("n", "N", "number")]]);
+    await createLeads(form.id, Array.from({ length: 200 }, (_, i) => ({ data: { n: i } })));
+    const filters = LeadFilterSchema.parse({ formId: form.id });
+    const controller = new AbortController();
+    const stream = await streamLeadsCsv(filters, { signal: controller.signal, pageSize: 10 });
+    const reader = stream.getReader();
+    const decoder = new TextDecoder();
+    let text = decoder.decode((await reader.read()).value); // the header
+    text += decoder.decode((await reader.read()).value); // the first page
+    controller.abort();
+    const rest = await reader.read().then(
+      (result) => (result.done ? "ended" : "more"),
+      () => "aborted",
+    );
+    expect(rest).toBe("aborted");
+    // The header, and at most the pages already asked for before the abort.
+    expect(text.split("\r\n").length - 2).toBeLessThanOrEqual(20);
+  });
+
+  it("reads the next page only when the previous one has been taken", async () => {
+    const form = await createForm("Lazy", [[field("n", "N", "number")]]);
+    await createLeads(form.id, Array.from({ length: 100 }, (_, i) => ({ data: { n: i }, createdAt: new Date(Date.UTC(2024, 0, 1, 0, i)) })));
+    const filters = LeadFilterSchema.parse({ formId: form.id });
+    const stream = await streamLeadsCsv(filters, { pageSize: 10 });
+    const reader = stream.getReader();
+    const header = await reader.read();
+    expect(new TextDecoder().decode(header.value)).toContain("Lead ID");
+    // Leads deleted after the first page was read are not in the rest of the file.
+    const first = await reader.read();
+    await db.lead.deleteMany({ where: { formId: form.id, createdAt: { lt: new Date(Date.UTC(2024, 0, 1, 0, 50)) } } });
+    let rest = "";
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      rest += new TextDecoder().decode(value);
+    }
+    const rows = (new TextDecoder().decode(first.value) + rest).trim().split("\r\n");
+    // The 50 newest; at most one page read ahead of the client could hold deleted ones.
+    expect(rows.length).toBeGreaterThanOrEqual(50);
+    expect(rows.length).toBeLessThanOrEqual(60);
+  });
+});
