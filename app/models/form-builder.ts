@@ -99,15 +99,14 @@ export function fieldInputFromFormData(form: FormData): Record<string, unknown> 
 
 /** `"Company size (people)"` -> `"company_size_people"`, unique among `taken`. */
 export function keyFromLabel(label: string, taken: Iterable<string>): string {
-  const base =
-    label
-      .normalize("NFKD")
-      .replace(/[\u0300-\u036f]/g, "")
-      .toLowerCase()
-      .replace(/[^a-z0-9]+/g, "_")
-      .replace(/^[^a-z]+/, "")
-      .replace(/_+$/, "")
-      .slice(0, 56) || "field";
+  const words = label
+    .normalize("NFKD")
+    .replace(/[\u0300-\u036f]/g, "")
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, "_")
+    .replace(/^_+|_+$/g, "");
+  // A key starts with a letter: "2nd phone" becomes "field_2nd_phone".
+  const base = (/^[a-z]/.test(words) ? words : `field_${words}`).replace(/_+$/, "").slice(0, 56);
   const used = new Set([...taken].map((key) => key.toLowerCase()));
   if (!used.has(base)) return base;
   for (let n = 2; ; n++) if (!used.has(`${base}_${n}`)) return `${base}_${n}`;

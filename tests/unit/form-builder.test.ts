@@ -1,0 +1,75 @@
+import { describe, expect, it } from "vitest";
+import {
+  addFieldTo,
+  applyBuilderSubmission,
+  fieldInputFromFormData,
+  keyFromLabel,
+  moveFieldIn,
+  removeFieldFrom,
+  updateFieldIn,
+} from "~/models/form-builder";
+import type { FormField } from "~/models/form-schema";
+
+const fields: FormField[] = [
+  { key: "name", label: "Name", type: "text", required: true },
+  { key: "topic", label: "Topic", type: "select", required: false, options: ["A", "B"] },
+];
+
+function formData(entries: Record<string, string>) {
+  const form = new FormData();
+  for (const [name, value] of Object.entries(entries)) form.append(name, value);
+  return form;
+}
+
+describe("keys made from labels", () => {
+  it("lower-cases, joins words with underscores, starts with a letter and avoids taken keys", () => {
+    expect(keyFromLabel("Company size (people)", [])).toBe("company_size_people");
+    expect(keyFromLabel("Émail address", [])).toBe("email_address");
+    expect(keyFromLabel("2nd phone", [])).toBe("field_2nd_phone");
+    expect(keyFromLabel("Name", ["name", "NAME_2"])).toBe("name_3");
+    expect(keyFromLabel("!!!", [])).toBe("field");
+  });
+});
+
+describe("the builder's form inputs", () => {
+  it("reads numbers, options one per line, and leaves out rules the type does not take", () => {
+    expect(
+      fieldInputFromFormData(
+        formData({ key: "", label: " Size ", type: "number", required: "on", min: "1", max: "9", maxLength: "5", options: "x" }),
+      ),
+    ).toEqual({ key: "", label: "Size", type: "number", required: true, min: 1, max: 9 });
+    expect(
+      fieldInputFromFormData(formData({ key: "plan", label: "Plan", type: "multiselect", options: "Basic\r\n\r\n Pro \n", defaultValue: "Basic, Pro" })),
+    ).toEqual({ key: "plan", label: "Plan", type: "multiselect", required: false, options: ["Basic", "Pro"], defaultValue: ["Basic", "Pro"] });
+  });
+});
+
+describe("field list edits", () => {
+  it("adds a field with a key made from its label, and refuses a duplicate key naming field.key", () => {
+    const added = addFieldTo(fields, { label: "Email", type: "email" });
+    expect(added.ok && added.fields.map((field) => field.key)).toEqual(["name", "topic", "email"]);
+    const duplicate = addFieldTo(fields, { key: "Name", label: "Name", type: "text" });
+    expect(duplicate).toMatchObject({ ok: false, status: 422, details: [{ path: "field.key" }] });
+  });
+
+  it("names each bad rule of an edited field, and refuses a field that is gone with 404", () => {
+    const bad = updateFieldIn(fields, "topic", { label: "", type: "select", options: [] });
+    expect(bad.ok).toBe(false);
+    expect(!bad.ok && bad.details!.map((detail) => detail.path).sort()).toEqual(["field.label", "field.options"]);
+    expect(updateFieldIn(fields, "gone", { label: "X", type: "text" })).toMatchObject({ ok: false, status: 404 });
+    const renamed = updateFieldIn(fields, "topic", { key: "subject", label: "Subject", type: "text" });
+    expect(renamed.ok && renamed.fields[1]).toEqual({ key: "subject", label: "Subject", type: "text", required: false });
+  });
+
+  it("moves a field one place and leaves it at either end; removes by key", () => {
+    expect(moveFieldIn(fields, "topic", "up")).toEqual({ ok: true, fields: [fields[1], fields[0]] });
+    expect(moveFieldIn(fields, "topic", "down")).toEqual({ ok: true, fields });
+    expect(removeFieldFrom(fields, "name")).toEqual({ ok: true, fields: [fields[1]] });
+  });
+
+  it("applies a posted intent, and ignores posts that are not field edits", () => {
+    const result = applyBuilderSubmission(fields, formData({ intent: "remove-field", fieldKey: "topic" }));
+    expect(result).toEqual({ ok: true, fields: [fields[0]] });
+    expect(applyBuilderSubmission(fields, formData({ intent: "update-settings" }))).toBeNull();
+  });
+});
