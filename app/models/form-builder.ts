@@ -3,7 +3,7 @@
 // the same functions to pending submissions for its optimistic view, so what the
 // page shows while saving is what the server will store.
 // Shared by server and browser: imports nothing server-only.
-import { FieldSchema, FieldsSchema, type FieldType, type FormField } from "./form-schema";
+import { FieldSchema, FieldsSchema, RESERVED_FIELD_KEYS, type FieldType, type FormField } from "./form-schema";
 
 export type BuilderDetail = { path: string; message: string };
 
@@ -97,7 +97,7 @@ export function fieldInputFromFormData(form: FormData): Record<string, unknown> 
   return input;
 }
 
-/** `"Company size (people)"` -> `"company_size_people"`, unique among `taken`. */
+/** `"Company size (people)"` -> `"company_size_people"`, unique among `taken`, never a reserved key. */
 export function keyFromLabel(label: string, taken: Iterable<string>): string {
   const words = label
     .normalize("NFKD")
@@ -107,7 +107,7 @@ export function keyFromLabel(label: string, taken: Iterable<string>): string {
     .replace(/^_+|_+$/g, "");
   // A key starts with a letter: "2nd phone" becomes "field_2nd_phone".
   const base = (/^[a-z]/.test(words) ? words : `field_${words}`).replace(/_+$/, "").slice(0, 56);
-  const used = new Set([...taken].map((key) => key.toLowerCase()));
+  const used = new Set([...taken, ...RESERVED_FIELD_KEYS].map((key) => key.toLowerCase()));
   if (!used.has(base)) return base;
   for (let n = 2; ; n++) if (!used.has(`${base}_${n}`)) return `${base}_${n}`;
 }

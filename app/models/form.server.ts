@@ -23,6 +23,7 @@ import {
   type FormField,
   type FormSettings,
 } from "~/models/form-schema";
+import { forgetCachedForm } from "~/models/lead-capture.server";
 import { fail, parseOrFail, zodDetails, type ErrorDetail } from "~/utils/api.server";
 import { db, type Prisma } from "~/utils/db.server";
 
@@ -320,7 +321,10 @@ export async function updateForm(id: string, input: unknown): Promise<FormRecord
     // Only when nothing changed the form since it was read: a concurrent settings
     // change is merged again on the next attempt, never overwritten.
     const { count } = await db.form.updateMany({ where: { id, updatedAt: current.updatedAt }, data });
-    if (count === 1) return getForm(id);
+    if (count === 1) {
+      forgetCachedForm(id);
+      return getForm(id);
+    }
   }
   fail(409, "conflict", "The form kept changing while saving; try again.");
 }
@@ -337,11 +341,15 @@ export async function deleteForm(id: string, options: { deleteLeads?: boolean } 
   if (options.deleteLeads) {
     const { count } = await db.form.deleteMany({ where: { id } });
     if (count === 0) notFound();
+    forgetCachedForm(id);
     return;
   }
   // One statement: a lead arriving between a check and a delete cannot be lost.
   const { count } = await db.form.deleteMany({ where: { id, leads: { none: {} } } });
-  if (count === 1) return;
+  if (count === 1) {
+    forgetCachedForm(id);
+    return;
+  }
   const form = await db.form.findUnique({ where: { id }, select: { id: true } });
   if (!form) notFound();
   const { leadCount, spamCount } = (await leadCounts([id])).get(id)!;
@@ -421,7 +429,11 @@ async function changeFields(
     // Saving the same list again (a move at the end of the list, a repeated PUT) is
     // not a change: no new version for leads to be filed under.
     if (canonical(fields) === canonical(current.fields)) return getForm(formId);
-    if (await commitNextVersion(formId, current.schemaVersion, fields)) return getForm(formId);
+    if (await commitNextVersion(formId, current.schemaVersion, fields)) {
+      // The public submit endpoint caches forms; in this process it sees the change at once.
+      forgetCachedForm(formId);
+      return getForm(formId);
+    }
   }
   fail(409, "conflict", "The form's fields kept changing while saving; try again.");
 }

@@ -450,3 +450,28 @@ describe("deleting a form", () => {
     expect((await api("GET", `/api/forms/${form.id}`)).status).toBe(200);
   });
 });
+
+describe("changes reach the public submit endpoint at once", () => {
+  it("a new schema, archiving and deleting apply to the very next submission", async () => {
+    const form = await createForm();
+    const submit = (data: Record<string, unknown>) =>
+      apiClient(server.url)("POST", "/api/leads/submit", { formId: form.id, data });
+    const lead = { name: "Ada", email: "ada@example.com" };
+    expect((await submit(lead)).status).toBe(201);
+
+    const fields = [...CONTACT_FIELDS, { key: "phone", label: "Phone", type: "tel", required: true }];
+    expect((await api("PUT", `/api/forms/${form.id}/schema`, { fields })).status).toBe(200);
+    const missingPhone = await submit(lead);
+    expect(missingPhone.status).toBe(422);
+    expect(JSON.stringify(missingPhone.body)).toContain("phone");
+    expect((await submit({ ...lead, phone: "+44 20 7946 0000" })).status).toBe(201);
+    const versions = await db.lead.findMany({ where: { formId: form.id }, orderBy: { createdAt: "asc" }, select: { schemaVersion: true } });
+    expect(versions.map((row) => row.schemaVersion)).toEqual([1, 2]);
+
+    await api("PATCH", `/api/forms/${form.id}`, { status: "archived" });
+    expect((await submit({ ...lead, phone: "1" })).status).toBe(410);
+
+    await api("DELETE", `/api/forms/${form.id}?deleteLeads=true`);
+    expect((await submit({ ...lead, phone: "1" })).status).toBe(404);
+  });
+});

@@ -28,6 +28,8 @@ describe("keys made from labels", () => {
     expect(keyFromLabel("2nd phone", [])).toBe("field_2nd_phone");
     expect(keyFromLabel("Name", ["name", "NAME_2"])).toBe("name_3");
     expect(keyFromLabel("!!!", [])).toBe("field");
+    expect(keyFromLabel("Form ID", [])).toBe("form_id");
+    expect(keyFromLabel("formId", [])).toBe("formid_2");
   });
 });
 
