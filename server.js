@@ -38,7 +38,7 @@ function clientIpOf(req, trustProxy) {
   return req.socket.remoteAddress ?? "unknown";
 }
 
-function toRequest(req, res, trustProxy) {
+function toRequest(req, res, trustProxy, bufferedBody) {
   const proto = trustProxy && req.headers["x-forwarded-proto"] === "https" ? "https" : "http";
   const host = (trustProxy && req.headers["x-forwarded-host"]) || req.headers.host || "localhost";
   const url = new URL(req.url ?? "/", `${proto}://${host}`);
@@ -49,7 +49,9 @@ function toRequest(req, res, trustProxy) {
   const headers = new Headers();
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
   const init = { method: req.method, headers, signal: controller.signal };
-  if (req.method !== "GET" && req.method !== "HEAD") {
+  if (bufferedBody !== undefined) {
+    init.body = bufferedBody;
+  } else if (req.method !== "GET" && req.method !== "HEAD") {
     init.body = Readable.toWeb(req);
     init.duplex = "half";
   }
@@ -61,6 +63,9 @@ async function sendResponse(res, response) {
   for (const [name, value] of response.headers) {
     if (name !== "set-cookie") headers[name] = value;
   }
+  // A refusal sent before the body was read (413, 401...) leaves the rest of the body on
+  // the socket: close it, or a client reusing the connection would wait forever.
+  if (!res.req.complete) headers.connection = "close";
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers["set-cookie"] = cookies;
   res.writeHead(response.status, response.statusText || undefined, headers);
@@ -168,6 +173,55 @@ async function dispatchDirect(module, req, res, trustProxy) {
   await sendResponse(res, req.method === "HEAD" ? new Response(null, response) : response);
 }
 
+function htmlError(res, status, message) {
+  if (res.headersSent) return res.destroy();
+  res.writeHead(status, { ...BASE_HEADERS, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" });
+  res.end(`<!doctype html><meta charset="utf-8"><title>${status}</title><p>${message}</p><p><a href="/">Back</a></p>`);
+}
+
+const FORM_TYPES = new Set(["application/x-www-form-urlencoded", "multipart/form-data"]);
+
+/**
+ * Page actions (the dashboard's and the login form's) take only same-site, well-formed
+ * form posts. Remix itself answers a cross-site post with a bare 500 and a page action
+ * fails on a body that is not form data; both are the client's fault, so they are
+ * refused here, before Remix, with 403, 415 or 400. Returns the body it read, or null
+ * when it answered.
+ */
+async function guardPageMutation(req, res, trustProxy) {
+  const origin = req.headers.origin;
+  if (origin !== undefined) {
+    const host = (trustProxy && req.headers["x-forwarded-host"]?.split(",")[0]?.trim()) || req.headers.host;
+    let originHost = null;
+    try {
+      originHost = origin === "null" ? null : new URL(origin).host;
+    } catch {
+      originHost = null;
+    }
+    if (!originHost || originHost !== host) {
+      htmlError(res, 403, "Cross-site form posts are not allowed.");
+      return null;
+    }
+  }
+  const type = (req.headers["content-type"] ?? "").split(";")[0].trim().toLowerCase();
+  if (!FORM_TYPES.has(type)) {
+    htmlError(res, 415, "Send the form as application/x-www-form-urlencoded or multipart/form-data.");
+    return null;
+  }
+  const body = await readBody(req, DIRECT_BODY_CAP);
+  if (body === null) {
+    htmlError(res, 413, "The form is too large.");
+    return null;
+  }
+  try {
+    await new Response(body, { headers: { "content-type": req.headers["content-type"] } }).formData();
+  } catch {
+    htmlError(res, 400, "The form data could not be read.");
+    return null;
+  }
+  return body;
+}
+
 /**
  * Builds the HTTP server around a Remix build. Returns the server and a `shutdown`
  * that stops accepting, waits for requests in flight, then stops background work.
@@ -212,9 +266,18 @@ export async function createAppServer({ buildDir = path.resolve(root, process.en
       return;
     }
     assets(req, res, async () => {
+      let bufferedBody;
+      if (MUTATIONS.has(req.method) && !req.url?.startsWith("/api/")) {
+        try {
+          bufferedBody = await guardPageMutation(req, res, trustProxy);
+        } catch {
+          return htmlError(res, 400, "The request body could not be read.");
+        }
+        if (bufferedBody === null) return;
+      }
       let request;
       try {
-        request = toRequest(req, res, trustProxy);
+        request = toRequest(req, res, trustProxy, bufferedBody);
       } catch {
         return jsonError(res, 400, "bad_request", "The request line or headers are malformed.");
       }

@@ -184,3 +184,43 @@ describe("session cookie in production behind https", () => {
     }
   });
 });
+
+describe("page form posts", () => {
+  it("refuses a cross-site post to a page action with 403 instead of running it", async () => {
+    const res = await fetch(`${server.url}/login`, {
+      method: "POST",
+      headers: { Origin: "https://evil.example", "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ email: STAFF.email, password: STAFF.password }),
+      redirect: "manual",
+    });
+    expect(res.status).toBe(403);
+    expect(res.headers.get("set-cookie")).toBeNull();
+  });
+
+  it("refuses a page post that is not form data with 415, and broken form data with 400", async () => {
+    const json = await fetch(`${server.url}/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: STAFF.email }),
+    });
+    expect(json.status).toBe(415);
+    const broken = await fetch(`${server.url}/login`, {
+      method: "POST",
+      headers: { "Content-Type": "multipart/form-data; boundary=nope" },
+      body: "--other\r\nnot a part",
+    });
+    expect(broken.status).toBe(400);
+  });
+
+  it("closes the connection after refusing a body it did not read, so a reusing client does not hang", async () => {
+    const res = await fetch(`${server.url}/api/auth/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: "a@b.c", password: "x".repeat(200 * 1024) }),
+    });
+    expect(res.status).toBe(413);
+    expect(res.headers.get("connection")).toBe("close");
+    const next = await fetch(`${server.url}/healthz`);
+    expect(next.status).toBe(200);
+  });
+});
