@@ -175,6 +175,18 @@ describe("the builder page without JavaScript", () => {
     expect((v4!.fields as { key: string }[]).map((field) => field.key)).toEqual(["first", "second", "third"]);
   });
 
+  it("keeps every field when several people add fields at the same moment", async () => {
+    const id = await newForm();
+    const labels = ["Alpha", "Beta", "Gamma", "Delta", "Epsilon"];
+    const results = await Promise.all(labels.map((label) => post(`/forms/${id}`, addText(label))));
+    expect(results.map((res) => res.status)).toEqual(labels.map(() => 200));
+    const form = await stored(id);
+    expect((form!.fields as { label: string }[]).map((field) => field.label).sort()).toEqual([...labels].sort());
+    expect(form!.schemaVersion).toBe(labels.length + 1);
+    const versions = await db.formVersion.findMany({ where: { formId: id }, select: { version: true }, orderBy: { version: "asc" } });
+    expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6]);
+  });
+
   it("does not make a version for a move past the end, and says so when a field is gone", async () => {
     const id = await newForm();
     await post(`/forms/${id}`, addText("Only"));
