@@ -1,0 +1,122 @@
+// Every lead that got a 2xx is kept, whatever happens to the process afterwards.
+import { afterEach, describe, expect, it } from "vitest";
+import { FieldsSchema, FormSettingsSchema } from "~/models/form-schema";
+import { db } from "~/utils/db.server";
+import { startServer, type TestServer } from "../support/server";
+
+const running: TestServer[] = [];
+afterEach(async () => {
+  await Promise.all(running.splice(0).map((server) => server.kill()));
+});
+
+async function newForm(): Promise<string> {
+  const fields = FieldsSchema.parse([
+    { key: "name", label: "Name", type: "text", required: true },
+    { key: "email", label: "Email", type: "email", required: true },
+    { key: "notes", label: "Notes", type: "textarea" },
+  ]);
+  const form = await db.form.create({
+    data: { name: "Crash", fields, settings: FormSettingsSchema.parse({}), versions: { create: { version: 1, fields } } },
+    select: { id: true },
+  });
+  return form.id;
+}
+
+type Tally = { acknowledged: Set<string>; serverErrors: number; connectionErrors: number; sent: number };
+
+/** Keeps `concurrency` submissions in flight against `url` until `stop()`. */
+function submitLoad(url: string, formId: string, concurrency = 16) {
+  const tally: Tally = { acknowledged: new Set(), serverErrors: 0, connectionErrors: 0, sent: 0 };
+  let stopped = false;
+  const worker = async (w: number) => {
+    for (let i = 0; !stopped; i++) {
+      tally.sent++;
+      try {
+        const res = await fetch(`${url}/api/leads/submit`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: JSON.stringify({
+            formId,
+            data: { name: `Worker ${w} lead ${i}`, email: `w${w}.${i}@example.com`, notes: "x".repeat(2000) },
+            utm: { utm_source: "crash-test" },
+          }),
+        });
+        const body = (await res.json()) as { id?: string };
+        if (res.status === 201 && body.id) tally.acknowledged.add(body.id);
+        else if (res.status >= 500) tally.serverErrors++;
+      } catch {
+        tally.connectionErrors++;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+  };
+  const done = Promise.all(Array.from({ length: concurrency }, (_, w) => worker(w)));
+  return {
+    tally,
+    async stop() {
+      stopped = true;
+      await done;
+    },
+  };
+}
+
+async function expectEveryAcknowledgedLeadWhole(formId: string, acknowledged: Set<string>) {
+  const rows = await db.lead.findMany({
+    where: { formId },
+    select: { id: true, data: true, searchText: true, utmSource: true, schemaVersion: true, createdAt: true },
+  });
+  const stored = new Map(rows.map((row) => [row.id, row]));
+  const missing = [...acknowledged].filter((id) => !stored.has(id));
+  expect(missing).toEqual([]);
+  // Nothing half-written: every stored row, acknowledged or caught in flight, is complete.
+  for (const row of rows) {
+    const data = row.data as { name?: string; email?: string; notes?: string };
+    expect(data.name).toMatch(/^Worker \d+ lead \d+$/);
+    expect(data.notes).toHaveLength(2000);
+    expect(row.searchText).toContain(data.email);
+    expect(row.utmSource).toBe("crash-test");
+    expect(row.schemaVersion).toBe(1);
+    expect(row.createdAt).toBeInstanceOf(Date);
+  }
+  return rows.length;
+}
+
+describe("crash safety", () => {
+  it("keeps every acknowledged lead, whole, when the server is killed with SIGKILL mid-load", async () => {
+    const formId = await newForm();
+    const server = await startServer({ SUBMIT_RATE_LIMIT_PER_MINUTE: "0" });
+    running.push(server);
+    const load = submitLoad(server.url, formId);
+    await expect.poll(() => load.tally.acknowledged.size, { timeout: 15_000, interval: 10 }).toBeGreaterThan(300);
+    await server.kill();
+    await load.stop();
+    expect(load.tally.serverErrors).toBe(0);
+    expect(load.tally.connectionErrors).toBeGreaterThan(0); // the kill did land mid-load
+
+    // A new process on the same database finds them all, and takes new ones.
+    const restarted = await startServer({ SUBMIT_RATE_LIMIT_PER_MINUTE: "0" });
+    running.push(restarted);
+    const stored = await expectEveryAcknowledgedLeadWhole(formId, load.tally.acknowledged);
+    expect(stored).toBeGreaterThanOrEqual(load.tally.acknowledged.size);
+    const after = await fetch(`${restarted.url}/api/leads/submit`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ formId, data: { name: "Worker 0 lead 999999", email: "after@example.com", notes: "x".repeat(2000) }, utm: { utm_source: "crash-test" } }),
+    });
+    expect(after.status).toBe(201);
+  });
+
+  it("finishes the requests in flight and exits 0 on SIGTERM, losing no acknowledged lead", async () => {
+    const formId = await newForm();
+    const server = await startServer({ SUBMIT_RATE_LIMIT_PER_MINUTE: "0" });
+    running.push(server);
+    const load = submitLoad(server.url, formId);
+    await expect.poll(() => load.tally.acknowledged.size, { timeout: 15_000, interval: 10 }).toBeGreaterThan(300);
+    const exitCode = await server.stop();
+    await load.stop();
+    expect(exitCode).toBe(0);
+    expect(load.tally.serverErrors).toBe(0);
+    expect(server.output()).toContain("SIGTERM: finishing requests in flight");
+    await expectEveryAcknowledgedLeadWhole(formId, load.tally.acknowledged);
+  });
+});
