@@ -258,3 +258,66 @@ describe("one lead", () => {
     expect((await api("PUT", "/api/leads/x", {})).status).toBe(405);
   });
 });
+
+describe("dashboard pages", () => {
+  it("send a visitor without a session to the login page, keeping the filtered address", async () => {
+    for (const path of ["/leads?utm_campaign=spring", "/leads/some-id", "/leads/sources"]) {
+      const res = await fetch(`${server.url}${path}`, { redirect: "manual" });
+      expect(res.status, path).toBe(302);
+      expect(res.headers.get("location")).toBe(`/login?${new URLSearchParams({ redirectTo: path })}`);
+    }
+  });
+
+  it("render the filtered list, and name a bad filter with 422 instead of failing", async () => {
+    const cookie = await loginAsStaff(server.url);
+    const ok = await fetch(`${server.url}/leads?utm_campaign=summer`, { headers: { Cookie: cookie } });
+    expect(ok.status).toBe(200);
+    const html = await ok.text();
+    expect(html).toContain("Grace");
+    expect(html).not.toContain("Ada");
+    expect(html).toContain("/api/leads/export?format=csv&amp;utm_campaign=summer");
+    const bad = await fetch(`${server.url}/leads?from=2026-02-31&limit=9999`, { headers: { Cookie: cookie } });
+    expect(bad.status).toBe(422);
+    const badHtml = await bad.text();
+    expect(badHtml).toContain("Use a real date as YYYY-MM-DD.");
+    expect(badHtml).toContain("limit: Use 500 or less.");
+  });
+
+  it("answer 404 for an unknown lead or form, and 422 for a too long period", async () => {
+    const cookie = await loginAsStaff(server.url);
+    expect((await fetch(`${server.url}/leads/nope`, { headers: { Cookie: cookie } })).status).toBe(404);
+    expect((await fetch(`${server.url}/leads/sources?formId=nope`, { headers: { Cookie: cookie } })).status).toBe(404);
+    const long = await fetch(`${server.url}/leads/sources?formId=${contact.id}&from=2020-01-01&to=2026-01-01`, {
+      headers: { Cookie: cookie },
+    });
+    expect(long.status).toBe(422);
+  });
+
+  it("count a form's leads by source, campaign, referrer and day over the period", async () => {
+    const { getSourceStats, SourceStatsQuerySchema } = await import("~/models/lead.server");
+    const stats = await getSourceStats(
+      SourceStatsQuerySchema.parse({ formId: contact.id, from: "2026-03-01", to: "2026-03-03" }),
+    );
+    expect(stats).toMatchObject({
+      formName: "Contact form",
+      total: 3,
+      bySource: expect.arrayContaining([
+        { value: "google", count: 2 },
+        { value: "newsletter", count: 1 },
+      ]),
+      byCampaign: [
+        { value: "spring", count: 2 },
+        { value: "summer", count: 1 },
+      ],
+      byReferrerHost: expect.arrayContaining([
+        { value: null, count: 2 },
+        { value: "www.google.com", count: 1 },
+      ]),
+      perDay: [
+        { day: "2026-03-01", count: 1 },
+        { day: "2026-03-02", count: 1 },
+        { day: "2026-03-03", count: 1 },
+      ],
+    });
+  });
+});

@@ -78,7 +78,7 @@ async function measuredDownload(query: string) {
 }
 
 describe(`exporting ${LEADS.toLocaleString("en")} leads`, () => {
-  it("warms up on an export of each format", async () => {
+  it("warms up on an export of each format", { timeout: 120_000 }, async () => {
     // Runs the code paths once (here on the 86,400 leads of one day), so the measurements
     // below see the export's own memory, not the process's first-use growth.
     for (const format of ["csv", "xlsx"]) {
