@@ -7,6 +7,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
+import { SECRET_PREFIXES } from "./secrets";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 
@@ -37,6 +38,7 @@ export default async function setup(project: TestProject) {
   const kind = process.env.TEST_DATABASE ?? "sqlite";
   const runId = `${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), `lc-test-${kind}-`));
+  const logFile = path.join(root, "test-results", `server-output-${runId}.log`);
   project.provide("runId", runId);
   project.provide("runDir", runDir);
 
@@ -51,6 +53,7 @@ export default async function setup(project: TestProject) {
     migrate(templateUrl.toString());
     project.provide("templateDatabaseUrl", templateUrl.toString());
     return async () => {
+      assertNoSecretsLogged(logFile);
       const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
       await client.connect();
       const { rows } = await client.query<{ datname: string }>(
@@ -66,5 +69,22 @@ export default async function setup(project: TestProject) {
   const templateFile = path.join(runDir, "template.db");
   migrate(`file:${templateFile}`);
   project.provide("templateDatabaseUrl", `file:${templateFile}`);
-  return () => fs.rmSync(runDir, { recursive: true, force: true });
+  return () => {
+    fs.rmSync(runDir, { recursive: true, force: true });
+    assertNoSecretsLogged(logFile);
+  };
+}
+
+/**
+ * Every server the run started wrote its output to one log; none may have printed a
+ * secret (each test file's secrets carry a known prefix, see setup-database.ts).
+ */
+function assertNoSecretsLogged(logFile: string) {
+  if (!fs.existsSync(logFile)) return;
+  const output = fs.readFileSync(logFile, "utf8");
+  const leaked = SECRET_PREFIXES.filter((prefix) => output.includes(prefix));
+  if (leaked.length > 0) {
+    throw new Error(`The servers' output contains secrets (${leaked.join(", ")}): see ${logFile}.`);
+  }
+  fs.rmSync(logFile);
 }

@@ -3,9 +3,14 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
+import { inject } from "vitest";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const logDir = path.join(root, "test-results");
+
+export function serverLogPath(runId: string): string {
+  return path.join(logDir, `server-output-${runId}.log`);
+}
 
 export type TestServer = {
   url: string;
@@ -26,7 +31,8 @@ export async function startServer(env: Record<string, string | undefined> = {}):
   });
   let output = "";
   fs.mkdirSync(logDir, { recursive: true });
-  const log = fs.createWriteStream(path.join(logDir, "server-output.log"), { flags: "a" });
+  // One log per test run and project: global-setup.ts greps it for secrets at the end.
+  const log = fs.createWriteStream(serverLogPath(inject("runId")), { flags: "a" });
   const collect = (chunk: Buffer) => {
     output += chunk.toString();
     log.write(chunk);

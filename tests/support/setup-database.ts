@@ -5,6 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { inject } from "vitest";
+import { SECRET_PREFIXES } from "./secrets";
 
 const templateUrl = inject("templateDatabaseUrl");
 const runDir = inject("runDir");
@@ -30,8 +31,8 @@ Object.assign(process.env, {
   NODE_ENV: "test",
   ENV_FILE: "",
   DATABASE_URL: databaseUrl,
-  SESSION_SECRET: `test-session-secret-${randomBytes(16).toString("hex")}`,
-  SUPPORT_API_KEY: `test-support-key-${randomBytes(8).toString("hex")}`,
-  INBOUND_SECRET: `test-inbound-secret-${randomBytes(8).toString("hex")}`,
+  SESSION_SECRET: `${SECRET_PREFIXES[0]}${randomBytes(16).toString("hex")}`,
+  SUPPORT_API_KEY: `${SECRET_PREFIXES[1]}${randomBytes(8).toString("hex")}`,
+  INBOUND_SECRET: `${SECRET_PREFIXES[2]}${randomBytes(8).toString("hex")}`,
   OUTBOX_POLL_MS: "200",
 });
