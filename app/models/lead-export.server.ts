@@ -4,7 +4,7 @@
 // the row count, the first bytes leave before the last row is read, and a client that
 // disconnects (stream cancelled, request aborted) stops the reading.
 import { PassThrough } from "node:stream";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import ExcelJS from "exceljs";
 import Papa from "papaparse";
 import type { LeadData, LeadValue } from "~/models/form-schema";
@@ -16,9 +16,7 @@ import {
   type Cursor,
   type LeadFilters,
 } from "~/models/lead.server";
-import { sqliteFilePath } from "~/utils/database-url";
-import { db, isPostgres, type Prisma } from "~/utils/db.server";
-import { env } from "~/utils/env.server";
+import { db, isPostgres, sqliteConnection, type Prisma, type SqliteConnection } from "~/utils/db.server";
 
 export const EXPORT_FORMATS = ["csv", "xlsx"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -199,19 +197,13 @@ function prismaPageReader(filters: LeadFilters, pageSize: number, signal?: Abort
 }
 
 /*
- * On SQLite an export reads through a read-only connection of its own with
- * better-sqlite3, not through Prisma: the ORM's per-row work (query compilation,
- * result mapping, Date and JSON conversion) more than doubles the time of a million-row
- * export, and WAL mode lets this reader run beside the app's writer. The filters are
- * the same as leadWhere's; the tests check both paths return the same leads.
+ * On SQLite an export reads with better-sqlite3 on the connection under Prisma
+ * (docs/decisions/003-driver-for-hot-paths.md), not through the ORM: Prisma's per-row
+ * work (query compilation, result mapping, Date and JSON conversion) more than doubled
+ * the time of a large export. The filters are leadWhere's; the tests check that both
+ * paths return the same leads.
  */
-let sqliteReader: Database.Database | null = null;
-const statements = new Map<string, Database.Statement>();
-
-function sqliteConnection(): Database.Database {
-  sqliteReader ??= new Database(sqliteFilePath(env.DATABASE_URL), { readonly: true, fileMustExist: true });
-  return sqliteReader;
-}
+const statements = new WeakMap<SqliteConnection, Map<string, Database.Statement>>();
 
 /** The adapter stores DateTime as `toISOString()` with `+00:00` for `Z`; bind the same. */
 const sqliteTime = (date: Date) => date.toISOString().replace("Z", "+00:00");
@@ -244,8 +236,8 @@ function sqlitePageReader(filters: LeadFilters, pageSize: number, signal?: Abort
     `"utmContent", "referrerUrl", "landingPageUrl" FROM "Lead" WHERE "isSpam" = ?` +
     conditions.map((condition) => ` AND ${condition}`).join("");
   const order = ` ORDER BY "createdAt" DESC, "id" DESC LIMIT ?`;
-  const first = prepare(base + order);
-  const after = prepare(`${base} AND "createdAt" <= ? AND ("createdAt" < ? OR "id" < ?)${order}`);
+  const firstSql = base + order;
+  const afterSql = `${base} AND "createdAt" <= ? AND ("createdAt" < ? OR "id" < ?)${order}`;
 
   type Raw = [string, string, string, string, ...Array<string | null>];
   let last: { createdAt: string; id: string } | null = null;
@@ -254,6 +246,12 @@ function sqlitePageReader(filters: LeadFilters, pageSize: number, signal?: Abort
   return {
     async next() {
       if (done || signal?.aborted) return null;
+      const connection = await sqliteConnection();
+      // A read inside a Prisma transaction open on the shared connection would see its
+      // uncommitted rows; wait for it to end (statements are synchronous, nothing else interleaves).
+      while (connection.inTransaction) await new Promise((resolve) => setImmediate(resolve));
+      const first = prepare(connection, firstSql);
+      const after = prepare(connection, afterSql);
       let raw = runs.flatMap(
         (spam) =>
           (last
@@ -291,11 +289,13 @@ function sqlitePageReader(filters: LeadFilters, pageSize: number, signal?: Abort
   };
 }
 
-function prepare(sql: string): Database.Statement {
-  let statement = statements.get(sql);
+function prepare(connection: SqliteConnection, sql: string): Database.Statement {
+  let cache = statements.get(connection);
+  if (!cache) statements.set(connection, (cache = new Map()));
+  let statement = cache.get(sql);
   if (!statement) {
-    statement = sqliteConnection().prepare(sql).raw(true);
-    statements.set(sql, statement);
+    statement = connection.prepare(sql).raw(true);
+    cache.set(sql, statement);
   }
   return statement;
 }
