@@ -25,7 +25,9 @@ const BASE_HEADERS = { "x-content-type-options": "nosniff", "referrer-policy": "
 
 function jsonError(res, status, code, message) {
   if (res.headersSent) return res.destroy();
-  res.writeHead(status, { ...BASE_HEADERS, "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" });
+  const headers = { ...BASE_HEADERS, "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" };
+  if (!res.req.complete) headers.connection = "close";
+  res.writeHead(status, headers);
   res.end(JSON.stringify({ error: { code, message } }));
 }
 
@@ -98,6 +100,7 @@ async function sendResponse(res, response) {
 }
 
 const MUTATIONS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+const BUFFERED_BODY = Symbol.for("lead-capture.bufferedBody");
 const DIRECT_BODY_CAP = 1024 * 1024;
 
 /**
@@ -157,11 +160,10 @@ async function dispatchDirect(module, req, res, trustProxy) {
       return jsonError(res, 413, "payload_too_large", "The request body is too large.");
     }
   }
-  const request = new Request(new URL(req.url ?? "/", `${proto}://${host}`), {
-    method: req.method,
-    headers,
-    body: body && body.length > 0 ? body : undefined,
-  });
+  // The body goes to the route only through readBodyText (app/utils/api.server.ts), as
+  // bytes: no web stream is made for it (docs/decisions/004-direct-dispatch.md).
+  const request = new Request(new URL(req.url ?? "/", `${proto}://${host}`), { method: req.method, headers });
+  if (body) request[BUFFERED_BODY] = body;
   const context = { clientIp: clientIpOf(req, trustProxy), cspNonce: "" };
   let response;
   try {
@@ -170,12 +172,25 @@ async function dispatchDirect(module, req, res, trustProxy) {
     if (!(thrown instanceof Response)) throw thrown;
     response = thrown;
   }
-  await sendResponse(res, req.method === "HEAD" ? new Response(null, response) : response);
+  // Small JSON answers: one write with a Content-Length instead of a chunked stream.
+  const payload = req.method === "HEAD" || !response.body ? null : Buffer.from(await response.arrayBuffer());
+  const outgoing = { ...BASE_HEADERS };
+  for (const [name, value] of response.headers) {
+    if (name !== "set-cookie") outgoing[name] = value;
+  }
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) outgoing["set-cookie"] = cookies;
+  if (!req.complete) outgoing.connection = "close";
+  if (payload) outgoing["content-length"] = payload.length;
+  res.writeHead(response.status, outgoing);
+  res.end(payload);
 }
 
 function htmlError(res, status, message) {
   if (res.headersSent) return res.destroy();
-  res.writeHead(status, { ...BASE_HEADERS, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" });
+  const headers = { ...BASE_HEADERS, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" };
+  if (!res.req.complete) headers.connection = "close";
+  res.writeHead(status, headers);
   res.end(`<!doctype html><meta charset="utf-8"><title>${status}</title><p>${message}</p><p><a href="/">Back</a></p>`);
 }
 

@@ -77,11 +77,20 @@ export function parseOrFail<S extends z.ZodType>(schema: S, value: unknown, pref
 
 export const DEFAULT_BODY_LIMIT = 64 * 1024;
 
+const BUFFERED_BODY = Symbol.for("lead-capture.bufferedBody");
+
 /**
  * Reads the whole body as text, refusing more than `limit` bytes with 413 as soon as
  * the limit is passed (the rest is never buffered).
  */
 export async function readBodyText(request: Request, limit = DEFAULT_BODY_LIMIT): Promise<string> {
+  // server.js reads the body of directly dispatched routes itself and hands the bytes
+  // over, so they need not go through a web stream a second time (docs/decisions/004).
+  const buffered = (request as unknown as Record<symbol, Buffer | undefined>)[BUFFERED_BODY];
+  if (buffered) {
+    if (buffered.length > limit) tooLarge(limit);
+    return buffered.toString("utf8");
+  }
   const declared = Number(request.headers.get("Content-Length"));
   if (Number.isFinite(declared) && declared > limit) tooLarge(limit);
   if (!request.body) return "";
