@@ -189,7 +189,7 @@ async function load(
   options: Omit<autocannon.Options, "url" | "duration"> & { seconds?: number },
 ): Promise<Load> {
   const run = (seconds: number) =>
-    autocannon({ url, duration: seconds, ...options }) as unknown as Promise<autocannon.Result>;
+    autocannon({ url, duration: seconds, ...options });
   const warm = await run(3);
   const result = await run(options.seconds ?? SECONDS);
   return {
@@ -334,9 +334,12 @@ async function timedDownload(url: string, cookie: string, pid: number) {
   if (!res.ok || !res.body) throw new Error(`export ${url}: ${res.status} ${await res.text()}`);
   let bytes = 0;
   let firstByteMs = 0;
-  for await (const chunk of res.body) {
+  const reader = res.body.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
     if (!firstByteMs) firstByteMs = performance.now() - started;
-    bytes += (chunk as Uint8Array).byteLength;
+    bytes += value.byteLength;
   }
   const ms = performance.now() - started;
   clearInterval(sampler);
@@ -460,7 +463,7 @@ async function benchInbound() {
       headers: { "Content-Type": "application/json", "x-inbound-secret": SECRETS.INBOUND_SECRET },
       requests: [
         {
-          setupRequest(request) {
+          setupRequest(request: autocannon.Request) {
             const i = n++;
             const reference = references[i % references.length];
             request.body = JSON.stringify({

@@ -7,7 +7,7 @@ import EmailReplyParser from "email-reply-parser";
 import { convert } from "html-to-text";
 import addressparser from "nodemailer/lib/addressparser";
 import { z } from "zod";
-import { fail, mediaType, parseJsonText, parseOrFail } from "~/utils/api.server";
+import { fail, mediaType, parseJsonText, parseOrFail, readBodyBytes } from "~/utils/api.server";
 import { secretsMatch } from "~/utils/auth.server";
 import { env } from "~/utils/env.server";
 import { textAboveMarker } from "~/utils/mailer.server";
@@ -43,31 +43,6 @@ export function requireInboundSecret(request: Request): void {
   }
 }
 
-async function readBodyBytes(request: Request): Promise<Uint8Array> {
-  // Connection: close, because the rest of the body is never read: a client that reused
-  // this connection would wait forever for an answer.
-  const tooLarge = () =>
-    fail(413, "payload_too_large", `The email is larger than ${INBOUND_BODY_LIMIT / 1024 / 1024} MiB.`, {
-      headers: { Connection: "close" },
-    });
-  const declared = Number(request.headers.get("Content-Length"));
-  if (Number.isFinite(declared) && declared > INBOUND_BODY_LIMIT) tooLarge();
-  if (!request.body) return new Uint8Array();
-  const reader = request.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > INBOUND_BODY_LIMIT) {
-      await reader.cancel().catch(() => {});
-      tooLarge();
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks);
-}
 
 type Headers = Map<string, string>;
 
@@ -300,7 +275,7 @@ function normalize(raw: Raw): InboundEmail {
  */
 export async function readInboundEmail(request: Request): Promise<InboundEmail> {
   const type = mediaType(request);
-  const bytes = await readBodyBytes(request);
+  const bytes = await readBodyBytes(request, INBOUND_BODY_LIMIT);
   if (type === "application/json" || type.endsWith("+json")) {
     return normalize(fromJson(parseJsonText(Buffer.from(bytes).toString("utf8"))));
   }

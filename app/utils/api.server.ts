@@ -80,20 +80,20 @@ export const DEFAULT_BODY_LIMIT = 64 * 1024;
 const BUFFERED_BODY = Symbol.for("lead-capture.bufferedBody");
 
 /**
- * Reads the whole body as text, refusing more than `limit` bytes with 413 as soon as
- * the limit is passed (the rest is never buffered).
+ * Reads the whole body, refusing more than `limit` bytes with 413 as soon as the limit
+ * is passed (the rest is never buffered; server.js closes such a connection).
  */
-export async function readBodyText(request: Request, limit = DEFAULT_BODY_LIMIT): Promise<string> {
+export async function readBodyBytes(request: Request, limit = DEFAULT_BODY_LIMIT): Promise<Buffer> {
   // server.js reads the body of directly dispatched routes itself and hands the bytes
   // over, so they need not go through a web stream a second time (docs/decisions/004).
   const buffered = (request as unknown as Record<symbol, Buffer | undefined>)[BUFFERED_BODY];
   if (buffered) {
     if (buffered.length > limit) tooLarge(limit);
-    return buffered.toString("utf8");
+    return buffered;
   }
   const declared = Number(request.headers.get("Content-Length"));
   if (Number.isFinite(declared) && declared > limit) tooLarge(limit);
-  if (!request.body) return "";
+  if (!request.body) return Buffer.alloc(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -107,11 +107,17 @@ export async function readBodyText(request: Request, limit = DEFAULT_BODY_LIMIT)
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  return Buffer.concat(chunks);
+}
+
+/** readBodyBytes, decoded as UTF-8. */
+export async function readBodyText(request: Request, limit = DEFAULT_BODY_LIMIT): Promise<string> {
+  return (await readBodyBytes(request, limit)).toString("utf8");
 }
 
 function tooLarge(limit: number): never {
-  fail(413, "payload_too_large", `The request body is larger than ${Math.round(limit / 1024)} KiB.`);
+  const size = limit >= 1024 * 1024 ? `${limit / 1024 / 1024} MiB` : `${Math.round(limit / 1024)} KiB`;
+  fail(413, "payload_too_large", `The request body is larger than ${size}.`);
 }
 
 export function mediaType(request: Request): string {
