@@ -48,9 +48,16 @@ function createClient(driver: Driver): Db {
   return new SqliteClient({ adapter: adapter as unknown as PrismaBetterSQLite3 });
 }
 
-const globalForDb = globalThis as unknown as { __db?: Db; __driver?: Driver };
-const driver: Driver = (globalForDb.__driver ??= { pool: null, sqlite: null });
-export const db: Db = (globalForDb.__db ??= createClient(driver));
+// One client per process and database, kept on globalThis so that reloading modules
+// (Vite's dev server, a test runner's module isolation) does not open another. Keyed by
+// the URL, so a process that moves to another database gets a client for it.
+const globalForDb = globalThis as unknown as { __db?: { url: string; db: Db; driver: Driver } };
+if (globalForDb.__db?.url !== env.DATABASE_URL) {
+  const fresh: Driver = { pool: null, sqlite: null };
+  globalForDb.__db = { url: env.DATABASE_URL, db: createClient(fresh), driver: fresh };
+}
+const driver: Driver = globalForDb.__db.driver;
+export const db: Db = globalForDb.__db.db;
 
 export const isPostgres = env.DATABASE_PROVIDER === "postgresql";
 
