@@ -4,19 +4,17 @@
 // the row count, the first bytes leave before the last row is read, and a client that
 // disconnects (stream cancelled, request aborted) stops the reading.
 import { PassThrough } from "node:stream";
-import type Database from "better-sqlite3";
 import ExcelJS from "exceljs";
 import Papa from "papaparse";
 import type { LeadData, LeadValue } from "~/models/form-schema";
 import {
   findLeadPage,
-  newestFirst,
-  spamValues,
   leadWhere,
+  sqliteLeadPage,
   type Cursor,
   type LeadFilters,
 } from "~/models/lead.server";
-import { db, isPostgres, sqliteConnection, type Prisma, type SqliteConnection } from "~/utils/db.server";
+import { db, isPostgres, type Prisma } from "~/utils/db.server";
 
 export const EXPORT_FORMATS = ["csv", "xlsx"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -196,108 +194,24 @@ function prismaPageReader(filters: LeadFilters, pageSize: number, signal?: Abort
   };
 }
 
-/*
- * On SQLite an export reads with better-sqlite3 on the connection under Prisma
- * (docs/decisions/003-driver-for-hot-paths.md), not through the ORM: Prisma's per-row
- * work (query compilation, result mapping, Date and JSON conversion) more than doubled
- * the time of a large export. The filters are leadWhere's; the tests check that both
- * paths return the same leads.
- */
-const statements = new WeakMap<SqliteConnection, Map<string, Database.Statement>>();
-
-/** The adapter stores DateTime as `toISOString()` with `+00:00` for `Z`; bind the same. */
-const sqliteTime = (date: Date) => date.toISOString().replace("Z", "+00:00");
-
-function isoFromSqlite(value: unknown): string {
-  if (typeof value === "string") {
-    if (value.length === 29 && value.endsWith("+00:00")) return `${value.slice(0, 23)}Z`;
-    if (/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$/.test(value)) return new Date(`${value.replace(" ", "T")}Z`).toISOString();
-    return new Date(value).toISOString();
-  }
-  return new Date(Number(value)).toISOString();
-}
-
+/** SQLite: pages read with the driver (sqliteLeadPage in lead.server.ts, decision 003). */
 function sqlitePageReader(filters: LeadFilters, pageSize: number, signal?: AbortSignal): PageReader {
-  const conditions: string[] = [];
-  const params: unknown[] = [];
-  if (filters.formId) (conditions.push(`"formId" = ?`), params.push(filters.formId));
-  if (filters.from || filters.to) {
-    const range = leadWhere(filters).createdAt as { gte?: Date; lt?: Date };
-    if (range.gte) (conditions.push(`"createdAt" >= ?`), params.push(sqliteTime(range.gte)));
-    if (range.lt) (conditions.push(`"createdAt" < ?`), params.push(sqliteTime(range.lt)));
-  }
-  if (filters.utm_source) (conditions.push(`"utmSource" = ?`), params.push(filters.utm_source));
-  if (filters.utm_medium) (conditions.push(`"utmMedium" = ?`), params.push(filters.utm_medium));
-  if (filters.utm_campaign) (conditions.push(`"utmCampaign" = ?`), params.push(filters.utm_campaign));
-  // instr: a literal substring, as Prisma's `contains` (no LIKE wildcards to escape).
-  if (filters.q) (conditions.push(`instr("searchText", ?) > 0`), params.push(filters.q));
-  const base =
-    `SELECT "id", "createdAt", "formId", "data", "utmSource", "utmMedium", "utmCampaign", "utmTerm", ` +
-    `"utmContent", "referrerUrl", "landingPageUrl" FROM "Lead" WHERE "isSpam" = ?` +
-    conditions.map((condition) => ` AND ${condition}`).join("");
-  const order = ` ORDER BY "createdAt" DESC, "id" DESC LIMIT ?`;
-  const firstSql = base + order;
-  const afterSql = `${base} AND "createdAt" <= ? AND ("createdAt" < ? OR "id" < ?)${order}`;
-
-  type Raw = [string, string, string, string, ...Array<string | null>];
-  let last: { createdAt: string; id: string } | null = null;
+  let cursor: Cursor | undefined;
   let done = false;
-  const runs = spamValues(filters.spam).map((spam) => (spam ? 1 : 0));
   return {
     async next() {
       if (done || signal?.aborted) return null;
-      const connection = await sqliteConnection();
-      // A read inside a Prisma transaction open on the shared connection would see its
-      // uncommitted rows; wait for it to end (statements are synchronous, nothing else interleaves).
-      while (connection.inTransaction) await new Promise((resolve) => setImmediate(resolve));
-      const first = prepare(connection, firstSql);
-      const after = prepare(connection, afterSql);
-      let raw = runs.flatMap(
-        (spam) =>
-          (last
-            ? after.all(spam, ...params, last.createdAt, last.createdAt, last.id, pageSize)
-            : first.all(spam, ...params, pageSize)) as Raw[],
-      );
-      if (runs.length > 1) {
-        raw = raw
-          .map((row) => ({ row, cursor: { createdAt: new Date(isoFromSqlite(row[1])), id: row[0] } }))
-          .sort((a, b) => newestFirst(a.cursor, b.cursor))
-          .slice(0, pageSize)
-          .map(({ row }) => row);
-      }
-      if (raw.length < pageSize) done = true;
-      if (raw.length === 0) return null;
-      const tail = raw[raw.length - 1];
-      last = { createdAt: tail[1], id: tail[0] };
-      return raw.map((row) => ({
-        id: row[0],
-        createdAt: isoFromSqlite(row[1]),
-        formId: row[2],
-        data: JSON.parse(row[3]) as LeadData,
-        utmSource: row[4],
-        utmMedium: row[5],
-        utmCampaign: row[6],
-        utmTerm: row[7],
-        utmContent: row[8],
-        referrerUrl: row[9],
-        landingPageUrl: row[10],
-      }));
+      const rows = await sqliteLeadPage(filters, cursor, pageSize);
+      if (rows.length < pageSize) done = true;
+      if (rows.length === 0) return null;
+      const tail = rows[rows.length - 1];
+      cursor = { createdAt: new Date(tail.createdAt), id: tail.id };
+      return rows;
     },
     close() {
       done = true;
     },
   };
-}
-
-function prepare(connection: SqliteConnection, sql: string): Database.Statement {
-  let cache = statements.get(connection);
-  if (!cache) statements.set(connection, (cache = new Map()));
-  let statement = cache.get(sql);
-  if (!statement) {
-    statement = connection.prepare(sql).raw(true);
-    cache.set(sql, statement);
-  }
-  return statement;
 }
 
 // ---------------------------------------------------------------------------

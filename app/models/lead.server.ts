@@ -5,7 +5,8 @@
 import { z } from "zod";
 import type { FormField, LeadData } from "~/models/form-schema";
 import { fail, zodDetails, type ErrorDetail } from "~/utils/api.server";
-import { db, isPostgres, Prisma } from "~/utils/db.server";
+import type Database from "better-sqlite3";
+import { db, isPostgres, Prisma, sqliteConnection, type SqliteConnection } from "~/utils/db.server";
 
 // ---------------------------------------------------------------------------
 // Filters
@@ -158,17 +159,12 @@ export function leadWhere(filters: LeadFilters): Prisma.LeadWhereInput {
 }
 
 /**
- * Prisma passes `contains` to LIKE without escaping its wildcards. PostgreSQL's LIKE
- * escapes with a backslash by default, so the text can be made literal there; SQLite's
- * LIKE has no escape character without an ESCAPE clause, so a q with `%` or `_` matches
- * a superset there, which findLeadPage narrows (see qNeedsRecheck).
+ * Prisma passes `contains` to LIKE without escaping its wildcards; PostgreSQL's LIKE
+ * escapes with a backslash by default, so the text is made literal there. (SQLite reads
+ * through sqliteLeadPage, which matches with instr(), literally.)
  */
 function likeLiteral(q: string): string {
   return isPostgres ? q.replace(/[\\%_]/g, (char) => `\\${char}`) : q;
-}
-
-function qNeedsRecheck(filters: LeadFilters): boolean {
-  return !isPostgres && !!filters.q && /[%_]/.test(filters.q);
 }
 
 export function spamValues(spam: SpamFilter): boolean[] {
@@ -226,16 +222,6 @@ export async function findLeadPage<S extends Prisma.LeadSelect & { id: true; cre
   take: number,
   select: S,
 ): Promise<Array<Prisma.LeadGetPayload<{ select: S }>>> {
-  if (qNeedsRecheck(filters)) return findLeadPageRechecked(filters, cursor, take, select);
-  return findLeadPageAsQueried(filters, cursor, take, select);
-}
-
-async function findLeadPageAsQueried<S extends Prisma.LeadSelect & { id: true; createdAt: true }>(
-  filters: LeadFilters,
-  cursor: Cursor | undefined,
-  take: number,
-  select: S,
-): Promise<Array<Prisma.LeadGetPayload<{ select: S }>>> {
   const where = leadWhere(filters);
   const runs = await Promise.all(
     spamValues(filters.spam).map((isSpam) =>
@@ -253,30 +239,118 @@ async function findLeadPageAsQueried<S extends Prisma.LeadSelect & { id: true; c
     .slice(0, take);
 }
 
-/** findLeadPage for a LIKE superset: reads on until `take` rows contain q literally. */
-async function findLeadPageRechecked<S extends Prisma.LeadSelect & { id: true; createdAt: true }>(
-  filters: LeadFilters,
-  cursor: Cursor | undefined,
-  take: number,
-  select: S,
-): Promise<Array<Prisma.LeadGetPayload<{ select: S }>>> {
-  const q = filters.q!;
-  const batch = Math.max(take, 500);
-  const found: Array<Prisma.LeadGetPayload<{ select: S }>> = [];
-  let after = cursor;
-  for (;;) {
-    const rows = await findLeadPageAsQueried(filters, after, batch, {
-      ...select,
-      searchText: true,
-    });
-    const matching = rows.filter((row) => (row as { searchText: string }).searchText.includes(q));
-    for (const row of matching) {
-      if (found.length === take) break;
-      found.push(row as unknown as Prisma.LeadGetPayload<{ select: S }>);
-    }
-    if (found.length === take || rows.length < batch) return found;
-    after = rows[rows.length - 1] as unknown as Cursor;
+// ---------------------------------------------------------------------------
+// The same pages on SQLite, read with the driver under Prisma
+
+/*
+ * On SQLite the list and the exports read with better-sqlite3 on the connection under
+ * Prisma (docs/decisions/003-driver-for-hot-paths.md): Prisma's per-query and per-row
+ * work (query compilation, result mapping, Date and JSON conversion) was most of a list
+ * request and more than doubled the time of a large export. The filters are leadWhere's;
+ * the tests check that both paths return the same leads.
+ */
+export type LeadRow = {
+  id: string;
+  /** ISO 8601, UTC. */
+  createdAt: string;
+  formId: string;
+  isSpam: boolean;
+  schemaVersion: number;
+  data: LeadData;
+  utmSource: string | null;
+  utmMedium: string | null;
+  utmCampaign: string | null;
+  utmTerm: string | null;
+  utmContent: string | null;
+  referrerHost: string | null;
+  referrerUrl: string | null;
+  landingPageUrl: string | null;
+};
+
+const LEAD_ROW_COLUMNS =
+  `"id", "createdAt", "formId", "isSpam", "schemaVersion", "data", "utmSource", "utmMedium", "utmCampaign", ` +
+  `"utmTerm", "utmContent", "referrerHost", "referrerUrl", "landingPageUrl"`;
+type RawLeadRow = [string, string, string, number | bigint, number | bigint, string, ...Array<string | null>];
+
+/** The adapter stores DateTime as `toISOString()` with `+00:00` for `Z`; bind the same. */
+const sqliteTime = (date: Date) => date.toISOString().replace("Z", "+00:00");
+
+function isoFromSqlite(value: unknown): string {
+  if (typeof value === "string") {
+    if (value.length === 29 && value.endsWith("+00:00")) return `${value.slice(0, 23)}Z`;
+    if (/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$/.test(value)) return new Date(`${value.replace(" ", "T")}Z`).toISOString();
+    return new Date(value).toISOString();
   }
+  return new Date(Number(value)).toISOString();
+}
+
+const statements = new WeakMap<SqliteConnection, Map<string, Database.Statement>>();
+
+function prepared(connection: SqliteConnection, sql: string): Database.Statement {
+  let cache = statements.get(connection);
+  if (!cache) statements.set(connection, (cache = new Map()));
+  let statement = cache.get(sql);
+  if (!statement) cache.set(sql, (statement = connection.prepare(sql).raw(true)));
+  return statement;
+}
+
+/** The SQLite connection, once no Prisma transaction is open on it (its rows would show). */
+async function idleSqlite(): Promise<SqliteConnection> {
+  const connection = await sqliteConnection();
+  while (connection.inTransaction) await new Promise((resolve) => setImmediate(resolve));
+  return connection;
+}
+
+/** SQLite only: one keyset page of leads matching the filters, newest first. */
+export async function sqliteLeadPage(filters: LeadFilters, cursor: Cursor | undefined, take: number): Promise<LeadRow[]> {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  if (filters.formId) (conditions.push(`"formId" = ?`), params.push(filters.formId));
+  const range = dayRange(filters.from, filters.to);
+  if (range.gte) (conditions.push(`"createdAt" >= ?`), params.push(sqliteTime(range.gte)));
+  if (range.lt) (conditions.push(`"createdAt" < ?`), params.push(sqliteTime(range.lt)));
+  if (filters.utm_source) (conditions.push(`"utmSource" = ?`), params.push(filters.utm_source));
+  if (filters.utm_medium) (conditions.push(`"utmMedium" = ?`), params.push(filters.utm_medium));
+  if (filters.utm_campaign) (conditions.push(`"utmCampaign" = ?`), params.push(filters.utm_campaign));
+  // instr: a literal substring, as `contains` means (no LIKE wildcards to escape).
+  if (filters.q) (conditions.push(`instr("searchText", ?) > 0`), params.push(filters.q));
+  if (cursor) {
+    // The `<=` gives SQLite an index range to start from; the OR alone would scan from the top.
+    conditions.push(`"createdAt" <= ? AND ("createdAt" < ? OR "id" < ?)`);
+    const at = sqliteTime(cursor.createdAt);
+    params.push(at, at, cursor.id);
+  }
+  const sql =
+    `SELECT ${LEAD_ROW_COLUMNS} FROM "Lead" WHERE "isSpam" = ?` +
+    conditions.map((condition) => ` AND ${condition}`).join("") +
+    ` ORDER BY "createdAt" DESC, "id" DESC LIMIT ?`;
+  const connection = await idleSqlite();
+  const statement = prepared(connection, sql);
+  const runs = spamValues(filters.spam).map(
+    (spam) => statement.all(spam ? 1 : 0, ...params, take) as RawLeadRow[],
+  );
+  const rows = runs.flat().map(
+    (row): LeadRow => ({
+      id: row[0],
+      createdAt: isoFromSqlite(row[1]),
+      formId: row[2],
+      isSpam: Number(row[3]) === 1,
+      schemaVersion: Number(row[4]),
+      data: JSON.parse(row[5]) as LeadData,
+      utmSource: row[6],
+      utmMedium: row[7],
+      utmCampaign: row[8],
+      utmTerm: row[9],
+      utmContent: row[10],
+      referrerHost: row[11],
+      referrerUrl: row[12],
+      landingPageUrl: row[13],
+    }),
+  );
+  if (runs.length === 1) return rows;
+  return rows
+    .sort((a, b) => newestFirst({ createdAt: new Date(a.createdAt), id: a.id }, { createdAt: new Date(b.createdAt), id: b.id }))
+    .slice(0, take);
 }
 
 // ---------------------------------------------------------------------------
@@ -337,6 +411,11 @@ function utmOf(lead: {
 async function formNames(formIds: string[]): Promise<Map<string, string>> {
   const unique = [...new Set(formIds)];
   if (unique.length === 0) return new Map();
+  if (!isPostgres) {
+    const connection = await idleSqlite();
+    const sql = `SELECT "id", "name" FROM "Form" WHERE "id" IN (${unique.map(() => "?").join(", ")})`;
+    return new Map(prepared(connection, sql).all(...unique) as Array<[string, string]>);
+  }
   const forms = await db.form.findMany({ where: { id: { in: unique } }, select: { id: true, name: true } });
   return new Map(forms.map((form) => [form.id, form.name]));
 }
@@ -345,7 +424,14 @@ async function formNames(formIds: string[]): Promise<Map<string, string>> {
 export async function listLeads(
   query: LeadListQuery,
 ): Promise<{ leads: LeadSummary[]; nextCursor: string | null }> {
-  const rows = await findLeadPage(query, query.cursor, query.limit + 1, listSelect);
+  const rows: Array<Omit<LeadRow, "createdAt"> & { createdAt: Date }> = isPostgres
+    ? await findLeadPage(query, query.cursor, query.limit + 1, listSelect).then((found) =>
+        found.map((row) => ({ ...row, data: row.data as LeadData, referrerUrl: null, landingPageUrl: null })),
+      )
+    : (await sqliteLeadPage(query, query.cursor, query.limit + 1)).map((row) => ({
+        ...row,
+        createdAt: new Date(row.createdAt),
+      }));
   const page = rows.slice(0, query.limit);
   const names = await formNames(page.map((row) => row.formId));
   const last = page[page.length - 1];
@@ -357,7 +443,7 @@ export async function listLeads(
       createdAt: row.createdAt.toISOString(),
       isSpam: row.isSpam,
       schemaVersion: row.schemaVersion,
-      data: row.data as LeadData,
+      data: row.data,
       utm: utmOf(row),
       referrerHost: row.referrerHost,
     })),

@@ -62,8 +62,24 @@ export async function verifyLogin(email: string, password: string): Promise<Sess
   return { id: user.id, email: user.email, name: user.name };
 }
 
-export function getUserById(id: string): Promise<SessionUser | null> {
-  return db.user.findUnique({ where: { id }, select: sessionUserSelect });
+// requireUser looks the session's user up on every dashboard and API request; a user
+// found in the last few seconds is taken from memory. Accounts are never removed by the
+// app, and a password reset does not end sessions, so the cache changes no answer.
+const USER_CACHE_MS = 5_000;
+const recentUsers = new Map<string, { user: SessionUser; until: number }>();
+
+export async function getUserById(id: string): Promise<SessionUser | null> {
+  const now = Date.now();
+  const cached = recentUsers.get(id);
+  if (cached && cached.until > now) return cached.user;
+  const user = await db.user.findUnique({ where: { id }, select: sessionUserSelect });
+  if (!user) {
+    recentUsers.delete(id);
+    return null;
+  }
+  if (recentUsers.size >= 1_000) recentUsers.clear();
+  recentUsers.set(id, { user, until: now + USER_CACHE_MS });
+  return user;
 }
 
 /** Creates the staff user, or sets a new password when the email already has one. */

@@ -11,3 +11,7 @@ export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
 });
 
 export const action = apiRoute(() => methodNotAllowed(["GET"]));
+
+// server.js calls this loader directly, skipping Remix's router: the dashboard's list
+// is the most frequent staff request (docs/decisions/004-direct-dispatch.md).
+export const handle = { directDispatch: true };
