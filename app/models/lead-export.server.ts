@@ -25,7 +25,7 @@ export const CONTENT_TYPES: Record<ExportFormat, string> = {
 };
 
 /** Rows read per database round trip: large enough to amortise the query, small enough to stay flat. */
-export const EXPORT_PAGE_SIZE = 2000;
+export const EXPORT_PAGE_SIZE = 500;
 
 type ExportOptions = { signal?: AbortSignal; pageSize?: number };
 
@@ -309,12 +309,15 @@ function widthOf(cell: Cell): number {
  * A line break in an Excel cell is LF. A CR would be written raw into the sheet's XML,
  * where every XML reader turns it into LF anyway; convert it openly.
  */
-function excelLineBreaks(cells: Cell[]): Cell[] {
-  for (let i = 0; i < cells.length; i++) {
-    const cell = cells[i];
-    if (typeof cell === "string" && cell.includes("\r")) cells[i] = cell.replace(/\r\n?/g, "\n");
+function excelLineBreaks(cells: Cell[]): Array<Cell | undefined> {
+  const out: Array<Cell | undefined> = cells;
+  for (let i = 0; i < out.length; i++) {
+    const cell = out[i];
+    // An empty value is no cell at all: exceljs skips it instead of writing an empty string.
+    if (cell === "") out[i] = undefined;
+    else if (typeof cell === "string" && cell.includes("\r")) out[i] = cell.replace(/\r\n?/g, "\n");
   }
-  return cells;
+  return out;
 }
 
 /** Widths from the header and the first page: the `<cols>` element comes before any row. */
