@@ -18,6 +18,24 @@ function asText(value: LeadValue | undefined): string | undefined {
   return Array.isArray(value) ? value.join(", ") : String(value);
 }
 
+/** A field's help text and error, with the ids its control's aria-describedby names. */
+function FieldNotes({ id, helpText, error }: { id: string; helpText?: string; error?: string }) {
+  return (
+    <>
+      {helpText ? (
+        <small id={`${id}-help`} className="muted">
+          {helpText}
+        </small>
+      ) : null}
+      {error ? (
+        <p id={`${id}-error`} className="field-error">
+          {error}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
 export function FormFields({ fields, values = {}, errors = {}, idPrefix = "field", disabled }: Props) {
   return (
     <>
@@ -101,16 +119,7 @@ export function FormFields({ fields, values = {}, errors = {}, idPrefix = "field
                   {field.label}
                   {field.required ? <span aria-hidden="true"> *</span> : null}
                 </label>
-                {field.helpText ? (
-                  <small id={`${id}-help`} className="muted">
-                    {field.helpText}
-                  </small>
-                ) : null}
-                {error ? (
-                  <p id={`${id}-error`} className="field-error">
-                    {error}
-                  </p>
-                ) : null}
+                <FieldNotes id={id} helpText={field.helpText} error={error} />
               </div>
             );
           default:
@@ -137,16 +146,7 @@ export function FormFields({ fields, values = {}, errors = {}, idPrefix = "field
               {field.required ? <span aria-hidden="true"> *</span> : null}
             </label>
             {control}
-            {field.helpText ? (
-              <small id={`${id}-help`} className="muted">
-                {field.helpText}
-              </small>
-            ) : null}
-            {error ? (
-              <p id={`${id}-error`} className="field-error">
-                {error}
-              </p>
-            ) : null}
+            <FieldNotes id={id} helpText={field.helpText} error={error} />
           </div>
         );
       })}

@@ -12,6 +12,7 @@ import {
   leadWhere,
   sqliteLeadPage,
   type Cursor,
+  type LeadRow,
   type LeadFilters,
 } from "~/models/lead.server";
 import { db, isPostgres, type Prisma } from "~/utils/db.server";
@@ -141,20 +142,20 @@ async function formsInView(filters: LeadFilters): Promise<string[]> {
 // ---------------------------------------------------------------------------
 // Reading pages
 
-export type ExportRow = {
-  id: string;
-  /** ISO 8601, UTC. */
-  createdAt: string;
-  formId: string;
-  data: LeadData;
-  utmSource: string | null;
-  utmMedium: string | null;
-  utmCampaign: string | null;
-  utmTerm: string | null;
-  utmContent: string | null;
-  referrerUrl: string | null;
-  landingPageUrl: string | null;
-};
+export type ExportRow = Pick<
+  LeadRow,
+  | "id"
+  | "createdAt"
+  | "formId"
+  | "data"
+  | "utmSource"
+  | "utmMedium"
+  | "utmCampaign"
+  | "utmTerm"
+  | "utmContent"
+  | "referrerUrl"
+  | "landingPageUrl"
+>;
 
 type PageReader = { next: () => Promise<ExportRow[] | null>; close: () => void };
 
