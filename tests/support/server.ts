@@ -3,7 +3,6 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { inject } from "vitest";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const logDir = path.join(root, "test-results");
@@ -30,12 +29,14 @@ export async function startServer(env: Record<string, string | undefined> = {}):
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";
-  fs.mkdirSync(logDir, { recursive: true });
-  // One log per test run and project: global-setup.ts greps it for secrets at the end.
-  const log = fs.createWriteStream(serverLogPath(inject("runId")), { flags: "a" });
+  if (process.env.TEST_SERVER_LOG) fs.mkdirSync(logDir, { recursive: true });
+  // One log per test run and project (set by setup-database.ts): global-setup.ts greps
+  // it for secrets at the end. Outside the suite (the benchmark) nothing is written.
+  const logPath = process.env.TEST_SERVER_LOG;
+  const log = logPath ? fs.createWriteStream(logPath, { flags: "a" }) : null;
   const collect = (chunk: Buffer) => {
     output += chunk.toString();
-    log.write(chunk);
+    log?.write(chunk);
   };
   child.stdout!.on("data", collect);
   child.stderr!.on("data", collect);
@@ -66,7 +67,7 @@ export async function startServer(env: Record<string, string | undefined> = {}):
       if (child.exitCode !== null) return child.exitCode;
       child.kill("SIGTERM");
       const code = await exited;
-      log.end();
+      log?.end();
       return code;
     },
     async kill() {
@@ -74,7 +75,7 @@ export async function startServer(env: Record<string, string | undefined> = {}):
         child.kill("SIGKILL");
         await exited;
       }
-      log.end();
+      log?.end();
     },
   };
 }

@@ -6,6 +6,7 @@ import path from "node:path";
 import pg from "pg";
 import { inject } from "vitest";
 import { SECRET_PREFIXES } from "./secrets";
+import { serverLogPath } from "./server";
 
 const templateUrl = inject("templateDatabaseUrl");
 const runDir = inject("runDir");
@@ -35,4 +36,5 @@ Object.assign(process.env, {
   SUPPORT_API_KEY: `${SECRET_PREFIXES[1]}${randomBytes(8).toString("hex")}`,
   INBOUND_SECRET: `${SECRET_PREFIXES[2]}${randomBytes(8).toString("hex")}`,
   OUTBOX_POLL_MS: "200",
+  TEST_SERVER_LOG: serverLogPath(runId),
 });
