@@ -92,6 +92,20 @@ function newMigration(name) {
   }
 }
 
+/**
+ * A migrated SQLite file is switched to WAL here, once, while nothing else has it open:
+ * the switch needs the database to itself, and a server (or a second process) that
+ * found it still in rollback mode would have to switch it under load.
+ */
+async function useWalOnSqlite() {
+  const url = process.env.DATABASE_URL;
+  if (/^postgres(ql)?:/i.test(url)) return;
+  const { default: Database } = await import("better-sqlite3");
+  const db = new Database(url.replace(/^file:/, ""), { timeout: 5000 });
+  db.pragma("journal_mode = WAL");
+  db.close();
+}
+
 const isMain = process.argv[1] && path.resolve(process.argv[1]) === fileURLToPath(import.meta.url);
 if (isMain) {
   const [command, ...rest] = process.argv.slice(2);
@@ -107,5 +121,6 @@ if (isMain) {
     newMigration(rest[0]);
   } else {
     prisma([command, ...rest]);
+    if (command === "migrate" && rest[0] === "deploy") await useWalOnSqlite();
   }
 }
