@@ -272,7 +272,16 @@ export async function createAppServer({ buildDir = path.resolve(root, process.en
       }
       if (inFlight === 0 && idle) idle();
     });
-    const directModule = direct.size > 0 ? direct.get(req.url?.split("?")[0]) : undefined;
+    const pathname = req.url?.split("?")[0] ?? "/";
+    try {
+      decodeURI(pathname);
+    } catch {
+      // A malformed percent-encoding names no page of ours (the router would log a warning).
+      return pathname.startsWith("/api/")
+        ? jsonError(res, 400, "bad_request", "The request path is not valid percent-encoding.")
+        : htmlError(res, 400, "The address is not valid.");
+    }
+    const directModule = direct.size > 0 ? direct.get(pathname) : undefined;
     if (directModule) {
       dispatchDirect(directModule, req, res, trustProxy).catch((error) => {
         console.error("request failed:", error);

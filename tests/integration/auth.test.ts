@@ -224,3 +224,13 @@ describe("page form posts", () => {
     expect(next.status).toBe(200);
   });
 });
+
+describe("malformed addresses", () => {
+  it("answers a path with broken percent-encoding with 400, JSON under /api", async () => {
+    const api = await fetch(`${server.url}/api/forms/%ff`);
+    expect(api.status).toBe(400);
+    expect(((await api.json()) as { error: { code: string } }).error.code).toBe("bad_request");
+    const page = await fetch(`${server.url}/leads/%E2%82`);
+    expect(page.status).toBe(400);
+  });
+});
