@@ -40,17 +40,43 @@ function clientIpOf(req, trustProxy) {
   return req.socket.remoteAddress ?? "unknown";
 }
 
-function toRequest(req, res, trustProxy, bufferedBody) {
+/** The host the client addressed (the proxy's X-Forwarded-Host when TRUST_PROXY=true). */
+function publicHost(req, trustProxy) {
+  return (trustProxy && req.headers["x-forwarded-host"]?.split(",")[0]?.trim()) || req.headers.host;
+}
+
+function requestUrl(req, trustProxy) {
   const proto = trustProxy && req.headers["x-forwarded-proto"] === "https" ? "https" : "http";
-  const host = (trustProxy && req.headers["x-forwarded-host"]) || req.headers.host || "localhost";
-  const url = new URL(req.url ?? "/", `${proto}://${host}`);
+  return new URL(req.url ?? "/", `${proto}://${publicHost(req, trustProxy) || "localhost"}`);
+}
+
+function requestHeaders(req) {
+  const headers = new Headers();
+  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
+  return headers;
+}
+
+/** Node headers for a Fetch response, with ours added and Set-Cookie kept as a list. */
+function responseHeaders(res, response) {
+  const headers = { ...BASE_HEADERS };
+  for (const [name, value] of response.headers) {
+    if (name !== "set-cookie") headers[name] = value;
+  }
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) headers["set-cookie"] = cookies;
+  // A refusal sent before the body was read (413, 401...) leaves the rest of the body on
+  // the socket: close it, or a client reusing the connection would wait forever.
+  if (!res.req.complete) headers.connection = "close";
+  return headers;
+}
+
+function toRequest(req, res, trustProxy, bufferedBody) {
+  const url = requestUrl(req, trustProxy);
   const controller = new AbortController();
   res.on("close", () => {
     if (!res.writableFinished) controller.abort();
   });
-  const headers = new Headers();
-  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
-  const init = { method: req.method, headers, signal: controller.signal };
+  const init = { method: req.method, headers: requestHeaders(req), signal: controller.signal };
   if (bufferedBody !== undefined) {
     init.body = bufferedBody;
   } else if (req.method !== "GET" && req.method !== "HEAD") {
@@ -61,16 +87,7 @@ function toRequest(req, res, trustProxy, bufferedBody) {
 }
 
 async function sendResponse(res, response) {
-  const headers = { ...BASE_HEADERS };
-  for (const [name, value] of response.headers) {
-    if (name !== "set-cookie") headers[name] = value;
-  }
-  // A refusal sent before the body was read (413, 401...) leaves the rest of the body on
-  // the socket: close it, or a client reusing the connection would wait forever.
-  if (!res.req.complete) headers.connection = "close";
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) headers["set-cookie"] = cookies;
-  res.writeHead(response.status, response.statusText || undefined, headers);
+  res.writeHead(response.status, response.statusText || undefined, responseHeaders(res, response));
   if (!response.body) return void res.end();
   const reader = response.body.getReader();
   const cancel = () => reader.cancel().catch(() => {});
@@ -144,10 +161,6 @@ function readBody(req, cap) {
 }
 
 async function dispatchDirect(module, req, res, trustProxy) {
-  const proto = trustProxy && req.headers["x-forwarded-proto"] === "https" ? "https" : "http";
-  const host = (trustProxy && req.headers["x-forwarded-host"]) || req.headers.host || "localhost";
-  const headers = new Headers();
-  for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
   const mutation = MUTATIONS.has(req.method);
   const handler = mutation ? module.action : module.loader;
   if (!handler) {
@@ -162,7 +175,7 @@ async function dispatchDirect(module, req, res, trustProxy) {
   }
   // The body goes to the route only through readBodyText (app/utils/api.server.ts), as
   // bytes: no web stream is made for it (docs/decisions/004-direct-dispatch.md).
-  const request = new Request(new URL(req.url ?? "/", `${proto}://${host}`), { method: req.method, headers });
+  const request = new Request(requestUrl(req, trustProxy), { method: req.method, headers: requestHeaders(req) });
   if (body) request[BUFFERED_BODY] = body;
   const context = { clientIp: clientIpOf(req, trustProxy), cspNonce: "" };
   let response;
@@ -174,13 +187,7 @@ async function dispatchDirect(module, req, res, trustProxy) {
   }
   // Small JSON answers: one write with a Content-Length instead of a chunked stream.
   const payload = req.method === "HEAD" || !response.body ? null : Buffer.from(await response.arrayBuffer());
-  const outgoing = { ...BASE_HEADERS };
-  for (const [name, value] of response.headers) {
-    if (name !== "set-cookie") outgoing[name] = value;
-  }
-  const cookies = response.headers.getSetCookie();
-  if (cookies.length > 0) outgoing["set-cookie"] = cookies;
-  if (!req.complete) outgoing.connection = "close";
+  const outgoing = responseHeaders(res, response);
   if (payload) outgoing["content-length"] = payload.length;
   res.writeHead(response.status, outgoing);
   res.end(payload);
@@ -206,7 +213,7 @@ const FORM_TYPES = new Set(["application/x-www-form-urlencoded", "multipart/form
 async function guardPageMutation(req, res, trustProxy) {
   const origin = req.headers.origin;
   if (origin !== undefined) {
-    const host = (trustProxy && req.headers["x-forwarded-host"]?.split(",")[0]?.trim()) || req.headers.host;
+    const host = publicHost(req, trustProxy);
     let originHost = null;
     try {
       originHost = origin === "null" ? null : new URL(origin).host;

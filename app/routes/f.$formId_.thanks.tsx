@@ -2,7 +2,6 @@
 // form has no redirectUrl of its own. Shows the form's success message.
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
-import { RouteError } from "~/components/RouteError";
 import { getPublicForm } from "~/models/lead-capture.server";
 
 export async function loader({ params }: LoaderFunctionArgs) {
@@ -27,10 +26,5 @@ export default function ThankYou() {
   );
 }
 
-export function ErrorBoundary() {
-  return (
-    <main className="centered">
-      <RouteError notFound="This form does not exist." />
-    </main>
-  );
-}
+// The same "no such form" page as the form itself.
+export { ErrorBoundary } from "./f.$formId";
