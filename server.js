@@ -7,7 +7,6 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import http from "node:http";
 import path from "node:path";
-import { Readable } from "node:stream";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createRequestHandler } from "@remix-run/node";
 import sirv from "sirv";
@@ -23,12 +22,53 @@ function loadEnvFile() {
 // Sent with every response; pages add their CSP in app/entry.server.tsx.
 const BASE_HEADERS = { "x-content-type-options": "nosniff", "referrer-policy": "strict-origin-when-cross-origin" };
 
+const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
+const DRAIN_LIMIT_MS = 5_000;
+
+/**
+ * A refusal sent before the body was read (413, 401...) closes the connection, or a
+ * client reusing it would wait forever. Closing a socket with the client's data still
+ * arriving resets it, and the client, still sending, never reads our answer: so the
+ * rest of the body is read and dropped first, up to a bound.
+ */
+function drainRequest(req) {
+  if (req.complete || req.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let seen = 0;
+    const done = () => {
+      clearTimeout(timer);
+      req.off("data", onData);
+      resolve();
+    };
+    const onData = (chunk) => {
+      seen += chunk.length;
+      if (seen > DRAIN_LIMIT_BYTES) done();
+    };
+    const timer = setTimeout(done, DRAIN_LIMIT_MS);
+    req.on("data", onData);
+    req.once("end", done);
+    req.once("close", done);
+    req.once("error", done);
+    req.resume();
+  });
+}
+
+/** Sends a whole (small) answer; see drainRequest for a request not read to its end. */
+async function answer(res, status, headers, payload) {
+  if (!res.req.complete) {
+    headers.connection = "close";
+    await drainRequest(res.req);
+  }
+  if (res.destroyed) return;
+  if (payload) headers["content-length"] = Buffer.byteLength(payload);
+  res.writeHead(status, headers);
+  res.end(payload);
+}
+
 function jsonError(res, status, code, message) {
   if (res.headersSent) return res.destroy();
-  const headers = { ...BASE_HEADERS, "Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store" };
-  if (!res.req.complete) headers.connection = "close";
-  res.writeHead(status, headers);
-  res.end(JSON.stringify({ error: { code, message } }));
+  const headers = { ...BASE_HEADERS, "content-type": "application/json; charset=utf-8", "cache-control": "no-store" };
+  return answer(res, status, headers, JSON.stringify({ error: { code, message } }));
 }
 
 function clientIpOf(req, trustProxy) {
@@ -57,17 +97,48 @@ function requestHeaders(req) {
 }
 
 /** Node headers for a Fetch response, with ours added and Set-Cookie kept as a list. */
-function responseHeaders(res, response) {
+function responseHeaders(response) {
   const headers = { ...BASE_HEADERS };
   for (const [name, value] of response.headers) {
     if (name !== "set-cookie") headers[name] = value;
   }
   const cookies = response.headers.getSetCookie();
   if (cookies.length > 0) headers["set-cookie"] = cookies;
-  // A refusal sent before the body was read (413, 401...) leaves the rest of the body on
-  // the socket: close it, or a client reusing the connection would wait forever.
-  if (!res.req.complete) headers.connection = "close";
   return headers;
+}
+
+/**
+ * The request body as a web stream that reads `req` only once pulled, and that lets go of
+ * it when cancelled (Readable.toWeb would destroy the socket): a route that refuses a body
+ * without reading it all leaves the rest to drainRequest, and the client gets its answer.
+ */
+function bodyStream(req) {
+  let listening = false;
+  let onData, onEnd, onError;
+  const detach = () => {
+    req.off("data", onData);
+    req.off("end", onEnd);
+    req.off("error", onError);
+    req.pause();
+  };
+  return new ReadableStream({
+    pull(controller) {
+      if (!listening) {
+        listening = true;
+        onData = (chunk) => {
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if (controller.desiredSize <= 0) req.pause();
+        };
+        onEnd = () => controller.close();
+        onError = (error) => controller.error(error);
+        req.on("data", onData);
+        req.once("end", onEnd);
+        req.once("error", onError);
+      }
+      req.resume();
+    },
+    cancel: detach,
+  }, { highWaterMark: 0 }); // pull only when the route reads: nothing is taken unasked
 }
 
 function toRequest(req, res, trustProxy, bufferedBody) {
@@ -80,14 +151,21 @@ function toRequest(req, res, trustProxy, bufferedBody) {
   if (bufferedBody !== undefined) {
     init.body = bufferedBody;
   } else if (req.method !== "GET" && req.method !== "HEAD") {
-    init.body = Readable.toWeb(req);
+    init.body = bodyStream(req);
     init.duplex = "half";
   }
   return new Request(url, init);
 }
 
 async function sendResponse(res, response) {
-  res.writeHead(response.status, response.statusText || undefined, responseHeaders(res, response));
+  const headers = responseHeaders(response);
+  if (!res.req.complete) {
+    // Answered before the body was read: see drainRequest.
+    headers.connection = "close";
+    await drainRequest(res.req);
+    if (res.destroyed) return;
+  }
+  res.writeHead(response.status, response.statusText || undefined, headers);
   if (!response.body) return void res.end();
   const reader = response.body.getReader();
   const cancel = () => reader.cancel().catch(() => {});
@@ -187,18 +265,14 @@ async function dispatchDirect(module, req, res, trustProxy) {
   }
   // Small JSON answers: one write with a Content-Length instead of a chunked stream.
   const payload = req.method === "HEAD" || !response.body ? null : Buffer.from(await response.arrayBuffer());
-  const outgoing = responseHeaders(res, response);
-  if (payload) outgoing["content-length"] = payload.length;
-  res.writeHead(response.status, outgoing);
-  res.end(payload);
+  await answer(res, response.status, responseHeaders(response), payload);
 }
 
 function htmlError(res, status, message) {
   if (res.headersSent) return res.destroy();
-  const headers = { ...BASE_HEADERS, "Content-Type": "text/html; charset=utf-8", "Cache-Control": "no-store" };
-  if (!res.req.complete) headers.connection = "close";
-  res.writeHead(status, headers);
-  res.end(`<!doctype html><meta charset="utf-8"><title>${status}</title><p>${message}</p><p><a href="/">Back</a></p>`);
+  const headers = { ...BASE_HEADERS, "content-type": "text/html; charset=utf-8", "cache-control": "no-store" };
+  const page = `<!doctype html><meta charset="utf-8"><title>${status}</title><p>${message}</p><p><a href="/">Back</a></p>`;
+  return answer(res, status, headers, page);
 }
 
 const FORM_TYPES = new Set(["application/x-www-form-urlencoded", "multipart/form-data"]);
