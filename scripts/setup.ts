@@ -10,12 +10,17 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const envFile = path.join(root, ".env");
 
 // A fresh clone has no .env: write one with a generated SESSION_SECRET, so sessions
-// survive restarts. Everything else keeps the defaults of .env.example.
+// survive restarts, and ALLOW_INSECURE_HTTP=true, so the quick start serves plain
+// http://localhost (a production start otherwise needs an https:// APP_URL).
+// Everything else keeps the defaults of .env.example.
 if (!fs.existsSync(envFile) && !process.env.SESSION_SECRET) {
   const example = fs.readFileSync(path.join(root, ".env.example"), "utf8");
   const secret = randomBytes(32).toString("hex");
-  fs.writeFileSync(envFile, example.replace(/^SESSION_SECRET=.*$/m, `SESSION_SECRET=${secret}`));
-  console.log("Wrote .env with a new SESSION_SECRET (edit it to configure the service).");
+  const local = example
+    .replace(/^SESSION_SECRET=.*$/m, `SESSION_SECRET=${secret}`)
+    .replace(/^ALLOW_INSECURE_HTTP=.*$/m, "ALLOW_INSECURE_HTTP=true");
+  fs.writeFileSync(envFile, local);
+  console.log("Wrote .env for a local trial on http://localhost (edit it to configure the service).");
 }
 if (fs.existsSync(envFile)) process.loadEnvFile(envFile);
 

@@ -1,9 +1,15 @@
-// Staff accounts and their passwords. Passwords are hashed with scrypt (Node's
-// crypto, memory-hard) and compared in constant time.
-import { randomBytes, scrypt as scryptCallback, timingSafeEqual } from "node:crypto";
+// Staff accounts and their passwords. New hashes are argon2id at OWASP's parameters;
+// older scrypt hashes still verify and are replaced at the next successful login
+// (docs/decisions/015-password-hashing.md).
+import { scrypt as scryptCallback, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
+import argon2 from "argon2";
 import { z } from "zod";
 import { db } from "~/utils/db.server";
+import { revokeUserSessions } from "./session.server";
+
+// OWASP Password Storage Cheat Sheet: argon2id, 19 MiB, 2 iterations, 1 lane.
+const ARGON2 = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
 
 const scrypt = promisify(scryptCallback) as (
   password: string,
@@ -11,8 +17,6 @@ const scrypt = promisify(scryptCallback) as (
   keylen: number,
   options: { N: number; r: number; p: number; maxmem: number },
 ) => Promise<Buffer>;
-
-const SCRYPT = { N: 2 ** 15, r: 8, p: 1, keylen: 32 };
 
 export const EmailSchema = z
   .string()
@@ -22,16 +26,26 @@ export const EmailSchema = z
 export const PasswordSchema = z.string().min(12, "Use at least 12 characters.").max(200);
 
 export type SessionUser = { id: string; email: string; name: string | null };
-const sessionUserSelect = { id: true, email: true, name: true } as const;
+export const sessionUserSelect = { id: true, email: true, name: true } as const;
 
-export async function hashPassword(password: string): Promise<string> {
-  const salt = randomBytes(16);
-  const { N, r, p, keylen } = SCRYPT;
-  const hash = await scrypt(password, salt, keylen, { N, r, p, maxmem: 256 * N * r });
-  return ["scrypt", N, r, p, salt.toString("base64"), hash.toString("base64")].join("$");
+export function hashPassword(password: string): Promise<string> {
+  return argon2.hash(password, ARGON2);
+}
+
+/** True when `stored` was made with weaker parameters than today's and should be redone. */
+export function needsRehash(stored: string): boolean {
+  return !stored.startsWith("$argon2id$") || argon2.needsRehash(stored, ARGON2);
 }
 
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  if (stored.startsWith("$argon2")) {
+    try {
+      return await argon2.verify(stored, password);
+    } catch {
+      return false; // a damaged hash lets nobody in
+    }
+  }
+  // Hashes written before argon2id: scrypt$N$r$p$salt$hash.
   const [scheme, n, r, p, salt, hash] = stored.split("$");
   if (scheme !== "scrypt" || !salt || !hash) return false;
   const expected = Buffer.from(hash, "base64");
@@ -59,30 +73,17 @@ export async function verifyLogin(email: string, password: string): Promise<Sess
     return null;
   }
   if (!(await verifyPassword(password, user.passwordHash))) return null;
+  if (needsRehash(user.passwordHash)) {
+    // Only if the hash is still the one just checked: a password changed meanwhile wins.
+    await db.user.updateMany({
+      where: { id: user.id, passwordHash: user.passwordHash },
+      data: { passwordHash: await hashPassword(password) },
+    });
+  }
   return { id: user.id, email: user.email, name: user.name };
 }
 
-// requireUser looks the session's user up on every dashboard and API request; a user
-// found in the last few seconds is taken from memory. Accounts are never removed by the
-// app, and a password reset does not end sessions, so the cache changes no answer.
-const USER_CACHE_MS = 5_000;
-const recentUsers = new Map<string, { user: SessionUser; until: number }>();
-
-export async function getUserById(id: string): Promise<SessionUser | null> {
-  const now = Date.now();
-  const cached = recentUsers.get(id);
-  if (cached && cached.until > now) return cached.user;
-  const user = await db.user.findUnique({ where: { id }, select: sessionUserSelect });
-  if (!user) {
-    recentUsers.delete(id);
-    return null;
-  }
-  if (recentUsers.size >= 1_000) recentUsers.clear();
-  recentUsers.set(id, { user, until: now + USER_CACHE_MS });
-  return user;
-}
-
-/** Creates the staff user, or sets a new password when the email already has one. */
+/** Creates the staff user, or sets a new password (ending every session) when the email has one. */
 export async function createOrResetUser(input: {
   email: string;
   password: string;
@@ -98,7 +99,31 @@ export async function createOrResetUser(input: {
     update: { passwordHash, ...(input.name ? { name: input.name } : {}) },
     select: sessionUserSelect,
   });
+  if (existing) await revokeUserSessions(user.id);
   return { user, created: !existing };
+}
+
+export const ChangePasswordSchema = z
+  .object({
+    currentPassword: z.string().min(1, "Enter your current password.").max(200),
+    newPassword: PasswordSchema,
+    confirmPassword: z.string().max(200),
+  })
+  .refine((value) => value.newPassword === value.confirmPassword, {
+    path: ["confirmPassword"],
+    message: "The two new passwords differ.",
+  });
+
+/**
+ * Sets a new password when the current one is right, and ends every session of the
+ * user (the caller starts a fresh one for the device that asked). False: wrong password.
+ */
+export async function changePassword(userId: string, currentPassword: string, newPassword: string): Promise<boolean> {
+  const user = await db.user.findUnique({ where: { id: userId }, select: { passwordHash: true } });
+  if (!user || !(await verifyPassword(currentPassword, user.passwordHash))) return false;
+  await db.user.update({ where: { id: userId }, data: { passwordHash: await hashPassword(newPassword) } });
+  await revokeUserSessions(userId);
+  return true;
 }
 
 export function countUsers(): Promise<number> {

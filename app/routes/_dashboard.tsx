@@ -20,7 +20,9 @@ export default function DashboardLayout() {
         <NavLink to="/leads">Leads</NavLink>
         <NavLink to="/support">Support</NavLink>
         <div className="who">
-          <div>{user.email}</div>
+          <NavLink to="/account" className="account">
+            {user.email}
+          </NavLink>
           <Form method="post" action="/logout">
             <button type="submit" className="link">
               Log out

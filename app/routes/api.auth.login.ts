@@ -22,7 +22,7 @@ export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) 
       if (!found) throw new InvalidCredentialsError();
       return found;
     });
-    return json({ user }, { headers: { "Set-Cookie": await commitUserSession(user.id) } });
+    return json({ user }, { headers: { "Set-Cookie": await commitUserSession(user.id, request, clientIp(context)) } });
   } catch (error) {
     if (error instanceof InvalidCredentialsError) {
       fail(401, "invalid_credentials", "Invalid email or password.");

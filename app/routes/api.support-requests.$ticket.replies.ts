@@ -6,9 +6,9 @@ import { requireStaff } from "~/utils/auth.server";
 
 export const loader = apiRoute(() => methodNotAllowed(["POST"]));
 
-export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) => {
+export const action = apiRoute(async ({ request, params, context }: ActionFunctionArgs) => {
   if (request.method !== "POST") methodNotAllowed(["POST"]);
-  const caller = await requireStaff(request);
+  const caller = await requireStaff(request, context);
   const { message } = parseOrFail(ReplySchema, await readJsonBody(request));
   const result = await addStaffReply(params.ticket!, message, caller);
   return json(result, 201);

@@ -5,16 +5,16 @@ import { StatusSchema, getTicketThread, setTicketStatus } from "~/models/support
 import { apiRoute, fail, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
 import { requireStaff } from "~/utils/auth.server";
 
-export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) => {
-  await requireStaff(request);
+export const loader = apiRoute(async ({ request, params, context }: LoaderFunctionArgs) => {
+  await requireStaff(request, context);
   const thread = await getTicketThread(params.ticket!);
   if (!thread) fail(404, "not_found", `No support request ${params.ticket}.`);
   return json({ ticket: thread });
 });
 
-export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) => {
+export const action = apiRoute(async ({ request, params, context }: ActionFunctionArgs) => {
   if (request.method !== "PATCH") methodNotAllowed(["GET", "PATCH"]);
-  await requireStaff(request);
+  await requireStaff(request, context);
   const { status } = parseOrFail(StatusSchema, await readJsonBody(request));
   return json({ ticket: await setTicketStatus(params.ticket!, status) });
 });

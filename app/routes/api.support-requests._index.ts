@@ -32,8 +32,8 @@ const createLimiter =
       })
     : null;
 
-export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
-  await requireStaff(request);
+export const loader = apiRoute(async ({ request, context }: LoaderFunctionArgs) => {
+  await requireStaff(request, context);
   const params = Object.fromEntries(new URL(request.url).searchParams);
   const query = parseOrFail(ListTicketsSchema, params);
   return json(await listTickets(query));

@@ -31,7 +31,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const user = await withLoginLimits(clientIp(context), email, () =>
       authenticator.authenticate("form", request),
     );
-    return redirect(redirectTo, { headers: { "Set-Cookie": await commitUserSession(user.id) } });
+    const cookie = await commitUserSession(user.id, request, clientIp(context));
+    return redirect(redirectTo, { headers: { "Set-Cookie": cookie } });
   } catch (error) {
     if (error instanceof Response && error.status === 429) {
       return data(

@@ -1,16 +1,18 @@
 // Who is calling: staff login (remix-auth + remix-auth-form), the session guard used
-// by every protected loader and action, and the login rate limits.
+// by every protected loader and action, and the limits on guessing passwords and keys.
 import { createHash, timingSafeEqual } from "node:crypto";
+import type { AppLoadContext } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
 import { z } from "zod";
-import { getUserById, verifyLogin, type SessionUser } from "~/models/user.server";
+import type { ActiveSession } from "~/models/session.server";
+import { verifyLogin, type SessionUser } from "~/models/user.server";
 import { fail } from "./api.server";
 import { env } from "./env.server";
-import { createRateLimiter, recordFailure, secondsBlocked, tooManyRequests } from "./rate-limit.server";
-import { isApiRequest, isCrossSiteMutation } from "./request.server";
-import { getSession } from "./session.server";
+import { consumeOrFail, createRateLimiter, secondsBlocked, tooManyRequests } from "./rate-limit.server";
+import { clientIp, isApiRequest, isCrossSiteMutation } from "./request.server";
+import { getActiveSession } from "./session.server";
 
 export const LoginSchema = z.object({
   email: z.string().trim().toLowerCase().pipe(z.email("Enter a valid email address.").max(254)),
@@ -38,33 +40,47 @@ authenticator.use(
   "form",
 );
 
-// 10 failed logins per 15 minutes, counted per client address and per email.
-const LOGIN_FAILURES = { points: 10, durationSeconds: 15 * 60 };
-const failuresByIp = createRateLimiter({ keyPrefix: "login-ip", ...LOGIN_FAILURES });
-const failuresByEmail = createRateLimiter({ keyPrefix: "login-email", ...LOGIN_FAILURES });
+// Login limits (docs/decisions/014-server-side-sessions.md). A point is taken BEFORE the
+// password is checked and given back when it was right, so parallel guesses are
+// counted as they arrive, not after the slow hash.
+const WINDOW_SECONDS = 15 * 60;
+/** Attempts per client address per window. */
+const loginsByIp = createRateLimiter({ keyPrefix: "login-ip", points: 10, durationSeconds: WINDOW_SECONDS });
+/** Failures per account per window (never refuses by itself: it only counts). */
+const failuresByAccount = createRateLimiter({ keyPrefix: "login-account", points: 1_000_000, durationSeconds: WINDOW_SECONDS });
+/** The growing wait an attacked account imposes on addresses that have failed. */
+const accountDelay = createRateLimiter({ keyPrefix: "login-delay", points: 1, durationSeconds: WINDOW_SECONDS });
+/** Failures an account takes before it slows down, and the longest wait it imposes. */
+const FREE_FAILURES = 5;
+const MAX_DELAY_SECONDS = WINDOW_SECONDS;
+
+const TOO_MANY_LOGINS = "Too many failed logins. Try again later.";
 
 /**
- * Runs a login attempt through the rate limits: refuses with 429 while either key is
- * blocked, counts a failure against both when `attempt` rejects the credentials.
+ * Runs a login attempt through the limits: 10 attempts per address per 15 minutes, and
+ * past 5 failures on an account a wait that doubles with each further failure for
+ * addresses that have been failing. An address with no failure on record is never
+ * held back by the account's wait, so the real user gets in during an attack.
  */
-export async function withLoginLimits<T>(
-  ip: string,
-  email: string,
-  attempt: () => Promise<T>,
-): Promise<T> {
-  const emailKey = email.trim().toLowerCase();
-  const wait = Math.max(
-    await secondsBlocked(failuresByIp, ip),
-    await secondsBlocked(failuresByEmail, emailKey),
-  );
-  if (wait > 0) tooManyRequests(wait, "Too many failed logins. Try again later.");
+export async function withLoginLimits<T>(ip: string, email: string, attempt: () => Promise<T>): Promise<T> {
+  const account = email.trim().toLowerCase();
+  const ipRecord = await loginsByIp.get(ip);
+  const cleanAddress = !ipRecord || ipRecord.consumedPoints === 0;
+  if (!cleanAddress) {
+    const wait = await secondsBlocked(accountDelay, account);
+    if (wait > 0) tooManyRequests(wait, TOO_MANY_LOGINS);
+  }
+  await consumeOrFail(loginsByIp, ip, TOO_MANY_LOGINS);
+  const failures = (await failuresByAccount.consume(account)).consumedPoints;
   try {
     const result = await attempt();
-    await failuresByEmail.delete(emailKey);
+    await Promise.all([loginsByIp.reward(ip, 1), failuresByAccount.delete(account), accountDelay.delete(account)]);
     return result;
   } catch (error) {
-    if (error instanceof InvalidCredentialsError) {
-      await Promise.all([recordFailure(failuresByIp, ip), recordFailure(failuresByEmail, emailKey)]);
+    if (!(error instanceof InvalidCredentialsError || error instanceof z.ZodError)) {
+      await Promise.all([loginsByIp.reward(ip, 1), failuresByAccount.reward(account, 1)]);
+    } else if (failures > FREE_FAILURES) {
+      await accountDelay.block(account, Math.min(2 ** (failures - FREE_FAILURES), MAX_DELAY_SECONDS));
     }
     throw error;
   }
@@ -80,9 +96,22 @@ export function assertSameOrigin(request: Request): void {
 }
 
 export async function getOptionalUser(request: Request): Promise<SessionUser | null> {
-  const session = await getSession(request);
-  const userId = session.get("userId");
-  return userId ? getUserById(userId) : null;
+  return (await getActiveSession(request))?.user ?? null;
+}
+
+function unauthenticated(request: Request): never {
+  if (isApiRequest(request)) fail(401, "unauthorized", "Log in first: this needs a staff session.");
+  const url = new URL(request.url);
+  const redirectTo = `${url.pathname}${url.search}`;
+  throw redirect(`/login?${new URLSearchParams({ redirectTo })}`);
+}
+
+/** The logged-in user with their session (for pages that act on the session itself). */
+export async function requireUserSession(request: Request): Promise<ActiveSession> {
+  const session = await getActiveSession(request);
+  if (!session) unauthenticated(request);
+  assertSameOrigin(request);
+  return session;
 }
 
 /**
@@ -90,23 +119,26 @@ export async function getOptionalUser(request: Request): Promise<SessionUser | n
  * and an /api route answers 401 JSON. Cross-site mutations are refused with 403.
  */
 export async function requireUser(request: Request): Promise<SessionUser> {
-  const user = await getOptionalUser(request);
-  if (!user) {
-    if (isApiRequest(request)) fail(401, "unauthorized", "Log in first: this needs a staff session.");
-    const url = new URL(request.url);
-    const redirectTo = `${url.pathname}${url.search}`;
-    throw redirect(`/login?${new URLSearchParams({ redirectTo })}`);
-  }
-  assertSameOrigin(request);
-  return user;
+  return (await requireUserSession(request)).user;
 }
 
-/** A redirect target that stays on this site. */
+const CONTROL_OR_BACKSLASH = /[\u0000-\u001f\u007f\\]/;
+
+/**
+ * A redirect target on this site's own origin, as a path; anything else (another host,
+ * a scheme, control characters or backslashes that browsers read as slashes) gives
+ * `fallback`.
+ */
 export function safeRedirect(to: FormDataEntryValue | string | null | undefined, fallback = "/"): string {
-  if (typeof to !== "string" || !to.startsWith("/") || to.startsWith("//") || to.startsWith("/\\")) {
+  if (typeof to !== "string" || !to.startsWith("/") || CONTROL_OR_BACKSLASH.test(to)) return fallback;
+  let url: URL;
+  try {
+    url = new URL(to, env.APP_URL);
+  } catch {
     return fallback;
   }
-  return to;
+  if (url.origin !== new URL(env.APP_URL).origin) return fallback;
+  return `${url.pathname}${url.search}${url.hash}`;
 }
 
 /** Compares secrets in constant time (hashing first makes the lengths equal). */
@@ -116,6 +148,21 @@ export function secretsMatch(given: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
+// Wrong API keys per client address: a point is taken before the key is compared and
+// given back when it was right, so a client with the right key is never slowed.
+const keyGuessesByIp = createRateLimiter({ keyPrefix: "api-key-ip", points: 10, durationSeconds: WINDOW_SECONDS });
+
+/**
+ * Checks a secret presented by a caller at `ip` under the per-address guess limit:
+ * 429 after 10 wrong ones in 15 minutes; true when it matches.
+ */
+export async function checkSecretGuess(ip: string, given: string, expected: string): Promise<boolean> {
+  await consumeOrFail(keyGuessesByIp, ip, "Too many wrong keys from this address. Try again later.");
+  const right = secretsMatch(given, expected);
+  if (right) await keyGuessesByIp.reward(ip, 1);
+  return right;
+}
+
 export type StaffCaller = { author: "api"; user: null } | { author: "staff"; user: SessionUser };
 
 /**
@@ -123,14 +170,14 @@ export type StaffCaller = { author: "api"; user: null } | { author: "staff"; use
  * session (author "staff"; cross-site mutations refused). A bearer attempt while the
  * key is unset answers 503 not_configured; anything else without a session, 401 JSON.
  */
-export async function requireStaff(request: Request): Promise<StaffCaller> {
+export async function requireStaff(request: Request, context: AppLoadContext): Promise<StaffCaller> {
   const authorization = request.headers.get("Authorization");
   if (authorization !== null) {
     const token = /^Bearer\s+(.+)$/i.exec(authorization)?.[1]?.trim();
     if (token !== undefined && !env.SUPPORT_API_KEY) {
       fail(503, "not_configured", "The support API key is not configured (SUPPORT_API_KEY is unset).");
     }
-    if (token === undefined || !secretsMatch(token, env.SUPPORT_API_KEY!)) {
+    if (token === undefined || !(await checkSecretGuess(clientIp(context), token, env.SUPPORT_API_KEY!))) {
       fail(401, "unauthorized", "The API key is wrong.", { headers: { "WWW-Authenticate": "Bearer" } });
     }
     return { author: "api", user: null };

@@ -3,10 +3,49 @@
 import { z } from "zod";
 import { DEFAULT_DATABASE_URL, databaseProvider } from "./database-url";
 
+/**
+ * The example values .env.example ships with: a copied example must not start as if it
+ * were configured (tests/unit/env.test.ts checks this list against the file).
+ */
+export const PLACEHOLDER_SECRETS = ["replace-with-at-least-32-random-characters"];
+
+const SECRET_MIN_LENGTH = 32;
+
+function checkSecret(value: string, ctx: z.RefinementCtx) {
+  if (value.length < SECRET_MIN_LENGTH) {
+    ctx.addIssue({ code: "custom", message: `must be at least ${SECRET_MIN_LENGTH} characters` });
+  } else if (PLACEHOLDER_SECRETS.includes(value)) {
+    ctx.addIssue({ code: "custom", message: "is still the example value from .env.example: generate a random one" });
+  }
+}
+
 const optionalSecret = z
   .string()
   .optional()
-  .transform((value) => (value && value.trim() !== "" ? value : undefined));
+  .transform((value) => (value && value.trim() !== "" ? value : undefined))
+  .superRefine((value, ctx) => {
+    if (value !== undefined) checkSecret(value, ctx);
+  });
+
+const flag = z
+  .enum(["true", "false"])
+  .default("false")
+  .transform((value) => value === "true");
+
+/** A positive number (fractions allowed, so that tests can use seconds-long timeouts). */
+const positiveNumber = (fallback: number) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === "") return fallback;
+      const parsed = Number(value);
+      if (!Number.isFinite(parsed) || parsed <= 0) {
+        ctx.addIssue({ code: "custom", message: "must be a number above 0" });
+        return z.NEVER;
+      }
+      return parsed;
+    });
 
 const integer = (fallback: number) =>
   z
@@ -30,13 +69,11 @@ const EnvSchema = z
     APP_URL: z.url().optional(),
     DATABASE_URL: z.string().min(1).default(DEFAULT_DATABASE_URL),
     DATABASE_POOL_SIZE: integer(10),
-    SESSION_SECRET: z
-      .string({ error: "is required: at least 32 random characters" })
-      .min(32, "must be at least 32 characters"),
-    TRUST_PROXY: z
-      .enum(["true", "false"])
-      .default("false")
-      .transform((value) => value === "true"),
+    SESSION_SECRET: z.string({ error: "is required: at least 32 random characters" }).superRefine(checkSecret),
+    SESSION_IDLE_HOURS: positiveNumber(12),
+    SESSION_MAX_DAYS: positiveNumber(30),
+    ALLOW_INSECURE_HTTP: flag,
+    TRUST_PROXY: flag,
     SUPPORT_API_KEY: optionalSecret,
     INBOUND_SECRET: optionalSecret,
     SUPPORT_TICKET_PREFIX: z
@@ -53,15 +90,22 @@ const EnvSchema = z
     SUPPORT_RATE_LIMIT_PER_HOUR: integer(20),
     RATE_LIMIT_STORE: z.enum(["memory", "database"]).optional(),
     OUTBOX_POLL_MS: integer(2000),
-    LOG_REQUESTS: z
-      .enum(["true", "false"])
-      .default("false")
-      .transform((value) => value === "true"),
+    LOG_REQUESTS: flag,
+  })
+  .superRefine((env, ctx) => {
+    // Session cookies and passwords must not cross the internet in clear text.
+    if (env.NODE_ENV === "production" && !env.APP_URL?.startsWith("https://") && !env.ALLOW_INSECURE_HTTP) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["APP_URL"],
+        message:
+          "must be the service's https:// address in production (set ALLOW_INSECURE_HTTP=true only for a local trial on http://localhost)",
+      });
+    }
   })
   .transform((env) => {
     const provider = databaseProvider(env.DATABASE_URL);
     const appUrl = (env.APP_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, "");
-    const local = /^http:\/\/(localhost|127\.0\.0\.1|\[::1\])(:\d+)?$/.test(appUrl);
     return {
       ...env,
       APP_URL: appUrl,
@@ -69,8 +113,8 @@ const EnvSchema = z
       // Several instances share one PostgreSQL, so their counters must too; the
       // embedded SQLite setup is one process, where memory is exact and cheaper.
       RATE_LIMIT_STORE: env.RATE_LIMIT_STORE ?? (provider === "postgresql" ? "database" : "memory"),
-      // Secure cookies in production, except for the plain-http local quick start.
-      COOKIE_SECURE: env.NODE_ENV === "production" && !local,
+      // On https the session cookie is Secure and named __Host-session (bound to this host).
+      COOKIE_SECURE: appUrl.startsWith("https://"),
     };
   });
 

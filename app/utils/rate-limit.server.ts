@@ -52,8 +52,3 @@ export async function secondsBlocked(limiter: RateLimiter, key: string): Promise
   if (!res || res.consumedPoints < limiter.points) return 0;
   return retryAfterSeconds(res);
 }
-
-/** Counts a failure against `key` without throwing. */
-export async function recordFailure(limiter: RateLimiter, key: string): Promise<void> {
-  await limiter.penalty(key, 1);
-}

@@ -1,34 +1,52 @@
-// The staff session: a signed cookie holding the user id. Nothing is kept on the
-// server, so every instance behind a load balancer reads the same session.
-import { createCookieSessionStorage } from "@remix-run/node";
+// The staff session cookie. It carries only a random id; whether that id still opens a
+// session is decided on the server (app/models/session.server.ts). The cookie is signed
+// with SESSION_SECRET as well, so that changing the secret logs everybody out.
+import { createCookie } from "@remix-run/node";
+import { hashIp } from "~/models/lead-capture.server";
+import { findActiveSession, revokeSession, startSession, type ActiveSession } from "~/models/session.server";
 import { env } from "./env.server";
 
-export const SESSION_COOKIE = "__session";
-const SESSION_MAX_AGE = 60 * 60 * 24 * 14;
+// On https the __Host- prefix makes browsers refuse the cookie unless it is Secure,
+// host-only and for the whole path, so no subdomain can plant or read it.
+export const SESSION_COOKIE = env.COOKIE_SECURE ? "__Host-session" : "__session";
 
-export const sessionStorage = createCookieSessionStorage<{ userId: string }>({
-  cookie: {
-    name: SESSION_COOKIE,
-    httpOnly: true,
-    sameSite: "lax",
-    secure: env.COOKIE_SECURE,
-    path: "/",
-    maxAge: SESSION_MAX_AGE,
-    secrets: [env.SESSION_SECRET],
-  },
+const sessionCookie = createCookie(SESSION_COOKIE, {
+  httpOnly: true,
+  sameSite: "lax",
+  secure: env.COOKIE_SECURE,
+  path: "/",
+  secrets: [env.SESSION_SECRET],
 });
 
-export function getSession(request: Request) {
-  return sessionStorage.getSession(request.headers.get("Cookie"));
+async function sessionIdOf(request: Request): Promise<string | null> {
+  const header = request.headers.get("Cookie");
+  if (!header || !header.includes(SESSION_COOKIE)) return null;
+  const value: unknown = await sessionCookie.parse(header);
+  return typeof value === "string" ? value : null;
 }
 
-/** Set-Cookie header value for a fresh session of this user. */
-export async function commitUserSession(userId: string): Promise<string> {
-  const session = await sessionStorage.getSession();
-  session.set("userId", userId);
-  return sessionStorage.commitSession(session);
+/** The live session this request's cookie names, or null. */
+export async function getActiveSession(request: Request): Promise<ActiveSession | null> {
+  const id = await sessionIdOf(request);
+  return id ? findActiveSession(id) : null;
 }
 
+/** Starts a session for the user and returns the Set-Cookie header value for it. */
+export async function commitUserSession(
+  userId: string,
+  request: Request,
+  clientIp: string,
+): Promise<string> {
+  const { id, expiresAt } = await startSession(userId, {
+    userAgent: request.headers.get("User-Agent"),
+    ipHash: hashIp(clientIp),
+  });
+  return sessionCookie.serialize(id, { expires: expiresAt });
+}
+
+/** Ends this request's session on the server and returns the Set-Cookie that clears it. */
 export async function destroySessionCookie(request: Request): Promise<string> {
-  return sessionStorage.destroySession(await getSession(request));
+  const id = await sessionIdOf(request);
+  if (id) await revokeSession(id);
+  return sessionCookie.serialize("", { maxAge: 0, expires: new Date(0) });
 }

@@ -77,14 +77,24 @@ describe("staff authentication", () => {
     expect(res.headers.get("set-cookie")).toMatch(/^__session=/);
   });
 
-  it("never redirects off-site after login", async () => {
+  it("never redirects off-site after login, whatever redirectTo holds", async () => {
     await loginAsStaff(server.url);
-    const res = await fetch(`${server.url}/login`, {
+    const hostile = ["//evil.example/", "/\t/evil.example", "/\n/", "/\\evil.example", "https://evil.example/", "/%0a/x\r", "javascript:alert(1)", "/\u0000/x"];
+    for (const redirectTo of hostile) {
+      const res = await fetch(`${server.url}/login`, {
+        method: "POST",
+        body: new URLSearchParams({ email: STAFF.email, password: STAFF.password, redirectTo }),
+        redirect: "manual",
+      });
+      expect(res.status, redirectTo).toBe(302);
+      expect(res.headers.get("location"), redirectTo).toBe("/");
+    }
+    const own = await fetch(`${server.url}/login`, {
       method: "POST",
-      body: new URLSearchParams({ email: STAFF.email, password: STAFF.password, redirectTo: "//evil.example/" }),
+      body: new URLSearchParams({ email: STAFF.email, password: STAFF.password, redirectTo: "/leads?formId=a b#top" }),
       redirect: "manual",
     });
-    expect(res.headers.get("location")).toBe("/");
+    expect(own.headers.get("location")).toBe("/leads?formId=a%20b#top");
   });
 
   it("refuses malformed JSON with 400 and another content type with 415", async () => {
@@ -135,23 +145,62 @@ describe("staff authentication", () => {
 });
 
 describe("login rate limit", () => {
-  it("blocks an email after 10 failures in 15 minutes with 429 and Retry-After, even with the right password", async () => {
-    // A server of its own: the other tests' failures from this address must not count.
-    const limited = await startServer();
-    const victim = { email: "victim@example.com", password: "the right password 123" };
-    await loginAsStaff(limited.url, victim);
-    const call = apiClient(limited.url);
-    for (let i = 0; i < 10; i++) {
-      const res = await call("POST", "/api/auth/login", { email: victim.email, password: `wrong ${i}` });
-      expect(res.status).toBe(401);
+  // TRUST_PROXY=true and one X-Forwarded-For entry stand in for callers at different addresses.
+  const from = (ip: string) => ({ "X-Forwarded-For": ip });
+
+  it("slows an attacked account with a growing wait for failing addresses, while the real user at a clean address gets in", async () => {
+    const limited = await startServer({ TRUST_PROXY: "true" });
+    try {
+      const victim = { email: "victim@example.com", password: "the right password 123" };
+      await loginAsStaff(limited.url, victim);
+      const call = apiClient(limited.url);
+      const attacker = from("203.0.113.7");
+      // Five failures are free; the sixth starts a wait of 2 s for addresses that failed.
+      for (let i = 0; i < 6; i++) {
+        const res = await call("POST", "/api/auth/login", { email: victim.email, password: `wrong ${i}` }, attacker);
+        expect(res.status).toBe(401);
+      }
+      const held = await call("POST", "/api/auth/login", victim, attacker);
+      expect(held.status).toBe(429);
+      expectErrorShape(held.body, "rate_limited");
+      expect(Number(held.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(Number(held.headers.get("retry-after"))).toBeLessThanOrEqual(2);
+
+      // The wait doubles with the next failure.
+      await new Promise((resolve) => setTimeout(resolve, 2_100));
+      const seventh = await call("POST", "/api/auth/login", { email: victim.email, password: "wrong 6" }, attacker);
+      expect(seventh.status).toBe(401);
+      const longer = await call("POST", "/api/auth/login", victim, attacker);
+      expect(longer.status).toBe(429);
+      expect(Number(longer.headers.get("retry-after"))).toBeGreaterThan(2);
+      expect(Number(longer.headers.get("retry-after"))).toBeLessThanOrEqual(4);
+
+      // Meanwhile the real admin, from an address with no failure on record, logs in.
+      const admin = await call("POST", "/api/auth/login", victim, from("198.51.100.20"));
+      expect(admin.status).toBe(200);
+      expect(admin.body.user.email).toBe(victim.email);
+    } finally {
+      await limited.stop();
     }
-    const blocked = await call("POST", "/api/auth/login", victim);
-    expect(blocked.status).toBe(429);
-    expectErrorShape(blocked.body, "rate_limited");
-    const retryAfter = Number(blocked.headers.get("retry-after"));
-    expect(retryAfter).toBeGreaterThan(0);
-    expect(retryAfter).toBeLessThanOrEqual(15 * 60);
-    await limited.stop();
+  });
+
+  it("evaluates at most 10 of 200 wrong passwords sent at once from one address", async () => {
+    const limited = await startServer();
+    try {
+      const target = { email: "parallel@example.com", password: "the right password 123" };
+      await loginAsStaff(limited.url, target);
+      const call = apiClient(limited.url);
+      const answers = await Promise.all(
+        Array.from({ length: 200 }, (_, i) => call("POST", "/api/auth/login", { email: target.email, password: `guess ${i}` })),
+      );
+      const statuses = answers.map((answer) => answer.status);
+      // A point is taken before the slow hash: only 10 guesses were ever checked.
+      expect(statuses.filter((status) => status === 401).length).toBeLessThanOrEqual(10);
+      expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(190);
+      expect(statuses.every((status) => status === 401 || status === 429)).toBe(true);
+    } finally {
+      await limited.stop();
+    }
   });
 
   it("blocks a client address after 10 failures, whichever emails it tries", async () => {
@@ -163,7 +212,44 @@ describe("login rate limit", () => {
     }
     const blocked = await call("POST", "/api/auth/login", { email: "other@example.com", password: "guess" });
     expect(blocked.status).toBe(429);
+    const retryAfter = Number(blocked.headers.get("retry-after"));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(15 * 60);
     await limited.stop();
+  });
+
+  it("never slows down successful logins: a right password gives its point back", async () => {
+    const limited = await startServer();
+    try {
+      await loginAsStaff(limited.url);
+      for (let i = 0; i < 15; i++) {
+        expect((await apiClient(limited.url)("POST", "/api/auth/login", STAFF)).status).toBe(200);
+      }
+    } finally {
+      await limited.stop();
+    }
+  });
+});
+
+describe("password hashes", () => {
+  it("upgrades an older scrypt hash to argon2id at the next successful login", async () => {
+    const { randomBytes, scryptSync } = await import("node:crypto");
+    const { db } = await import("~/utils/db.server");
+    const password = "an old password 123";
+    const salt = randomBytes(16);
+    const N = 2 ** 15;
+    const legacy = ["scrypt", N, 8, 1, salt.toString("base64"), scryptSync(password, salt, 32, { N, r: 8, p: 1, maxmem: 256 * N * 8 }).toString("base64")].join("$");
+    await db.user.create({ data: { email: "legacy@example.com", passwordHash: legacy } });
+
+    const wrong = await apiClient(server.url)("POST", "/api/auth/login", { email: "legacy@example.com", password: "not it" });
+    expect(wrong.status).toBe(401);
+    expect((await db.user.findUniqueOrThrow({ where: { email: "legacy@example.com" } })).passwordHash).toBe(legacy);
+
+    const right = await apiClient(server.url)("POST", "/api/auth/login", { email: "legacy@example.com", password });
+    expect(right.status).toBe(200);
+    const upgraded = (await db.user.findUniqueOrThrow({ where: { email: "legacy@example.com" } })).passwordHash;
+    expect(upgraded).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
+    expect((await apiClient(server.url)("POST", "/api/auth/login", { email: "legacy@example.com", password })).status).toBe(200);
   });
 });
 

@@ -91,10 +91,17 @@ describe("two instances on one database", () => {
     expect(new Set(messageIds).size).toBe(60);
   });
 
-  it("count failed logins together: 10 failures split across both block the next try on either", async () => {
+  it("end a session on both at once when it is logged out on one", async () => {
+    const cookie = await loginAsStaff(a.url);
+    expect((await apiClient(b.url, cookie)("GET", "/api/auth/me")).status).toBe(200);
+    expect((await apiClient(a.url, cookie)("POST", "/api/auth/logout")).status).toBe(204);
+    expect((await apiClient(b.url, cookie)("GET", "/api/auth/me")).status).toBe(401);
+  });
+
+  it("count failed logins together: 6 failures split across both make the next try from that address wait on either", async () => {
     const victim = { email: "shared-limit@example.com", password: "the right password 123" };
     await loginAsStaff(a.url, victim);
-    for (let i = 0; i < 10; i++) {
+    for (let i = 0; i < 6; i++) {
       const res = await apiClient(i % 2 ? a.url : b.url)("POST", "/api/auth/login", {
         email: victim.email,
         password: `wrong ${i}`,

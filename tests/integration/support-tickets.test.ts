@@ -154,6 +154,28 @@ describe("staff access", () => {
     );
   });
 
+  it("answers 429 after 10 wrong bearer keys from one address, and never slows the right key", async () => {
+    const guarded = await startServer();
+    try {
+      const guess = apiClient(guarded.url);
+      for (let i = 0; i < 20; i++) {
+        expect((await guess("GET", "/api/support-requests", undefined, bearer())).status).toBe(200);
+      }
+      const wrong = await Promise.all(
+        Array.from({ length: 30 }, (_, i) => guess("GET", "/api/support-requests", undefined, bearer(`guess-${i}`))),
+      );
+      expect(wrong.filter((res) => res.status === 401).length).toBe(10);
+      const limited = wrong.filter((res) => res.status === 429);
+      expect(limited.length).toBe(20);
+      expectError(limited[0], 429, "rate_limited");
+      expect(Number(limited[0].headers.get("retry-after"))).toBeGreaterThan(0);
+      // The address is now held back, the right key included, until the window passes.
+      expect((await guess("GET", "/api/support-requests", undefined, bearer())).status).toBe(429);
+    } finally {
+      await guarded.stop();
+    }
+  });
+
   it("records a reply made with the API key as author api", async () => {
     const ticket = await createTicket();
     const res = await call("POST", `/api/support-requests/${ticket.reference}/replies`, { message: "We are on it." }, bearer());

@@ -36,5 +36,7 @@ Object.assign(process.env, {
   SUPPORT_API_KEY: `${SECRET_PREFIXES[1]}${randomBytes(8).toString("hex")}`,
   INBOUND_SECRET: `${SECRET_PREFIXES[2]}${randomBytes(8).toString("hex")}`,
   OUTBOX_POLL_MS: "200",
+  // Test servers run NODE_ENV=production on plain http://127.0.0.1.
+  ALLOW_INSECURE_HTTP: "true",
   TEST_SERVER_LOG: serverLogPath(runId),
 });

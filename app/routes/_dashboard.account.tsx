@@ -1,0 +1,156 @@
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import { data, redirect } from "@remix-run/node";
+import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { RouteError } from "~/components/RouteError";
+import { listUserSessions, revokeUserSessions } from "~/models/session.server";
+import { ChangePasswordSchema, changePassword } from "~/models/user.server";
+import { requireUserSession } from "~/utils/auth.server";
+import { clientIp } from "~/utils/request.server";
+import { commitUserSession } from "~/utils/session.server";
+
+export const meta: MetaFunction = () => [{ title: "Your account · Lead Capture" }];
+
+export async function loader({ request }: LoaderFunctionArgs) {
+  const { user, idHash } = await requireUserSession(request);
+  const sessions = await listUserSessions(user.id, idHash);
+  return {
+    user,
+    sessions: sessions.map(({ createdAt, lastSeenAt, userAgent, current }, index) => ({
+      key: index,
+      createdAt: createdAt.toISOString(),
+      lastSeenAt: lastSeenAt.toISOString(),
+      userAgent,
+      current,
+    })),
+  };
+}
+
+type FieldErrors = Partial<Record<"currentPassword" | "newPassword" | "confirmPassword", string>>;
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const { user, idHash } = await requireUserSession(request);
+  const form = await request.formData();
+  const intent = form.get("intent");
+  if (intent === "logout-others") {
+    const ended = await revokeUserSessions(user.id, idHash);
+    return redirect(`/account?ended=${ended}`);
+  }
+  if (intent !== "change-password") throw new Response("Unknown action.", { status: 400 });
+  const parsed = ChangePasswordSchema.safeParse(Object.fromEntries(form));
+  if (!parsed.success) {
+    const errors: FieldErrors = {};
+    for (const issue of parsed.error.issues) {
+      const field = issue.path[0] as keyof FieldErrors;
+      errors[field] ??= issue.message;
+    }
+    return data({ errors }, { status: 422 });
+  }
+  const { currentPassword, newPassword } = parsed.data;
+  if (!(await changePassword(user.id, currentPassword, newPassword))) {
+    return data({ errors: { currentPassword: "That is not your current password." } as FieldErrors }, { status: 422 });
+  }
+  // Every session ended with the old password; this device carries on in a new one.
+  const cookie = await commitUserSession(user.id, request, clientIp(context));
+  return redirect("/account?changed=1", { headers: { "Set-Cookie": cookie } });
+}
+
+function when(iso: string): string {
+  return `${iso.slice(0, 16).replace("T", " ")} UTC`;
+}
+
+function PasswordField({ name, label, error, autoComplete }: {
+  name: keyof FieldErrors;
+  label: string;
+  error?: string;
+  autoComplete: string;
+}) {
+  const errorId = `${name}-error`;
+  return (
+    <>
+      <label htmlFor={name}>{label}</label>
+      <input
+        id={name}
+        name={name}
+        type="password"
+        required
+        autoComplete={autoComplete}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? errorId : undefined}
+      />
+      {error ? (
+        <p id={errorId} className="field-error">
+          {error}
+        </p>
+      ) : null}
+    </>
+  );
+}
+
+export default function AccountPage() {
+  const { user, sessions } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const errors: FieldErrors = actionData?.errors ?? {};
+  const [searchParams] = useSearchParams();
+  const navigation = useNavigation();
+  const busy = navigation.state !== "idle" && navigation.formAction === "/account";
+  const ended = searchParams.get("ended");
+  const others = sessions.filter((session) => !session.current).length;
+  return (
+    <>
+      <h1>Your account</h1>
+      <p>Logged in as {user.email}.</p>
+      {searchParams.get("changed") ? (
+        <p role="status">Your password was changed. Every other session has been logged out.</p>
+      ) : null}
+      {ended !== null ? (
+        <p role="status">{ended === "1" ? "1 other session was logged out." : `${ended} other sessions were logged out.`}</p>
+      ) : null}
+
+      <h2>Where you are logged in</h2>
+      <table>
+        <thead>
+          <tr>
+            <th scope="col">Browser</th>
+            <th scope="col">Logged in</th>
+            <th scope="col">Last seen</th>
+          </tr>
+        </thead>
+        <tbody>
+          {sessions.map((session) => (
+            <tr key={session.key}>
+              <td>
+                {session.userAgent || "Unknown browser"}
+                {session.current ? <strong> (this device)</strong> : null}
+              </td>
+              <td>{when(session.createdAt)}</td>
+              <td>{session.current ? "Now" : when(session.lastSeenAt)}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <Form method="post">
+        <input type="hidden" name="intent" value="logout-others" />
+        <button type="submit" disabled={busy || others === 0}>
+          Log out everywhere else
+        </button>
+      </Form>
+
+      <h2>Change your password</h2>
+      <Form method="post" noValidate>
+        <input type="hidden" name="intent" value="change-password" />
+        <PasswordField name="currentPassword" label="Current password" autoComplete="current-password" error={errors.currentPassword} />
+        <PasswordField name="newPassword" label="New password (12 characters or more)" autoComplete="new-password" error={errors.newPassword} />
+        <PasswordField name="confirmPassword" label="New password again" autoComplete="new-password" error={errors.confirmPassword} />
+        <p>
+          <button type="submit" disabled={busy}>
+            {busy ? "Saving…" : "Change password"}
+          </button>
+        </p>
+      </Form>
+    </>
+  );
+}
+
+export function ErrorBoundary() {
+  return <RouteError />;
+}

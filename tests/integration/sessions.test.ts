@@ -1,0 +1,212 @@
+// Server-side staff sessions: every way a session ends takes effect at once, expiry is
+// enforced by the server, and lastSeenAt is not written on every request.
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "~/utils/db.server";
+import { STAFF, apiClient, cookieFrom, loginAsStaff } from "../support/http";
+import { startServer, type TestServer } from "../support/server";
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startServer();
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+const me = (url: string, cookie: string) => apiClient(url, cookie)("GET", "/api/auth/me");
+
+async function loginAs(url: string, user = STAFF): Promise<string> {
+  const res = await apiClient(url)("POST", "/api/auth/login", user);
+  expect(res.status).toBe(200);
+  return cookieFrom(new Response(null, { headers: res.headers }));
+}
+
+/** A dashboard form post the way a browser on the app's own page sends it. */
+function pagePost(url: string, pathname: string, cookie: string, fields: Record<string, string>) {
+  return fetch(`${url}${pathname}`, {
+    method: "POST",
+    headers: { Cookie: cookie, Origin: url, "Content-Type": "application/x-www-form-urlencoded" },
+    body: new URLSearchParams(fields),
+    redirect: "manual",
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe("ending a session", () => {
+  it("an old cookie stops working after POST /api/auth/logout", async () => {
+    const cookie = await loginAsStaff(server.url);
+    expect((await me(server.url, cookie)).status).toBe(200);
+    const out = await apiClient(server.url, cookie)("POST", "/api/auth/logout");
+    expect(out.status).toBe(204);
+    // The saved cookie, replayed as an attacker would: the server has ended it.
+    const replay = await me(server.url, cookie);
+    expect(replay.status).toBe(401);
+    expect(replay.body.error.code).toBe("unauthorized");
+  });
+
+  it("an old cookie stops working after the logout button (POST /logout)", async () => {
+    const cookie = await loginAsStaff(server.url);
+    const out = await pagePost(server.url, "/logout", cookie, {});
+    expect(out.status).toBe(302);
+    expect(out.headers.get("location")).toBe("/login");
+    expect((await me(server.url, cookie)).status).toBe(401);
+  });
+
+  it("changing the password on /account ends every session and carries this device on in a new one", async () => {
+    const user = { email: "changer@example.com", password: "first password 123" };
+    await loginAsStaff(server.url, user);
+    const laptop = await loginAs(server.url, user);
+    const phone = await loginAs(server.url, user);
+
+    const wrong = await pagePost(server.url, "/account", laptop, {
+      intent: "change-password",
+      currentPassword: "not it at all",
+      newPassword: "second password 456",
+      confirmPassword: "second password 456",
+    });
+    expect(wrong.status).toBe(422);
+    expect(await wrong.text()).toContain("That is not your current password.");
+    expect((await me(server.url, phone)).status).toBe(200);
+
+    const changed = await pagePost(server.url, "/account", laptop, {
+      intent: "change-password",
+      currentPassword: user.password,
+      newPassword: "second password 456",
+      confirmPassword: "second password 456",
+    });
+    expect(changed.status).toBe(302);
+    expect(changed.headers.get("location")).toBe("/account?changed=1");
+    const fresh = cookieFrom(changed);
+    expect(fresh).toMatch(/^__session=/);
+    expect((await me(server.url, phone)).status).toBe(401);
+    expect((await me(server.url, laptop)).status).toBe(401);
+    expect((await me(server.url, fresh)).status).toBe(200);
+    const oldPassword = await apiClient(server.url)("POST", "/api/auth/login", user);
+    expect(oldPassword.status).toBe(401);
+  });
+
+  it("resetting a password with npm run user:create ends that user's sessions", async () => {
+    const user = { email: "reset@example.com", password: "before reset 123" };
+    const cookie = await loginAsStaff(server.url, user);
+    const bystander = await loginAsStaff(server.url);
+    const root = path.resolve(import.meta.dirname, "..", "..");
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), "scripts/user-create.ts", "--email", user.email, "--password", "after reset 456"],
+      { cwd: root, env: process.env },
+    );
+    expect(stdout).toContain(`Reset the password of ${user.email}.`);
+    expect((await me(server.url, cookie)).status).toBe(401);
+    expect((await me(server.url, bystander)).status).toBe(200);
+  });
+
+  it("'log out everywhere else' on /account ends the other sessions only", async () => {
+    const user = { email: "elsewhere@example.com", password: "everywhere else 123" };
+    await loginAsStaff(server.url, user);
+    const here = await loginAs(server.url, user);
+    const there = await loginAs(server.url, user);
+
+    const page = await fetch(`${server.url}/account`, { headers: { Cookie: here } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("(this device)");
+    expect(html.match(/<tr>/g)?.length).toBeGreaterThanOrEqual(3); // header row + at least two sessions
+
+    const res = await pagePost(server.url, "/account", here, { intent: "logout-others" });
+    expect(res.status).toBe(302);
+    expect(res.headers.get("location")).toBe("/account?ended=2"); // the first login's session and `there`
+    expect((await me(server.url, there)).status).toBe(401);
+    expect((await me(server.url, here)).status).toBe(200);
+  });
+
+  it("refuses a cookie naming a session that never existed, even when correctly signed elsewhere", async () => {
+    const res = await me(server.url, "__session=not-a-session");
+    expect(res.status).toBe(401);
+  });
+});
+
+describe("expiry enforced by the server", () => {
+  it("ends a session left idle longer than SESSION_IDLE_HOURS", async () => {
+    const short = await startServer({ SESSION_IDLE_HOURS: String(1.5 / 3600) }); // 1.5 s
+    try {
+      const cookie = await loginAsStaff(short.url);
+      expect((await me(short.url, cookie)).status).toBe(200);
+      await sleep(2_000);
+      expect((await me(short.url, cookie)).status).toBe(401);
+    } finally {
+      await short.stop();
+    }
+  });
+
+  it("keeps a session in use alive past the idle limit, but not past SESSION_MAX_DAYS", async () => {
+    const short = await startServer({ SESSION_IDLE_HOURS: String(1.2 / 3600), SESSION_MAX_DAYS: String(3 / 86_400) });
+    try {
+      const cookie = await loginAsStaff(short.url);
+      const started = Date.now();
+      // Used every 0.4 s: never idle for 1.2 s, so only the absolute limit (3 s) ends it.
+      while (Date.now() - started < 2_400) {
+        expect((await me(short.url, cookie)).status).toBe(200);
+        await sleep(400);
+      }
+      await sleep(Math.max(0, 3_300 - (Date.now() - started)));
+      expect((await me(short.url, cookie)).status).toBe(401);
+    } finally {
+      await short.stop();
+    }
+  });
+
+  it("writes lastSeenAt at most once a minute, not on every request", async () => {
+    const cookie = await loginAsStaff(server.url);
+    const user = await db.user.findUniqueOrThrow({ where: { email: STAFF.email }, select: { id: true } });
+    const latest = () =>
+      db.session.findFirstOrThrow({ where: { userId: user.id, revokedAt: null }, orderBy: { createdAt: "desc" } });
+    const session = await latest();
+    for (let i = 0; i < 20; i++) expect((await me(server.url, cookie)).status).toBe(200);
+    expect((await latest()).lastSeenAt.getTime()).toBe(session.lastSeenAt.getTime());
+
+    // A minute later (backdated), the next request records it once.
+    const aMinuteAgo = new Date(Date.now() - 61_000);
+    await db.session.update({ where: { idHash: session.idHash }, data: { lastSeenAt: aMinuteAgo } });
+    expect((await me(server.url, cookie)).status).toBe(200);
+    const touched = (await latest()).lastSeenAt.getTime();
+    expect(touched).toBeGreaterThan(Date.now() - 10_000);
+    for (let i = 0; i < 5; i++) await me(server.url, cookie);
+    expect((await latest()).lastSeenAt.getTime()).toBe(touched);
+  });
+
+  it("stores only a hash of the id the cookie carries", async () => {
+    const cookie = await loginAsStaff(server.url);
+    const rows = await db.session.findMany({ select: { idHash: true } });
+    const cookieValue = decodeURIComponent(cookie.split("=")[1] ?? "");
+    for (const { idHash } of rows) {
+      expect(idHash).toMatch(/^[0-9a-f]{64}$/);
+      expect(cookieValue).not.toContain(idHash);
+    }
+  });
+});
+
+describe("the session cookie on https", () => {
+  it("is named __Host-session, Secure, host-only and for the whole site", async () => {
+    const secure = await startServer({ APP_URL: "https://leads.example.com" });
+    try {
+      await loginAsStaff(secure.url);
+      const res = await apiClient(secure.url)("POST", "/api/auth/login", STAFF);
+      expect(res.status).toBe(200);
+      const setCookie = res.headers.get("set-cookie") ?? "";
+      expect(setCookie).toMatch(/^__Host-session=/);
+      expect(setCookie).toMatch(/;\s*Secure/i);
+      expect(setCookie).toMatch(/;\s*Path=\//i);
+      expect(setCookie).toMatch(/;\s*HttpOnly/i);
+      expect(setCookie).not.toMatch(/Domain=/i);
+      const cookie = setCookie.split(";")[0];
+      expect((await me(secure.url, cookie)).status).toBe(200);
+    } finally {
+      await secure.stop();
+    }
+  });
+});
