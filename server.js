@@ -9,6 +9,7 @@ import http from "node:http";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { createRequestHandler } from "@remix-run/node";
+import proxyaddr from "proxy-addr";
 import sirv from "sirv";
 
 const root = path.dirname(fileURLToPath(import.meta.url));
@@ -71,23 +72,57 @@ function jsonError(res, status, code, message) {
   return answer(res, status, headers, JSON.stringify({ error: { code, message } }));
 }
 
-function clientIpOf(req, trustProxy) {
-  if (trustProxy) {
-    const forwarded = req.headers["x-forwarded-for"];
-    const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(",")[0]?.trim();
-    if (first) return first;
+/**
+ * Which hops in front of us are ours (TRUST_PROXY): unset or "false", none; "true", one
+ * proxy; a whole number, that many; otherwise a comma list of addresses or CIDR ranges
+ * (proxy-addr's names "loopback", "linklocal" and "uniquelocal" work too). Returns the
+ * trust function proxy-addr takes, or null when no proxy is trusted.
+ */
+export function compileTrustProxy(value) {
+  const setting = (value ?? "").trim();
+  if (setting === "" || setting === "false" || setting === "0") return null;
+  if (setting === "true") return (_address, hop) => hop < 1;
+  if (/^\d+$/.test(setting)) {
+    const hops = Number(setting);
+    return (_address, hop) => hop < hops;
   }
-  return req.socket.remoteAddress ?? "unknown";
+  return proxyaddr.compile(setting.split(",").map((entry) => entry.trim()).filter(Boolean));
 }
 
-/** The host the client addressed (the proxy's X-Forwarded-Host when TRUST_PROXY=true). */
-function publicHost(req, trustProxy) {
-  return (trustProxy && req.headers["x-forwarded-host"]?.split(",")[0]?.trim()) || req.headers.host;
+/**
+ * The client's address: the socket's, or behind trusted proxies the rightmost
+ * X-Forwarded-For entry that is not one of them. (The leftmost entry is whatever the
+ * client chose to send, so taking it would let anyone rotate past per-address limits.)
+ */
+export function clientAddressOf(req, trust) {
+  if (!trust) return req.socket.remoteAddress ?? "unknown";
+  try {
+    return proxyaddr(req, trust);
+  } catch {
+    return req.socket.remoteAddress ?? "unknown";
+  }
 }
 
-function requestUrl(req, trustProxy) {
-  const proto = trustProxy && req.headers["x-forwarded-proto"] === "https" ? "https" : "http";
-  return new URL(req.url ?? "/", `${proto}://${publicHost(req, trustProxy) || "localhost"}`);
+/** Whether the peer on the socket is a trusted proxy, whose X-Forwarded-Proto/Host count. */
+function fromTrustedProxy(req, trust) {
+  return trust !== null && trust(req.socket.remoteAddress ?? "", 0);
+}
+
+// A Host (or X-Forwarded-Host) value: a name, an IPv4 address or a bracketed IPv6
+// address, with an optional port. Anything else cannot name this service.
+const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+
+/** The host the client addressed (the proxy's X-Forwarded-Host when it is trusted), or null when malformed. */
+function publicHost(req, trust) {
+  const forwarded = fromTrustedProxy(req, trust) ? req.headers["x-forwarded-host"]?.split(",")[0]?.trim() : undefined;
+  const host = forwarded || req.headers.host || "localhost";
+  return HOST.test(host) ? host : null;
+}
+
+function requestUrl(req, trust) {
+  const proto = fromTrustedProxy(req, trust) && req.headers["x-forwarded-proto"] === "https" ? "https" : "http";
+  // A malformed Host was already refused with 400 before routing.
+  return new URL(req.url ?? "/", `${proto}://${publicHost(req, trust) ?? "localhost"}`);
 }
 
 function requestHeaders(req) {
@@ -141,8 +176,8 @@ function bodyStream(req) {
   }, { highWaterMark: 0 }); // pull only when the route reads: nothing is taken unasked
 }
 
-function toRequest(req, res, trustProxy, bufferedBody) {
-  const url = requestUrl(req, trustProxy);
+function toRequest(req, res, trust, bufferedBody) {
+  const url = requestUrl(req, trust);
   const controller = new AbortController();
   res.on("close", () => {
     if (!res.writableFinished) controller.abort();
@@ -238,7 +273,7 @@ function readBody(req, cap) {
   });
 }
 
-async function dispatchDirect(module, req, res, trustProxy) {
+async function dispatchDirect(module, req, res, trust) {
   const mutation = MUTATIONS.has(req.method);
   const handler = mutation ? module.action : module.loader;
   if (!handler) {
@@ -253,9 +288,9 @@ async function dispatchDirect(module, req, res, trustProxy) {
   }
   // The body goes to the route only through readBodyText (app/utils/api.server.ts), as
   // bytes: no web stream is made for it (docs/decisions/004-direct-dispatch.md).
-  const request = new Request(requestUrl(req, trustProxy), { method: req.method, headers: requestHeaders(req) });
+  const request = new Request(requestUrl(req, trust), { method: req.method, headers: requestHeaders(req) });
   if (body) request[BUFFERED_BODY] = body;
-  const context = { clientIp: clientIpOf(req, trustProxy), cspNonce: "" };
+  const context = { clientIp: clientAddressOf(req, trust), cspNonce: "" };
   let response;
   try {
     response = await handler({ request, params: {}, context });
@@ -284,10 +319,10 @@ const FORM_TYPES = new Set(["application/x-www-form-urlencoded", "multipart/form
  * refused here, before Remix, with 403, 415 or 400. Returns the body it read, or null
  * when it answered.
  */
-async function guardPageMutation(req, res, trustProxy) {
+async function guardPageMutation(req, res, trust) {
   const origin = req.headers.origin;
   if (origin !== undefined) {
-    const host = publicHost(req, trustProxy);
+    const host = publicHost(req, trust);
     let originHost = null;
     try {
       originHost = origin === "null" ? null : new URL(origin).host;
@@ -318,13 +353,53 @@ async function guardPageMutation(req, res, trustProxy) {
   return body;
 }
 
+function positiveInteger(value, fallback, name) {
+  if (value === undefined || value.trim() === "") return fallback;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed) || parsed <= 0) throw new Error(`${name} must be a whole number above 0`);
+  return parsed;
+}
+
+/** Connection limits for a public endpoint (see .env.example). */
+export function serverLimits(source) {
+  return {
+    headersTimeoutMs: positiveInteger(source.HEADERS_TIMEOUT_MS, 10_000, "HEADERS_TIMEOUT_MS"),
+    requestTimeoutMs: positiveInteger(source.REQUEST_TIMEOUT_MS, 30_000, "REQUEST_TIMEOUT_MS"),
+    maxConnections: positiveInteger(source.MAX_CONNECTIONS, 1_000, "MAX_CONNECTIONS"),
+  };
+}
+
+/** A client that hung up or was cut off mid-request: its own doing, not our failure. */
+function isClientAbort(req, error) {
+  const code = error?.code ?? error?.cause?.code;
+  return (
+    req.destroyed ||
+    req.aborted ||
+    code === "ECONNRESET" ||
+    code === "ERR_STREAM_PREMATURE_CLOSE" ||
+    error?.message === "aborted"
+  );
+}
+
+/** The end of a request that threw: one quiet line for a client abort, a 500 otherwise. */
+function failed(req, res, error) {
+  if (isClientAbort(req, error)) {
+    console.log(`client went away: ${req.method} ${req.url?.split("?")[0]}`);
+    if (!res.destroyed) res.destroy();
+    return;
+  }
+  console.error("request failed:", error);
+  jsonError(res, 500, "internal_error", "Something went wrong on our side.");
+}
+
 /**
  * Builds the HTTP server around a Remix build. Returns the server and a `shutdown`
  * that stops accepting, waits for requests in flight, then stops background work.
  */
 export async function createAppServer({ buildDir = path.resolve(root, process.env.BUILD_DIR ?? "build") } = {}) {
   const build = await import(pathToFileURL(path.join(buildDir, "server", "index.js")).href);
-  const trustProxy = process.env.TRUST_PROXY === "true";
+  const trust = compileTrustProxy(process.env.TRUST_PROXY);
+  const limits = serverLimits(process.env);
   const logRequests = process.env.LOG_REQUESTS === "true";
   const handle = createRequestHandler(build, "production");
   const direct = directRoutes(build);
@@ -343,7 +418,13 @@ export async function createAppServer({ buildDir = path.resolve(root, process.en
   let inFlight = 0;
   let idle = null;
 
-  const server = http.createServer((req, res) => {
+  const server = http.createServer({
+    // Slow clients: headers must arrive within headersTimeout and the whole request
+    // within requestTimeout, checked this often (Node's default is every 30 s).
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs / 4),
+  }, (req, res) => {
     inFlight++;
     const started = logRequests ? performance.now() : 0;
     res.once("close", () => {
@@ -362,19 +443,21 @@ export async function createAppServer({ buildDir = path.resolve(root, process.en
         ? jsonError(res, 400, "bad_request", "The request path is not valid percent-encoding.")
         : htmlError(res, 400, "The address is not valid.");
     }
+    if (publicHost(req, trust) === null) {
+      return pathname.startsWith("/api/")
+        ? jsonError(res, 400, "bad_request", "The Host header is malformed.")
+        : htmlError(res, 400, "The Host header is malformed.");
+    }
     const directModule = direct.size > 0 ? direct.get(pathname) : undefined;
     if (directModule) {
-      dispatchDirect(directModule, req, res, trustProxy).catch((error) => {
-        console.error("request failed:", error);
-        jsonError(res, 500, "internal_error", "Something went wrong on our side.");
-      });
+      dispatchDirect(directModule, req, res, trust).catch((error) => failed(req, res, error));
       return;
     }
     assets(req, res, async () => {
       let bufferedBody;
       if (MUTATIONS.has(req.method) && !req.url?.startsWith("/api/")) {
         try {
-          bufferedBody = await guardPageMutation(req, res, trustProxy);
+          bufferedBody = await guardPageMutation(req, res, trust);
         } catch {
           return htmlError(res, 400, "The request body could not be read.");
         }
@@ -382,24 +465,25 @@ export async function createAppServer({ buildDir = path.resolve(root, process.en
       }
       let request;
       try {
-        request = toRequest(req, res, trustProxy, bufferedBody);
+        request = toRequest(req, res, trust, bufferedBody);
       } catch {
         return jsonError(res, 400, "bad_request", "The request line or headers are malformed.");
       }
       try {
         const response = await handle(request, {
-          clientIp: clientIpOf(req, trustProxy),
+          clientIp: clientAddressOf(req, trust),
           cspNonce: randomBytes(16).toString("base64"),
         });
         await sendResponse(res, response);
       } catch (error) {
-        console.error("request failed:", error);
-        jsonError(res, 500, "internal_error", "Something went wrong on our side.");
+        failed(req, res, error);
       }
     });
   });
   server.keepAliveTimeout = 65_000;
-  server.requestTimeout = 120_000;
+  // Past this many open connections new ones are closed at once, so slow or idle
+  // clients cannot exhaust the process's sockets and memory.
+  server.maxConnections = limits.maxConnections;
 
   async function shutdown() {
     await new Promise((resolve) => {

@@ -1,5 +1,6 @@
 // Every environment variable the server reads, validated once at start.
 // .env.example documents each one.
+import proxyaddr from "proxy-addr";
 import { z } from "zod";
 import { DEFAULT_DATABASE_URL, databaseProvider } from "./database-url";
 
@@ -73,7 +74,22 @@ const EnvSchema = z
     SESSION_IDLE_HOURS: positiveNumber(12),
     SESSION_MAX_DAYS: positiveNumber(30),
     ALLOW_INSECURE_HTTP: flag,
-    TRUST_PROXY: flag,
+    // Checked here so that a typo stops the start; server.js applies it (compileTrustProxy).
+    TRUST_PROXY: z
+      .string()
+      .default("false")
+      .superRefine((value, ctx) => {
+        const setting = value.trim();
+        if (/^(true|false|\d+)$/.test(setting)) return;
+        try {
+          proxyaddr.compile(setting.split(",").map((entry) => entry.trim()).filter(Boolean));
+        } catch {
+          ctx.addIssue({
+            code: "custom",
+            message: "must be true, false, a number of proxies, or a comma list of proxy addresses or CIDR ranges",
+          });
+        }
+      }),
     SUPPORT_API_KEY: optionalSecret,
     INBOUND_SECRET: optionalSecret,
     SUPPORT_TICKET_PREFIX: z

@@ -3,7 +3,7 @@ import type { AppLoadContext } from "@remix-run/node";
 
 declare module "@remix-run/node" {
   interface AppLoadContext {
-    /** The client's address, from the socket (or X-Forwarded-For when TRUST_PROXY=true). */
+    /** The client's address: the socket's, or behind TRUST_PROXY the rightmost X-Forwarded-For entry that is no trusted proxy. */
     clientIp: string;
     /** This request's Content-Security-Policy nonce for inline scripts. */
     cspNonce: string;

@@ -1,0 +1,42 @@
+// @vitest-environment node
+import type { IncomingMessage } from "node:http";
+import { describe, expect, it } from "vitest";
+// @ts-expect-error server.js is plain JavaScript (it becomes TypeScript with issue 13)
+import { clientAddressOf, compileTrustProxy } from "../../server.js";
+
+const request = (socket: string, forwardedFor?: string) =>
+  ({
+    socket: { remoteAddress: socket },
+    connection: { remoteAddress: socket },
+    headers: forwardedFor === undefined ? {} : { "x-forwarded-for": forwardedFor },
+  }) as unknown as IncomingMessage;
+
+describe("the client address behind proxies (TRUST_PROXY)", () => {
+  it("is the socket's address when no proxy is trusted, whatever X-Forwarded-For says", () => {
+    for (const setting of [undefined, "", "false", "0"]) {
+      expect(clientAddressOf(request("192.0.2.1", "203.0.113.9"), compileTrustProxy(setting))).toBe("192.0.2.1");
+    }
+  });
+
+  it("with a hop count, skips that many proxies from the right", () => {
+    const chain = request("10.0.0.2", "198.51.100.7, 203.0.113.9, 10.0.0.1");
+    expect(clientAddressOf(chain, compileTrustProxy("true"))).toBe("10.0.0.1");
+    expect(clientAddressOf(chain, compileTrustProxy("1"))).toBe("10.0.0.1");
+    expect(clientAddressOf(chain, compileTrustProxy("2"))).toBe("203.0.113.9");
+    expect(clientAddressOf(chain, compileTrustProxy("3"))).toBe("198.51.100.7");
+    // More hops than entries: the leftmost entry is all there is.
+    expect(clientAddressOf(chain, compileTrustProxy("9"))).toBe("198.51.100.7");
+  });
+
+  it("with CIDR ranges, takes the rightmost entry that is not a trusted proxy", () => {
+    const trust = compileTrustProxy("10.0.0.0/8, 2001:db8::/32");
+    expect(clientAddressOf(request("10.0.0.2", "6.6.6.6, 203.0.113.9, 10.0.0.1"), trust)).toBe("203.0.113.9");
+    expect(clientAddressOf(request("2001:db8::1", "198.51.100.1"), trust)).toBe("198.51.100.1");
+    // A peer outside the ranges is the client itself, whatever it forwards.
+    expect(clientAddressOf(request("192.0.2.1", "10.0.0.1, 6.6.6.6"), trust)).toBe("192.0.2.1");
+  });
+
+  it("refuses a setting that names no address", () => {
+    expect(() => compileTrustProxy("not-an-address")).toThrow();
+  });
+});
