@@ -1,7 +1,6 @@
 // @vitest-environment node
 import type { IncomingMessage } from "node:http";
 import { describe, expect, it } from "vitest";
-// @ts-expect-error server.js is plain JavaScript (it becomes TypeScript with issue 13)
 import { clientAddressOf, compileTrustProxy } from "../../server.js";
 
 const request = (socket: string, forwardedFor?: string) =>
