@@ -3,7 +3,8 @@
 // the same functions to pending submissions for its optimistic view, so what the
 // page shows while saving is what the server will store.
 // Shared by server and browser: imports nothing server-only.
-import { FieldSchema, FieldsSchema, RESERVED_FIELD_KEYS, type FieldType, type FormField } from "./form-schema";
+import { textPolicyIssues } from "../utils/text-policy";
+import { FieldSchema, FieldsSchema, isReservedFieldKey, type FieldType, type FormField } from "./form-schema";
 
 export type BuilderDetail = { path: string; message: string };
 
@@ -107,9 +108,10 @@ export function keyFromLabel(label: string, taken: Iterable<string>): string {
     .replace(/^_+|_+$/g, "");
   // A key starts with a letter: "2nd phone" becomes "field_2nd_phone".
   const base = (/^[a-z]/.test(words) ? words : `field_${words}`).replace(/_+$/, "").slice(0, 56);
-  const used = new Set([...taken, ...RESERVED_FIELD_KEYS].map((key) => key.toLowerCase()));
-  if (!used.has(base)) return base;
-  for (let n = 2; ; n++) if (!used.has(`${base}_${n}`)) return `${base}_${n}`;
+  const used = new Set([...taken].map((key) => key.toLowerCase()));
+  const free = (key: string) => !used.has(key) && !isReservedFieldKey(key);
+  if (free(base)) return base;
+  for (let n = 2; ; n++) if (free(`${base}_${n}`)) return `${base}_${n}`;
 }
 
 function invalid(details: BuilderDetail[]): BuilderResult {
@@ -121,6 +123,10 @@ function missing(key: string): BuilderResult {
 }
 
 function parseField(input: Record<string, unknown>): { field: FormField } | { error: BuilderResult } {
+  const refused = textPolicyIssues(input);
+  if (refused.length > 0) {
+    return { error: invalid(refused.map((issue) => ({ path: ["field", ...issue.path].join("."), message: issue.message }))) };
+  }
   const result = FieldSchema.safeParse(input);
   if (result.success) return { field: result.data };
   return {

@@ -41,11 +41,24 @@ export const RESERVED_FIELD_KEYS = [
 ] as const;
 const RESERVED_KEYS_LOWER = new Set<string>(RESERVED_FIELD_KEYS.map((key) => key.toLowerCase()));
 
+// Names every JavaScript object answers to (constructor, toString, valueOf...): a field
+// keyed so would find an inherited value wherever data is read as a plain object.
+const OBJECT_MEMBERS_LOWER = new Set(Object.getOwnPropertyNames(Object.prototype).map((name) => name.toLowerCase()));
+
+/** Whether a field may not use this key (submission names and object members alike). */
+export function isReservedFieldKey(key: string): boolean {
+  const lower = key.toLowerCase();
+  return RESERVED_KEYS_LOWER.has(lower) || OBJECT_MEMBERS_LOWER.has(lower);
+}
+
 export const FieldKeySchema = z
   .string()
   .regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, "Use letters, digits and underscores, starting with a letter (64 at most).")
   .refine((key) => !RESERVED_KEYS_LOWER.has(key.toLowerCase()), {
     message: `This key is reserved for submissions (${RESERVED_FIELD_KEYS.join(", ")}).`,
+  })
+  .refine((key) => !OBJECT_MEMBERS_LOWER.has(key.toLowerCase()), {
+    message: "This key is reserved: it names a built-in property of every object. Choose another.",
   });
 
 const optionalText = (max: number) => z.string().trim().max(max).optional();

@@ -24,7 +24,9 @@ import {
   type FormSettings,
 } from "~/models/form-schema";
 import { forgetCachedForm } from "~/models/lead-capture.server";
-import { fail, parseOrFail, zodDetails, type ErrorDetail } from "~/utils/api.server";
+import { fail, parseOrFail, textPolicyDetails, zodDetails, type ErrorDetail } from "~/utils/api.server";
+import { decodeCursorOrFail, encodeCursor } from "~/utils/keyset.server";
+import { textPolicyIssues } from "~/utils/text-policy";
 import { db, type Prisma } from "~/utils/db.server";
 
 export const FORM_STATUSES = ["active", "archived"] as const;
@@ -184,37 +186,21 @@ export const ListFormsQuerySchema = z
   .strict();
 export type ListFormsQuery = z.input<typeof ListFormsQuerySchema>;
 
-function encodeCursor(row: { createdAt: Date; id: string }): string {
-  return Buffer.from(JSON.stringify([row.createdAt.toISOString(), row.id])).toString("base64url");
-}
-
-function decodeCursor(cursor: string): { createdAt: Date; id: string } {
-  try {
-    const [iso, id] = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as unknown[];
-    const createdAt = new Date(String(iso));
-    if (typeof id === "string" && !Number.isNaN(createdAt.getTime())) return { createdAt, id };
-  } catch {
-    // fall through
-  }
-  fail(422, "validation_failed", "The request has invalid fields.", {
-    details: [{ path: "cursor", message: "Use the nextCursor of a previous page." }],
-  });
-}
 
 /** One page of forms, newest first, with field and lead counts. */
 export async function listForms(
   query: ListFormsQuery = {},
 ): Promise<{ items: FormListItem[]; nextCursor: string | null }> {
   const { limit, cursor, status } = parseOrFail(ListFormsQuerySchema, query);
-  const after = cursor ? decodeCursor(cursor) : null;
+  const after = cursor ? decodeCursorOrFail(cursor) : null;
   const rows = await db.form.findMany({
     where: {
       ...(status ? { status } : {}),
       ...(after
         ? {
             OR: [
-              { createdAt: { lt: after.createdAt } },
-              { createdAt: after.createdAt, id: { lt: after.id } },
+              { createdAt: { lt: after.at } },
+              { createdAt: after.at, id: { lt: after.id } },
             ],
           }
         : {}),
@@ -244,7 +230,7 @@ export async function listForms(
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,
     })),
-    nextCursor: rows.length > limit ? encodeCursor(page[page.length - 1]) : null,
+    nextCursor: rows.length > limit ? encodeCursor({ at: page[page.length - 1].createdAt, id: page[page.length - 1].id }) : null,
   };
 }
 
@@ -276,6 +262,10 @@ export async function getFormVersionFields(formId: string, version: number): Pro
 // ---------------------------------------------------------------------------- writing
 
 export async function createForm(input: unknown): Promise<FormRecord> {
+  const refused = textPolicyIssues(input);
+  if (refused.length > 0) {
+    fail(422, "validation_failed", "The request has invalid fields.", { details: textPolicyDetails(refused) });
+  }
   const base = CreateFormSchema.safeParse(input);
   const checked = checkFields(base.success ? (base.data.fields ?? []) : ((input as { fields?: unknown })?.fields ?? []));
   const details = [...(base.success ? [] : zodDetails(base.error)), ...("details" in checked ? checked.details : [])];

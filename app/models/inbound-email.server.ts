@@ -11,6 +11,7 @@ import { fail, mediaType, parseJsonText, parseOrFail, readBodyBytes } from "~/ut
 import { secretsMatch } from "~/utils/auth.server";
 import { env } from "~/utils/env.server";
 import { textAboveMarker } from "~/utils/mailer.server";
+import { stripForbiddenDeep, stripForbiddenText } from "~/utils/text-policy";
 
 /** Larger posts are refused with 413 (providers include attachments in their posts). */
 export const INBOUND_BODY_LIMIT = 1024 * 1024;
@@ -123,7 +124,10 @@ type Raw = {
   messageId?: string;
 };
 
-function fromJson(body: unknown): Raw {
+// Mail from anyone may carry control characters; refusing it would lose the customer's
+// message, so they are stripped here instead (docs/input-policy.md).
+function fromJson(received: unknown): Raw {
+  const body = stripForbiddenDeep(received);
   if (typeof body !== "object" || body === null || Array.isArray(body)) {
     fail(422, "validation_failed", "The body must be a JSON object.", {
       details: [{ path: "(body)", message: "Expected an object." }],
@@ -162,7 +166,9 @@ function fromJson(body: unknown): Raw {
 
 function fromForm(form: FormData): Raw {
   const fields = Object.fromEntries(
-    [...form.entries()].filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+    [...form.entries()]
+      .filter((entry): entry is [string, string] => typeof entry[1] === "string")
+      .map(([name, value]) => [stripForbiddenText(name), stripForbiddenText(value)]),
   );
   const looksMailgun = ["body-plain", "body-html", "message-headers", "sender", "stripped-text"].some(
     (key) => key in fields,

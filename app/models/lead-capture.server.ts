@@ -23,11 +23,13 @@ import {
   mediaType,
   parseJsonText,
   readBodyText,
+  textPolicyDetails,
   type ErrorDetail,
 } from "~/utils/api.server";
 import { db, isPostgres, postgresPool, withSqliteWrite, type SqliteConnection } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
 import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
+import { textPolicyIssues } from "~/utils/text-policy";
 
 /** Largest body the submit endpoint reads (64 KiB); more is refused with 413. */
 export const SUBMISSION_BODY_LIMIT = DEFAULT_BODY_LIMIT;
@@ -240,8 +242,9 @@ export async function parseSubmission(request: Request): Promise<Submission> {
     for (const [key, value] of parsed) if (typeof value === "string") add(key, value);
   }
 
-  const data: Record<string, FormValue> = {};
-  const utm: Record<string, string | undefined> = {};
+  // Null prototypes: a posted "__proto__" or "constructor" is a plain key, nothing more.
+  const data: Record<string, FormValue> = Object.create(null);
+  const utm: Record<string, string | undefined> = Object.create(null);
   for (const key in fields) {
     if (!META_FIELDS.has(key)) data[key] = fields[key];
   }
@@ -398,12 +401,20 @@ export function validateSubmission(form: PublicForm, submission: Submission, now
   for (const key of submission.unknownKeys) {
     details.push({ path: key, message: "This field is not part of the submission payload." });
   }
+  const { data: rawData, utm: rawUtm, referrerUrl, landingPageUrl } = submission;
+  details.push(
+    ...textPolicyDetails(textPolicyIssues(rawData), inForm ? undefined : "data"),
+    ...textPolicyDetails(textPolicyIssues(rawUtm), inForm ? undefined : "utm"),
+    ...textPolicyDetails(textPolicyIssues({ referrerUrl, landingPageUrl })),
+  );
 
   let data: LeadData = {};
   if (!isPlainObject(submission.data)) {
     details.push({ path: "data", message: "Send the lead's field values as an object keyed by field." });
   } else {
-    const result = leadValidator(form, submission.mode).safeParse(submission.data);
+    // Own keys only: a field named like an Object.prototype member must not see the inherited one.
+    const own: Record<string, unknown> = Object.assign(Object.create(null), submission.data);
+    const result = leadValidator(form, submission.mode).safeParse(own);
     if (result.success) data = result.data;
     else details.push(...detailsOf(result.error, "data"));
   }

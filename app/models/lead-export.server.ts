@@ -16,6 +16,7 @@ import {
   type LeadFilters,
 } from "~/models/lead.server";
 import { db, isPostgres, type Prisma } from "~/utils/db.server";
+import { xmlSafeText } from "~/utils/text-policy";
 
 export const EXPORT_FORMATS = ["csv", "xlsx"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -221,6 +222,7 @@ function sqlitePageReader(filters: LeadFilters, pageSize: number, signal?: Abort
 /**
  * Text a spreadsheet would run as a formula (`=`, `+`, `-`, `@`, tab, carriage return
  * first) gets a leading `'`, which spreadsheets show as text (OWASP "CSV injection").
+ * CSV only: an Excel cell written as a string is never a formula, so it needs none.
  */
 export function neutraliseFormula(value: string): string {
   return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
@@ -228,23 +230,27 @@ export function neutraliseFormula(value: string): string {
 
 export type Cell = string | number | boolean;
 
-function cellOf(value: LeadValue | null | undefined): Cell {
+/** How a file format makes text safe: CSV neutralises formulas; XML drops what it forbids. */
+export type TextCell = (value: string) => string;
+export const csvText: TextCell = neutraliseFormula;
+export const excelText: TextCell = xmlSafeText;
+
+function cellOf(value: LeadValue | null | undefined, safe: TextCell): Cell {
   if (value === null || value === undefined) return "";
   if (typeof value === "number" || typeof value === "boolean") return value;
-  if (Array.isArray(value)) return neutraliseFormula(value.join(", "));
-  return neutraliseFormula(String(value));
+  if (Array.isArray(value)) return safe(value.join(", "));
+  return safe(String(value));
 }
 
-const text = (value: string | null) => (value ? neutraliseFormula(value) : "");
-
 /** One lead as the cells of a row under `columns`. */
-export function rowCells(row: ExportRow, columns: ExportColumns): Cell[] {
+export function rowCells(row: ExportRow, columns: ExportColumns, safe: TextCell): Cell[] {
+  const text = (value: string | null) => (value ? safe(value) : "");
   const cells: Cell[] = new Array(columns.headers.length).fill("");
   cells[0] = row.id;
   cells[1] = row.createdAt;
   cells[2] = text(columns.formNames.get(row.formId) ?? "");
   const fields = columns.fieldsByForm.get(row.formId);
-  if (fields) for (const field of fields) cells[field.index] = cellOf(row.data[field.key]);
+  if (fields) for (const field of fields) cells[field.index] = cellOf(row.data[field.key], safe);
   const tail = columns.headers.length - TRAILING_COLUMNS.length;
   cells[tail] = text(row.utmSource);
   cells[tail + 1] = text(row.utmMedium);
@@ -286,7 +292,7 @@ export async function streamLeadsCsv(filters: LeadFilters, options: ExportOption
           else controller.close();
           return;
         }
-        controller.enqueue(encoder.encode(csvLines(rows.map((row) => rowCells(row, columns)))));
+        controller.enqueue(encoder.encode(csvLines(rows.map((row) => rowCells(row, columns, csvText)))));
       },
       cancel() {
         reader.close();
@@ -372,7 +378,7 @@ export async function streamLeadsXlsx(filters: LeadFilters, options: ExportOptio
   const writeRows = async (rows: ExportRow[] | Cell[][]) => {
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i];
-      sheet.addRow(excelLineBreaks(Array.isArray(row) ? row : rowCells(row, columns))).commit();
+      sheet.addRow(excelLineBreaks(Array.isArray(row) ? row : rowCells(row, columns, excelText))).commit();
       if (i % XLSX_YIELD_EVERY === XLSX_YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
     }
   };
@@ -413,10 +419,10 @@ export async function streamLeadsXlsx(filters: LeadFilters, options: ExportOptio
           if (phase === "header") {
             phase = "rows";
             const rows = await reader.next();
-            const cells = (rows ?? []).map((row) => rowCells(row, columns));
+            const cells = (rows ?? []).map((row) => rowCells(row, columns, excelText));
             const widths = columnWidths(columns.headers, cells);
             sheet.columns = widths.map((width) => ({ width }));
-            const header = sheet.addRow(columns.headers.map(neutraliseFormula));
+            const header = sheet.addRow(columns.headers.map(excelText));
             header.font = { bold: true };
             header.commit();
             await writeRows(cells);

@@ -4,25 +4,16 @@
 // lead-export.server.ts.
 import { z } from "zod";
 import type { FormField, LeadData } from "~/models/form-schema";
-import { fail, zodDetails, type ErrorDetail } from "~/utils/api.server";
+import { fail, textPolicyDetails, zodDetails, type ErrorDetail } from "~/utils/api.server";
+import { textPolicyIssues } from "~/utils/text-policy";
 import type Database from "better-sqlite3";
 import { db, isPostgres, Prisma, sqliteConnection, type SqliteConnection } from "~/utils/db.server";
+import { DaySchema, decodeCursor, encodeCursor, INVALID_CURSOR } from "~/utils/keyset.server";
 
 // ---------------------------------------------------------------------------
 // Filters
 
-const DAY = /^\d{4}-\d{2}-\d{2}$/;
 const MS_PER_DAY = 86_400_000;
-
-/** A `YYYY-MM-DD` that is a real calendar day. */
-const DaySchema = z
-  .string()
-  .trim()
-  .regex(DAY, "Use a date as YYYY-MM-DD.")
-  .refine((value) => {
-    const date = new Date(`${value}T00:00:00Z`);
-    return !Number.isNaN(date.getTime()) && date.toISOString().startsWith(value);
-  }, "Use a real date as YYYY-MM-DD.");
 
 /** A GET form sends every input, empty ones as ""; an empty value means "no filter". */
 const optional = <S extends z.ZodType>(schema: S) =>
@@ -66,12 +57,12 @@ const ListQuerySchema = z.object({
   ).transform((value) => value ?? DEFAULT_PAGE_SIZE),
   cursor: optional(
     z.string().transform((value, ctx) => {
-      const decoded = decodeCursor(value);
-      if (!decoded) {
-        ctx.addIssue({ code: "custom", message: "The cursor is not one this API gave out." });
+      const position = decodeCursor(value);
+      if (!position) {
+        ctx.addIssue({ code: "custom", message: INVALID_CURSOR });
         return z.NEVER;
       }
-      return decoded;
+      return { createdAt: position.at, id: position.id };
     }),
   ),
 });
@@ -88,12 +79,16 @@ function firstValues(params: URLSearchParams): Record<string, string> {
 
 /** Reads the filters from a query string; `details` names every bad parameter. */
 export function parseLeadFilters(params: URLSearchParams): Parsed<LeadFilters> {
+  const refused = textPolicyIssues(firstValues(params));
+  if (refused.length > 0) return { ok: false, details: textPolicyDetails(refused) };
   const result = LeadFilterSchema.safeParse(firstValues(params));
   return result.success ? { ok: true, value: result.data } : { ok: false, details: zodDetails(result.error) };
 }
 
 /** Reads the filters, `limit` and `cursor` of a list request. */
 export function parseLeadListQuery(params: URLSearchParams): Parsed<LeadListQuery> {
+  const refused = textPolicyIssues(firstValues(params));
+  if (refused.length > 0) return { ok: false, details: textPolicyDetails(refused) };
   const filters = LeadFilterSchema.safeParse(firstValues(params));
   const page = ListQuerySchema.safeParse(firstValues(params));
   const details = [
@@ -176,18 +171,8 @@ export function spamValues(spam: SpamFilter): boolean[] {
 
 export type Cursor = { createdAt: Date; id: string };
 
-export function encodeCursor(cursor: Cursor): string {
-  return Buffer.from(`${cursor.createdAt.toISOString()}|${cursor.id}`, "utf8").toString("base64url");
-}
-
-export function decodeCursor(value: string): Cursor | null {
-  if (!/^[A-Za-z0-9_-]{1,200}$/.test(value)) return null;
-  const [iso, id, extra] = Buffer.from(value, "base64url").toString("utf8").split("|");
-  if (extra !== undefined || !iso || !id || !/^[A-Za-z0-9_-]{1,64}$/.test(id)) return null;
-  if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/.test(iso)) return null;
-  const createdAt = new Date(iso);
-  if (Number.isNaN(createdAt.getTime()) || createdAt.toISOString() !== iso) return null;
-  return { createdAt, id };
+function cursorOf(lead: Cursor): string {
+  return encodeCursor({ at: lead.createdAt, id: lead.id });
 }
 
 /**
@@ -447,7 +432,7 @@ export async function listLeads(
       utm: utmOf(row),
       referrerHost: row.referrerHost,
     })),
-    nextCursor: rows.length > query.limit && last ? encodeCursor(last) : null,
+    nextCursor: rows.length > query.limit && last ? cursorOf(last) : null,
   };
 }
 

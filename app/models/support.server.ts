@@ -11,6 +11,8 @@ import { EmailSchema } from "~/models/user.server";
 import { fail } from "~/utils/api.server";
 import { db, type Prisma } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
+import { decodeCursorOrFail, encodeCursor } from "~/utils/keyset.server";
+import { FORBIDDEN_TEXT_MESSAGE, hasForbiddenText } from "~/utils/text-policy";
 import { composeSupportEmail, newMessageId } from "~/utils/mailer.server";
 import { dedupeKeyOf, type InboundEmail } from "./inbound-email.server";
 import { kickOutbox } from "./outbox.server";
@@ -26,6 +28,7 @@ const oneLine = (max: number, message: string) =>
 
 const messageText = z
   .string({ error: "Write a message." })
+  .refine((value) => !hasForbiddenText(value), FORBIDDEN_TEXT_MESSAGE)
   .transform((value) => value.replace(/\r\n?/g, "\n").trim())
   .pipe(z.string().min(1, "Write a message.").max(20_000, "Use at most 20000 characters."));
 
@@ -126,21 +129,6 @@ const listSelect = {
 
 export type TicketSummary = Prisma.TicketGetPayload<{ select: typeof listSelect }>;
 
-function encodeCursor(ticket: { lastMessageAt: Date; id: string }): string {
-  return Buffer.from(`${ticket.lastMessageAt.toISOString()}|${ticket.id}`).toString("base64url");
-}
-
-function decodeCursor(cursor: string): { lastMessageAt: Date; id: string } {
-  const [at, id] = Buffer.from(cursor, "base64url").toString("utf8").split("|");
-  const lastMessageAt = new Date(at ?? "");
-  if (!id || Number.isNaN(lastMessageAt.getTime())) {
-    fail(400, "bad_request", "The cursor is not one this list gave out.", {
-      details: [{ path: "cursor", message: "Invalid cursor." }],
-    });
-  }
-  return { lastMessageAt, id };
-}
-
 /** Matches subject and name as typed, lower-cased and capitalised (both databases alike). */
 function searchWhere(q: string): Prisma.TicketWhereInput {
   const variants = [...new Set([q, q.toLowerCase(), q.charAt(0).toUpperCase() + q.slice(1).toLowerCase()])];
@@ -161,7 +149,7 @@ export async function listTickets(
   if (query.status) and.push({ status: query.status });
   if (query.q) and.push(searchWhere(query.q));
   if (query.cursor) {
-    const { lastMessageAt, id } = decodeCursor(query.cursor);
+    const { at: lastMessageAt, id } = decodeCursorOrFail(query.cursor);
     and.push({ OR: [{ lastMessageAt: { lt: lastMessageAt } }, { lastMessageAt, id: { lt: id } }] });
   }
   const rows = await db.ticket.findMany({
@@ -173,7 +161,10 @@ export async function listTickets(
   const tickets = rows.slice(0, query.limit);
   return {
     tickets,
-    nextCursor: rows.length > query.limit ? encodeCursor(tickets[tickets.length - 1]) : null,
+    nextCursor:
+      rows.length > query.limit
+        ? encodeCursor({ at: tickets[tickets.length - 1].lastMessageAt, id: tickets[tickets.length - 1].id })
+        : null,
   };
 }
 

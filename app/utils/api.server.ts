@@ -1,6 +1,7 @@
 // The JSON API's one error shape, and the helpers every /api route uses to read
 // its input and answer. Every refusal is {"error": {code, message, details?}}.
 import type { z } from "zod";
+import { textPolicyIssues, type TextIssue } from "./text-policy";
 
 export type ErrorDetail = { path: string; message: string };
 
@@ -62,14 +63,25 @@ export function zodDetails(error: z.ZodError, prefix?: string): ErrorDetail[] {
   });
 }
 
+export function textPolicyDetails(issues: TextIssue[], prefix?: string): ErrorDetail[] {
+  return issues.map((issue) => ({
+    path: [prefix, ...issue.path.map(String)].filter(Boolean).join(".") || "(body)",
+    message: issue.message,
+  }));
+}
+
 export function validationFailed(error: z.ZodError, prefix?: string): never {
   fail(422, "validation_failed", "The request has invalid fields.", {
     details: zodDetails(error, prefix),
   });
 }
 
-/** Parses a value with a schema or stops with 422 naming every bad field. */
+/** Parses a value with a schema (after the text policy) or stops with 422 naming every bad field. */
 export function parseOrFail<S extends z.ZodType>(schema: S, value: unknown, prefix?: string): z.output<S> {
+  const refused = textPolicyIssues(value);
+  if (refused.length > 0) {
+    fail(422, "validation_failed", "The request has invalid fields.", { details: textPolicyDetails(refused, prefix) });
+  }
   const result = schema.safeParse(value);
   if (!result.success) validationFailed(result.error, prefix);
   return result.data;

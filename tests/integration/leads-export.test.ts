@@ -77,11 +77,12 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** What a cell of the export must hold for a stored value (formulas neutralised). */
-function expectedText(value: LeadValue | string | null | undefined): string {
+/** What a cell of the export must hold for a stored value (CSV: formulas neutralised). */
+function expectedText(value: LeadValue | string | null | undefined, format: "csv" | "xlsx" = "csv"): string {
   if (value === null || value === undefined) return "";
   if (typeof value === "number" || typeof value === "boolean") return String(value);
   const text = Array.isArray(value) ? value.join(", ") : value;
+  if (format === "xlsx") return text;
   return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
 }
 
@@ -93,15 +94,19 @@ async function storedLeads(where: Parameters<typeof db.lead.findMany>[0] extends
   });
 }
 
-function expectedRow(lead: Awaited<ReturnType<typeof storedLeads>>[number], keys: Array<string | null>): string[] {
+function expectedRow(
+  lead: Awaited<ReturnType<typeof storedLeads>>[number],
+  keys: Array<string | null>,
+  format: "csv" | "xlsx" = "csv",
+): string[] {
   const data = lead.data as LeadData;
   return [
     lead.id,
     lead.createdAt.toISOString(),
     lead.form.name,
-    ...keys.map((key) => (key === null ? "" : expectedText(data[key]))),
+    ...keys.map((key) => (key === null ? "" : expectedText(data[key], format))),
     ...[lead.utmSource, lead.utmMedium, lead.utmCampaign, lead.utmTerm, lead.utmContent, lead.referrerUrl, lead.landingPageUrl].map(
-      expectedText,
+      (value) => expectedText(value, format),
     ),
   ];
 }
@@ -235,7 +240,7 @@ describe("CSV export", () => {
 });
 
 describe("Excel export", () => {
-  it("reads back with exceljs to exactly the stored leads, formulas neutralised, header bold and frozen", async () => {
+  it("reads back with exceljs to exactly the stored leads, formula-like text as plain text cells, header bold and frozen", async () => {
     const { res, bytes } = await download(`format=xlsx&formId=${tricky.id}`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet");
@@ -244,22 +249,48 @@ describe("Excel export", () => {
     const rows = sheetRows(sheet, TRICKY_HEADERS.length);
     expect(rows[0]).toEqual(TRICKY_HEADERS);
     const stored = await storedLeads({ formId: tricky.id, isSpam: false });
-    // Numbers and booleans are typed cells in Excel; text is as in the CSV, except that
-    // line breaks are Excel's LF (XML would turn a CR into LF anyway).
+    // Numbers and booleans are typed cells in Excel; text is as stored (a string cell is
+    // never a formula, so it needs no apostrophe), with Excel's LF for line breaks.
     const expected = stored.map((lead) =>
-      expectedRow(lead, TRICKY_KEYS).map((text, i) => {
+      expectedRow(lead, TRICKY_KEYS, "xlsx").map((text, i) => {
         const key = TRICKY_KEYS[i - 3];
         const value = key ? (lead.data as LeadData)[key] : undefined;
         return typeof value === "number" || typeof value === "boolean" ? value : text.replace(/\r\n?/g, "\n");
       }),
     );
     expect(rows.slice(1)).toEqual(expected);
-    expect(rows.flat()).toContain("'=SUM(A1:A9)");
+    expect(rows.flat()).toContain("=SUM(A1:A9)");
+    expect(rows.flat()).not.toContain("'=SUM(A1:A9)");
+    let formulaLike = 0;
+    sheet.eachRow((row) =>
+      row.eachCell((cell) => {
+        if (cell.value === "=SUM(A1:A9)") {
+          formulaLike++;
+          expect(cell.type).toBe(ExcelJS.ValueType.String);
+        }
+        expect(cell.type).not.toBe(ExcelJS.ValueType.Formula);
+      }),
+    );
+    expect(formulaLike).toBeGreaterThan(0);
     expect(sheet.getRow(1).getCell(1).font?.bold).toBe(true);
     expect(sheet.getRow(2).getCell(1).font?.bold).toBeFalsy();
     expect(sheet.views[0]).toMatchObject({ state: "frozen", ySplit: 1 });
     for (let c = 1; c <= TRICKY_HEADERS.length; c++) expect(sheet.getColumn(c).width).toBeGreaterThanOrEqual(8);
     expect(sheet.getColumn(1).width).toBeGreaterThanOrEqual("Lead ID".length);
+  });
+
+  it("keeps characters XML forbids out of the file, so a lead stored with U+FFFE or U+FFFF cannot break it", async () => {
+    // Written straight to the database, as leads stored before the input policy may be.
+    const form = await createForm("XML hostile", [[field("note", "Note")]]);
+    await createLeads(form.id, [{ data: { note: "a\uFFFEb\uFFFFc\u0001d" }, utmSource: "x\uFFFEy" }]);
+    const { res, bytes } = await download(`format=xlsx&formId=${form.id}`);
+    expect(res.status).toBe(200);
+    const sheet = await readXlsx(bytes); // exceljs refused such files before: "invalid XML"
+    const rows = sheetRows(sheet, 5);
+    expect(rows[1][3]).toBe("abcd");
+    const sourceColumn = (rows[0] as string[]).indexOf("utm_source") + 1;
+    expect(sourceColumn).toBeGreaterThan(0);
+    expect(sheet.getRow(2).getCell(sourceColumn).value).toBe("xy");
   });
 
   it("exports the same leads as the CSV for a filter", async () => {

@@ -310,7 +310,7 @@ describe("listing support requests", () => {
   it("refuses a bad status, limit or cursor with 4xx", async () => {
     expectError(await call("GET", "/api/support-requests?status=lost", undefined, bearer()), 422, "validation_failed");
     expectError(await call("GET", "/api/support-requests?limit=1000", undefined, bearer()), 422, "validation_failed");
-    expectError(await call("GET", "/api/support-requests?cursor=garbage", undefined, bearer()), 400, "bad_request");
+    expectError(await call("GET", "/api/support-requests?cursor=garbage", undefined, bearer()), 422, "validation_failed");
   });
 });
 

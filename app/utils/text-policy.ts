@@ -1,0 +1,70 @@
+// One policy for text that comes from outside (docs/input-policy.md): control
+// characters other than tab, newline and carriage return, and lone UTF-16 surrogates,
+// are refused in submitted values with a 422 naming the field. They are invisible to
+// people, PostgreSQL cannot store NUL, and a lone surrogate is not valid UTF-8.
+// Client-safe: the browser form validation may use it too.
+import { z } from "zod";
+
+const FORBIDDEN_TEXT =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const FORBIDDEN_TEXT_GLOBAL = new RegExp(FORBIDDEN_TEXT.source, "g");
+
+// XML 1.0 allows tab, newline, CR and U+0020 up; not U+FFFE, U+FFFF or lone surrogates.
+const XML_ILLEGAL =
+  /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+export const FORBIDDEN_TEXT_MESSAGE = "Remove the control characters or broken characters from this value.";
+
+export function hasForbiddenText(value: string): boolean {
+  return FORBIDDEN_TEXT.test(value);
+}
+
+/** The value with forbidden characters removed, where refusing is wrong (inbound email). */
+export function stripForbiddenText(value: string): string {
+  return value.replace(FORBIDDEN_TEXT_GLOBAL, "");
+}
+
+/** The value with every character XML 1.0 forbids removed (cells of an Excel file). */
+export function xmlSafeText(value: string): string {
+  return value.replace(XML_ILLEGAL, "");
+}
+
+/** A copy of `value` with forbidden characters removed from every string and key. */
+export function stripForbiddenDeep(value: unknown, depth = 0): unknown {
+  if (typeof value === "string") return stripForbiddenText(value);
+  if (value === null || typeof value !== "object" || depth > MAX_DEPTH) return value;
+  if (Array.isArray(value)) return value.map((item) => stripForbiddenDeep(item, depth + 1));
+  return Object.fromEntries(
+    Object.entries(value).map(([key, item]) => [stripForbiddenText(key), stripForbiddenDeep(item, depth + 1)]),
+  );
+}
+
+export type TextIssue = { path: (string | number)[]; message: string };
+
+const MAX_DEPTH = 64;
+
+/** Every string (and object key) in `value` that breaks the policy, with its path. */
+export function textPolicyIssues(value: unknown, path: (string | number)[] = [], depth = 0): TextIssue[] {
+  if (typeof value === "string") return hasForbiddenText(value) ? [{ path, message: FORBIDDEN_TEXT_MESSAGE }] : [];
+  if (value === null || typeof value !== "object" || depth > MAX_DEPTH) return [];
+  const issues: TextIssue[] = [];
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => issues.push(...textPolicyIssues(item, [...path, index], depth + 1)));
+    return issues;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    if (hasForbiddenText(key)) issues.push({ path: [...path, stripForbiddenText(key)], message: FORBIDDEN_TEXT_MESSAGE });
+    else issues.push(...textPolicyIssues(item, [...path, key], depth + 1));
+  }
+  return issues;
+}
+
+/** `schema`, preceded by the text policy: a value breaking it fails with the field named. */
+export function withTextPolicy<S extends z.ZodType>(schema: S) {
+  return z
+    .unknown()
+    .superRefine((value, ctx) => {
+      for (const issue of textPolicyIssues(value)) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+    })
+    .pipe(schema);
+}
