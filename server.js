@@ -116,7 +116,8 @@ const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](
 function publicHost(req, trust) {
   const forwarded = fromTrustedProxy(req, trust) ? req.headers["x-forwarded-host"]?.split(",")[0]?.trim() : undefined;
   const host = forwarded || req.headers.host || "localhost";
-  return HOST.test(host) ? host : null;
+  const port = HOST.test(host) ? /:(\d+)$/.exec(host)?.[1] : "x";
+  return port === undefined || Number(port) <= 65_535 ? host : null;
 }
 
 function requestUrl(req, trust) {
@@ -479,6 +480,29 @@ export async function createAppServer({ buildDir = path.resolve(root, process.en
         failed(req, res, error);
       }
     });
+  });
+  // Requests Node cannot parse (bad framing, oversized headers, timeouts) are answered
+  // in the API's error shape instead of Node's bare "400 Bad Request".
+  server.on("clientError", (error, socket) => {
+    if (error.code === "ECONNRESET" || !socket.writable) return socket.destroy();
+    const [status, code, message] =
+      error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+        ? [408, "request_timeout", "The request took too long to arrive."]
+        : error.code === "HPE_HEADER_OVERFLOW"
+          ? [431, "headers_too_large", "The request headers are too large."]
+          : [400, "bad_request", "The request could not be parsed as HTTP."];
+    const requestLine = error.rawPacket?.subarray(0, 64).toString("latin1") ?? "";
+    // A page (by the request line, when it could be read) gets a page; anything else the JSON shape.
+    const page = /^[A-Z]+ \/(?!api\/)/.test(requestLine);
+    const [type, text] = page
+      ? ["text/html", `<!doctype html><meta charset="utf-8"><title>${status}</title><p>${message}</p>`]
+      : ["application/json", JSON.stringify({ error: { code, message } })];
+    // An answer to HEAD carries no body, or the client would read it as a second response.
+    const body = requestLine.startsWith("HEAD ") ? "" : text;
+    socket.end(
+      `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: ${type}; charset=utf-8\r\n` +
+        `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    );
   });
   server.keepAliveTimeout = 65_000;
   // Past this many open connections new ones are closed at once, so slow or idle

@@ -46,7 +46,7 @@ function raw(url: string, text: string, waitMs = 5_000): Promise<{ reply: string
 const statusOf = (reply: string) => Number(/^HTTP\/1\.1 (\d{3})/.exec(reply)?.[1]);
 
 describe("a malformed Host header", () => {
-  const hosts = ["[", "a b", "a@b", "%", "evil.example/x", "a:b:c"];
+  const hosts = ["[", "a b", "a@b", "%", "evil.example/x", "a:b:c", "evil.example:99999"];
   const routes = [
     ["POST", "/api/leads/submit"],
     ["GET", "/api/leads"],
@@ -178,5 +178,25 @@ describe("client addresses behind proxies", () => {
   it("ignores X-Forwarded-For entirely when no proxy is trusted", async () => {
     const spoofed = (i: number) => `198.51.100.${i}`;
     expect(await submitsAllowedWith({ TRUST_PROXY: "false" }, spoofed)).toEqual([201, 201, 201, 429, 429, 429]);
+  });
+});
+
+describe("requests that are not HTTP", () => {
+  it("answers unparseable requests with 400 in the error shape, not Node's bare page", async () => {
+    for (const text of ["GARBAGE\r\n\r\n", "GET /api/leads HTTP/1.1\r\nHost: localhost\r\nContent-Length: abc\r\n\r\n", "GET /api/\u0001 HTTP/1.1\r\n\r\n"]) {
+      const { reply } = await raw(server.url, text);
+      expect(statusOf(reply), JSON.stringify(text)).toBe(400);
+      expect(reply).toContain("application/json");
+      expect(reply).toContain('{"error":{"code":"bad_request"');
+    }
+  });
+
+  it("answers headers larger than Node accepts with 431 in the error shape", async () => {
+    const { reply } = await raw(server.url, `GET /api/leads HTTP/1.1\r\nHost: localhost\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`);
+    expect(statusOf(reply)).toBe(431);
+    expect(reply).toContain('"code":"headers_too_large"');
+    const page = await raw(server.url, `GET /leads HTTP/1.1\r\nHost: localhost\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`);
+    expect(statusOf(page.reply)).toBe(431);
+    expect(page.reply).toContain("text/html");
   });
 });
