@@ -8,7 +8,7 @@ import { convert } from "html-to-text";
 import addressparser from "nodemailer/lib/addressparser";
 import { z } from "zod";
 import { fail, mediaType, parseJsonText, parseOrFail, readBodyBytes } from "~/utils/api.server";
-import { secretsMatch } from "~/utils/auth.server";
+import { checkSecretGuess } from "~/utils/auth.server";
 import { env } from "~/utils/env.server";
 import { textAboveMarker } from "~/utils/mailer.server";
 import { stripForbiddenDeep, stripForbiddenText } from "~/utils/text-policy";
@@ -31,16 +31,31 @@ export type InboundEmail = {
   isAutoReply: boolean;
 };
 
-/** 503 while INBOUND_SECRET is unset; 401 unless `x-inbound-secret` or a Bearer token matches. */
-export function requireInboundSecret(request: Request): void {
+/** The password of an HTTP Basic header (the user name is ignored), or undefined. */
+function basicPassword(authorization: string): string | undefined {
+  const encoded = /^Basic\s+([A-Za-z0-9+/=]+)$/i.exec(authorization)?.[1];
+  if (!encoded) return undefined;
+  const decoded = Buffer.from(encoded, "base64").toString("utf8");
+  const colon = decoded.indexOf(":");
+  return colon === -1 ? undefined : decoded.slice(colon + 1);
+}
+
+/**
+ * 503 while INBOUND_SECRET is unset; 401 unless `x-inbound-secret`, a Bearer token or
+ * an HTTP Basic password matches (providers that cannot add a header put the secret in
+ * the URL: https://inbound:SECRET@host/...). Wrong secrets are limited per address (429).
+ */
+export async function requireInboundSecret(request: Request, clientIp: string): Promise<void> {
   if (!env.INBOUND_SECRET) {
     fail(503, "not_configured", "The inbound email webhook is not configured (INBOUND_SECRET is unset).");
   }
-  const header = request.headers.get("x-inbound-secret");
-  const bearer = /^Bearer\s+(.+)$/i.exec(request.headers.get("Authorization") ?? "")?.[1]?.trim();
-  const given = header ?? bearer;
-  if (given === undefined || !secretsMatch(given, env.INBOUND_SECRET)) {
-    fail(401, "unauthorized", "Send the inbound secret in x-inbound-secret or Authorization: Bearer.");
+  const authorization = request.headers.get("Authorization") ?? "";
+  const bearer = /^Bearer\s+(.+)$/i.exec(authorization)?.[1]?.trim();
+  const given = request.headers.get("x-inbound-secret") ?? bearer ?? basicPassword(authorization);
+  if (given === undefined || !(await checkSecretGuess(clientIp, given, env.INBOUND_SECRET))) {
+    fail(401, "unauthorized", "Send the inbound secret in x-inbound-secret, Authorization: Bearer, or as the HTTP Basic password.", {
+      headers: { "WWW-Authenticate": 'Basic realm="inbound"' },
+    });
   }
 }
 

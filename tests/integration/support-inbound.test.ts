@@ -83,14 +83,44 @@ describe("inbound webhook authentication", () => {
     expect(res.status).toBe(201);
   });
 
+  it("accepts the secret as the password of HTTP Basic, whatever the user name, as providers send it from the URL", async () => {
+    const ticket = await newTicket();
+    for (const user of ["inbound", "", "sendgrid"]) {
+      const basic = Buffer.from(`${user}:${process.env.INBOUND_SECRET}`).toString("base64");
+      const res = await inbound({ from: ticket.email, subject: `#${ticket.reference}`, text: `Via basic ${user}.` }, { Authorization: `Basic ${basic}` });
+      expect(res.status).toBe(201);
+    }
+  });
+
   it("refuses a wrong or missing secret with 401 and records nothing", async () => {
     const ticket = await newTicket();
     const payload = { from: ticket.email, subject: `#${ticket.reference}`, text: "Sneaky" };
     expectError(await inbound(payload, { "x-inbound-secret": "wrong" }), 401, "unauthorized");
     expectError(await inbound(payload, { Authorization: "Bearer wrong" }), 401, "unauthorized");
+    // The secret itself as the Basic credentials (no user:password pair), or as the user name, is not it.
     expectError(await inbound(payload, { Authorization: `Basic ${process.env.INBOUND_SECRET}` }), 401, "unauthorized");
+    const asUser = Buffer.from(`${process.env.INBOUND_SECRET}:x`).toString("base64");
+    expectError(await inbound(payload, { Authorization: `Basic ${asUser}` }), 401, "unauthorized");
     expectError(await inbound(payload, {}), 401, "unauthorized");
     expect(await db.ticketMessage.count({ where: { ticketId: ticket.id } })).toBe(1);
+  });
+
+  it("answers 429 after 10 wrong secrets from one address, in parallel too", async () => {
+    const guarded = await startServer();
+    try {
+      const ticket = await newTicket();
+      const payload = { from: ticket.email, subject: `#${ticket.reference}`, text: "Guess" };
+      const answers = await Promise.all(
+        Array.from({ length: 30 }, (_, i) =>
+          apiClient(guarded.url)("POST", "/api/support-requests/inbound", payload, { "x-inbound-secret": `guess-${i}` }),
+        ),
+      );
+      expect(answers.filter((res) => res.status === 401).length).toBe(10);
+      expect(answers.filter((res) => res.status === 429).length).toBe(20);
+      expectError(answers.find((res) => res.status === 429)!, 429, "rate_limited");
+    } finally {
+      await guarded.stop();
+    }
   });
 
   it("answers 503 not_configured when INBOUND_SECRET is unset, whatever is sent", async () => {
