@@ -41,4 +41,58 @@ describe.each([
     await page.getByRole("heading", { name: "Log in" }).waitFor();
     await context.close();
   });
+
+  it.each(["/\t/evil.example", "/\n/evil.example", "//evil.example", "/\\evil.example", "https://evil.example/", "/%09/evil.example"])(
+    "stays on this site after logging in with redirectTo=%j",
+    async (redirectTo) => {
+      const context = await browser.newContext({ javaScriptEnabled });
+      const page = await context.newPage();
+      await page.goto(`${server.url}/login?${new URLSearchParams({ redirectTo })}`);
+      await page.getByLabel("Email").fill(STAFF.email);
+      await page.getByLabel("Password").fill(STAFF.password);
+      await page.getByRole("button", { name: "Log in" }).click();
+      await page.waitForURL((url) => url.pathname !== "/login");
+      expect(new URL(page.url()).origin).toBe(new URL(server.url).origin);
+      // Only a path of ours that was asked for is kept ("/%09/evil.example" is one: it 404s here).
+      expect(["/", "/%09/evil.example"]).toContain(new URL(page.url()).pathname);
+      await context.close();
+    },
+  );
+
+  it("changes the password on /account and ends the other session", async () => {
+    const user = { email: `account-${javaScriptEnabled}@example.com`, password: "first password 123" };
+    await createOrResetUser(user);
+    const other = await browser.newContext({ javaScriptEnabled });
+    const context = await browser.newContext({ javaScriptEnabled });
+    for (const ctx of [other, context]) {
+      const page = await ctx.newPage();
+      await page.goto(`${server.url}/login`);
+      await page.getByLabel("Email").fill(user.email);
+      await page.getByLabel("Password").fill(user.password);
+      await page.getByRole("button", { name: "Log in" }).click();
+      await page.getByRole("heading", { name: `Welcome, ${user.email}` }).waitFor();
+    }
+    const page = context.pages()[0];
+    await page.getByRole("link", { name: user.email }).click();
+    await page.getByRole("heading", { name: "Your account" }).waitFor();
+    expect(await page.getByRole("table").textContent()).toContain("(this device)");
+
+    await page.getByLabel("Current password").fill("wrong password 000");
+    await page.getByLabel("New password (12 characters or more)").fill("second password 456");
+    await page.getByLabel("New password again").fill("second password 456");
+    await page.getByRole("button", { name: "Change password" }).click();
+    await expect.poll(() => page.getByText("That is not your current password.").count()).toBe(1);
+
+    await page.getByLabel("Current password").fill(user.password);
+    await page.getByLabel("New password (12 characters or more)").fill("second password 456");
+    await page.getByLabel("New password again").fill("second password 456");
+    await page.getByRole("button", { name: "Change password" }).click();
+    await page.getByText("Your password was changed.").waitFor();
+
+    // The other browser's session has ended: its next page asks it to log in.
+    const stale = other.pages()[0];
+    await stale.goto(`${server.url}/leads`);
+    expect(new URL(stale.url()).pathname).toBe("/login");
+    await Promise.all([context.close(), other.close()]);
+  });
 });
