@@ -7,6 +7,7 @@ import { createReadableStreamFromReadable } from "@remix-run/node";
 import { RemixServer, isRouteErrorResponse } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
+import { stopEmailBodyWorkers } from "~/models/email-body.server";
 import { startOutboxWorker } from "~/models/outbox.server";
 import { db } from "~/utils/db.server";
 import { NonceProvider } from "~/utils/nonce";
@@ -74,6 +75,6 @@ export async function startBackgroundWork(): Promise<void> {
 }
 
 export async function stopBackgroundWork(): Promise<void> {
-  await Promise.all(backgroundWork.map((work) => work.stop()));
+  await Promise.all([...backgroundWork.map((work) => work.stop()), stopEmailBodyWorkers()]);
   await db.$disconnect();
 }

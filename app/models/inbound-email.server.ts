@@ -3,15 +3,14 @@
 // Postmark and Mailgun routes. What the thread shows is the new text only (quoted
 // history and the "reply above this line" marker cut off); the whole text is kept.
 import { createHash } from "node:crypto";
-import EmailReplyParser from "email-reply-parser";
-import { convert } from "html-to-text";
 import addressparser from "nodemailer/lib/addressparser";
 import { z } from "zod";
 import { fail, mediaType, parseJsonText, parseOrFail, readBodyBytes } from "~/utils/api.server";
 import { checkSecretGuess } from "~/utils/auth.server";
 import { env } from "~/utils/env.server";
-import { textAboveMarker } from "~/utils/mailer.server";
 import { stripForbiddenDeep, stripForbiddenText } from "~/utils/text-policy";
+import { cleanEmailBody } from "./email-body.server";
+import { addressesIn, messageIdsIn, type AuthEvidence } from "./sender-trust.server";
 
 /** Larger posts are refused with 413 (providers include attachments in their posts). */
 export const INBOUND_BODY_LIMIT = 1024 * 1024;
@@ -29,6 +28,12 @@ export type InboundEmail = {
   visibleText: string;
   messageId: string | null;
   isAutoReply: boolean;
+  /** Every address it was delivered to: To, Cc and the envelope recipients, lower-cased. */
+  recipients: string[];
+  /** The Message-IDs it answers (In-Reply-To and References), bare and lower-cased. */
+  answers: string[];
+  /** What the provider said about the sender (SPF, DKIM, DMARC). */
+  auth: AuthEvidence;
 };
 
 /** The password of an HTTP Basic header (the user name is ignored), or undefined. */
@@ -95,7 +100,13 @@ const JsonShape = z.object({
   headers: z
     .union([z.record(z.string(), z.string()), z.array(z.object({ name: z.string(), value: z.string() }))])
     .optional(),
+  to: z.union([z.string().max(10_000), z.array(z.string().max(1000)).max(100)]).optional(),
+  cc: z.union([z.string().max(10_000), z.array(z.string().max(1000)).max(100)]).optional(),
+  inReplyTo: text(2000),
+  references: z.union([z.string().max(20_000), z.array(z.string().max(1000)).max(100)]).optional(),
 });
+
+const listOf = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(", ") : value);
 
 const PostmarkShape = z.object({
   From: z.string().max(1000).optional(),
@@ -106,6 +117,9 @@ const PostmarkShape = z.object({
   StrippedTextReply: text(INBOUND_BODY_LIMIT),
   MessageID: text(1000),
   Headers: z.array(z.object({ Name: z.string(), Value: z.string() })).optional(),
+  To: z.string().max(10_000).optional(),
+  Cc: z.string().max(10_000).optional(),
+  OriginalRecipient: z.string().max(1000).optional(),
 });
 
 const SendGridShape = z.object({
@@ -114,6 +128,11 @@ const SendGridShape = z.object({
   text: z.string().optional(),
   html: z.string().optional(),
   headers: z.string().optional(),
+  to: z.string().optional(),
+  cc: z.string().optional(),
+  envelope: z.string().optional(),
+  SPF: z.string().optional(),
+  dkim: z.string().optional(),
 });
 
 const MailgunShape = z.object({
@@ -123,6 +142,8 @@ const MailgunShape = z.object({
   "body-plain": z.string().optional(),
   "body-html": z.string().optional(),
   "stripped-text": z.string().optional(),
+  recipient: z.string().optional(),
+  To: z.string().optional(),
   "message-headers": z.string().optional(),
   "Message-Id": z.string().optional(),
 });
@@ -137,6 +158,13 @@ type Raw = {
   stripped?: string;
   headers: Headers;
   messageId?: string;
+  /** To / Cc / envelope recipients as the provider gives them beside the headers. */
+  recipients?: Array<string | undefined>;
+  inReplyTo?: string;
+  references?: string;
+  /** Provider verdicts given outside the headers (SendGrid, Mailgun). */
+  spf?: AuthEvidence["spf"];
+  dkim?: AuthEvidence["dkim"];
 };
 
 // Mail from anyone may carry control characters; refusing it would lose the customer's
@@ -160,6 +188,7 @@ function fromJson(received: unknown): Raw {
       html: mail.HtmlBody,
       stripped: mail.StrippedTextReply,
       headers,
+      recipients: [mail.To, mail.Cc, mail.OriginalRecipient],
       // Postmark's MessageID is its own id: stable across its retries, so good for dedupe too.
       messageId: headers.get("message-id") ?? (mail.MessageID ? `postmark:${mail.MessageID}` : undefined),
     };
@@ -176,6 +205,26 @@ function fromJson(received: unknown): Raw {
     html: mail.html,
     headers,
     messageId: mail.messageId ?? headers.get("message-id"),
+    recipients: [listOf(mail.to), listOf(mail.cc)],
+    inReplyTo: mail.inReplyTo,
+    references: listOf(mail.references),
+  };
+}
+
+/** SendGrid's envelope (JSON `{to: [...], from}`), `SPF` verdict and `dkim` field (`{@example.com : pass}`). */
+function sendGridEvidence(mail: z.output<typeof SendGridShape>): Pick<Raw, "recipients" | "spf" | "dkim"> {
+  let envelope: { to?: unknown; from?: unknown } = {};
+  try {
+    envelope = JSON.parse(mail.envelope ?? "{}") as typeof envelope;
+  } catch {
+    envelope = {};
+  }
+  const envelopeTo = Array.isArray(envelope.to) ? envelope.to.filter((to): to is string => typeof to === "string") : [];
+  const dkim = [...(mail.dkim ?? "").matchAll(/@([^\s:,}]+)\s*:\s*(\w+)/g)].map((match) => ({ domain: match[1], result: match[2] }));
+  return {
+    recipients: [mail.to, mail.cc, ...envelopeTo],
+    spf: mail.SPF ? { result: mail.SPF, envelopeFrom: typeof envelope.from === "string" ? envelope.from : undefined } : undefined,
+    dkim,
   };
 }
 
@@ -213,6 +262,11 @@ function fromForm(form: FormData): Raw {
       stripped: mail["stripped-text"],
       headers,
       messageId: headers.get("message-id") ?? mail["Message-Id"],
+      recipients: [mail.recipient, mail.To],
+      spf: headers.has("x-mailgun-spf") ? { result: headers.get("x-mailgun-spf")!, envelopeFrom: mail.sender } : undefined,
+      dkim: headers.has("x-mailgun-dkim-check-result")
+        ? [{ result: headers.get("x-mailgun-dkim-check-result")!, domain: /\bd=([^;\s]+)/.exec(headers.get("dkim-signature") ?? "")?.[1] }]
+        : undefined,
     };
   }
   const mail = parseOrFail(SendGridShape, fields);
@@ -225,25 +279,8 @@ function fromForm(form: FormData): Raw {
     html: mail.html,
     headers,
     messageId: headers.get("message-id"),
+    ...sendGridEvidence(mail),
   };
-}
-
-export function htmlToText(html: string): string {
-  return convert(html, {
-    wordwrap: false,
-    selectors: [
-      { selector: "img", format: "skip" },
-      { selector: "a", options: { hideLinkHrefIfSameAsText: true } },
-    ],
-  }).trim();
-}
-
-/** The reply without the marker, the quoted history below it, or the quoted earlier messages. */
-export function visibleReplyText(full: string): string {
-  const normalized = full.replace(/\r\n?/g, "\n");
-  const base = textAboveMarker(normalized) ?? normalized;
-  const visible = new EmailReplyParser().read(base).getVisibleText().trim();
-  return visible || base.trim() || normalized.trim();
 }
 
 /** RFC 3834 and the common vendor headers of out-of-office and other automatic mail. */
@@ -267,25 +304,35 @@ function senderAddress(from: string | undefined): string {
   return address.toLowerCase();
 }
 
-function normalize(raw: Raw): InboundEmail {
+async function normalize(raw: Raw): Promise<InboundEmail> {
   const from = senderAddress(raw.from);
-  const text = raw.text?.trim() ? raw.text : raw.html?.trim() ? htmlToText(raw.html) : "";
-  if (!text.trim()) {
+  if (!raw.text?.trim() && !raw.html?.trim()) {
     fail(422, "validation_failed", "The email has no body.", {
       details: [{ path: "text", message: "Give the body in text or html." }],
     });
   }
-  const fullText = text.replace(/\r\n?/g, "\n").trim();
-  const stripped = raw.stripped?.trim() ? raw.stripped : fullText;
+  // In a worker thread, within a time budget: see email-body.server.ts.
+  const body = await cleanEmailBody({ text: raw.text, html: raw.html, stripped: raw.stripped });
   const messageId = raw.messageId?.trim() || null;
   return {
     provider: raw.provider,
     from,
     subject: raw.subject.replace(/[\r\n]+/g, " ").trim(),
-    text: fullText,
-    visibleText: visibleReplyText(stripped),
+    text: body.text || "(no text)",
+    visibleText: body.visibleText || "(no text)",
     messageId: messageId && messageId.length <= 1000 ? messageId : null,
     isAutoReply: isAutoReply(raw.headers),
+    recipients: addressesIn([raw.headers.get("to"), raw.headers.get("cc"), raw.headers.get("delivered-to"), ...(raw.recipients ?? [])]),
+    answers: messageIdsIn([raw.inReplyTo, raw.references, raw.headers.get("in-reply-to"), raw.headers.get("references")]),
+    auth: {
+      authenticationResults: raw.headers.has("authentication-results") ? [raw.headers.get("authentication-results")!] : [],
+      spf:
+        raw.spf ??
+        (raw.headers.has("received-spf")
+          ? { result: raw.headers.get("received-spf")!.split(/\s/)[0], envelopeFrom: /envelope-from=([^;\s]+)/i.exec(raw.headers.get("received-spf")!)?.[1] }
+          : undefined),
+      dkim: raw.dkim,
+    },
   };
 }
 
@@ -298,7 +345,7 @@ export async function readInboundEmail(request: Request): Promise<InboundEmail> 
   const type = mediaType(request);
   const bytes = await readBodyBytes(request, INBOUND_BODY_LIMIT);
   if (type === "application/json" || type.endsWith("+json")) {
-    return normalize(fromJson(parseJsonText(Buffer.from(bytes).toString("utf8"))));
+    return await normalize(fromJson(parseJsonText(Buffer.from(bytes).toString("utf8"))));
   }
   if (type === "multipart/form-data" || type === "application/x-www-form-urlencoded") {
     let form: FormData;
@@ -309,7 +356,7 @@ export async function readInboundEmail(request: Request): Promise<InboundEmail> 
     } catch {
       fail(400, "bad_request", "The form body could not be parsed.");
     }
-    return normalize(fromForm(form));
+    return await normalize(fromForm(form));
   }
   fail(415, "unsupported_media_type", "Send JSON, multipart/form-data or application/x-www-form-urlencoded.");
 }

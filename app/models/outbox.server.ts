@@ -9,6 +9,7 @@
 import { db, isPostgres } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
 import { isSmtpConfigured, sendEmail } from "~/utils/mailer.server";
+import { replyAddress } from "./sender-trust.server";
 
 export const NOT_CONFIGURED_ERROR = "not sent: no SMTP configured";
 export const MAX_ATTEMPTS = 8;
@@ -32,7 +33,7 @@ const claimedSelect = {
   inReplyTo: true,
   references: true,
   attempts: true,
-  ticket: { select: { threadMessageId: true } },
+  ticket: { select: { threadMessageId: true, reference: true } },
 } as const;
 
 async function reclaimStale(now: Date): Promise<void> {
@@ -84,7 +85,12 @@ async function deliver(id: string): Promise<void> {
   if (!email) return;
   const attempts = email.attempts + 1;
   try {
-    await sendEmail({ ...email, autoSubmitted: email.messageId === email.ticket?.threadMessageId });
+    await sendEmail({
+      ...email,
+      autoSubmitted: email.messageId === email.ticket?.threadMessageId,
+      // Replies go to the ticket's own address, whose token proves the customer answered us.
+      replyTo: email.ticket ? replyAddress(email.ticket.reference) : undefined,
+    });
   } catch (error) {
     const message = error instanceof Error ? error.message : String(error);
     const giveUp = attempts >= MAX_ATTEMPTS;

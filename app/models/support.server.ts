@@ -15,6 +15,7 @@ import { decodeCursorOrFail, encodeCursor } from "~/utils/keyset.server";
 import { FORBIDDEN_TEXT_MESSAGE, hasForbiddenText } from "~/utils/text-policy";
 import { composeSupportEmail, newMessageId } from "~/utils/mailer.server";
 import { dedupeKeyOf, type InboundEmail } from "./inbound-email.server";
+import { bareMessageId, carriesReplyToken, providerVouchesFor } from "./sender-trust.server";
 import { kickOutbox } from "./outbox.server";
 
 export const TICKET_STATUSES = ["open", "pending", "closed"] as const;
@@ -238,28 +239,29 @@ function notFound(idOrReference: string): never {
 
 /**
  * Opens a ticket with the customer's first message and queues the acknowledgement
- * email (which carries the reference) in the same write.
+ * email (which carries the reference) in the same write. Anyone can open a request for
+ * any address, so the acknowledgement carries no word the requester chose: not the
+ * name, subject or message, which would make us send a stranger's text to anyone.
  */
 export async function createTicket(input: z.output<typeof CreateTicketSchema>) {
   const number = await nextTicketNumber();
   const reference = `${env.SUPPORT_TICKET_PREFIX}-${number}`;
   const threadMessageId = newMessageId(reference);
-  const ack = composeSupportEmail({
+  const composed = composeSupportEmail({
     toEmail: input.email,
-    subject: input.subject,
+    subject: "",
     reference,
     messageId: threadMessageId,
     threadIds: [],
     body: [
-      `Hello${input.name ? ` ${input.name}` : ""},`,
+      "Hello,",
       "",
-      `We received your request and will answer soon. Its reference is ${reference}.`,
+      `We received your support request and will answer soon. Its reference is ${reference}.`,
       "",
-      "Your message:",
-      "",
-      ...input.message.split("\n").map((line) => `> ${line}`),
+      "If you did not ask us for help, you can ignore this email.",
     ].join("\n"),
   });
+  const ack = { ...composed, subject: `We received your support request [#${reference}]` };
   const ticket = await db.ticket.create({
     data: {
       number,
@@ -379,17 +381,15 @@ export async function recordInboundEmail(email: InboundEmail, receivedAt = new D
   });
   if (!ticket) fail(404, "ticket_not_found", `No support request ${reference}.`);
 
-  const dedupeKey = dedupeKeyOf(email, receivedAt);
+  // Per ticket and sender: someone else's Message-ID posted to another ticket, or by
+  // another sender, cannot make a genuine reply look like a redelivery.
+  const dedupeKey = `${ticket.id}:${email.from}:${dedupeKeyOf(email, receivedAt)}`;
   const existing = await findByDedupeKey(dedupeKey);
   if (existing) return existing;
 
-  const isRequester = email.from === ticket.email.toLowerCase();
-  const staff = isRequester
-    ? null
-    : await db.user.findUnique({ where: { email: email.from }, select: { id: true } });
-  const verified = isRequester || staff !== null;
+  const verified = email.from === ticket.email.toLowerCase() && (await provesCustomer(ticket, email));
   // Only the customer's own, human reply reopens a ticket that waits on them or was closed.
-  const reopen = isRequester && !email.isAutoReply && ticket.status !== "open";
+  const reopen = verified && !email.isAutoReply && ticket.status !== "open";
   try {
     const updated = await db.ticket.update({
       where: { id: ticket.id },
@@ -398,9 +398,10 @@ export async function recordInboundEmail(email: InboundEmail, receivedAt = new D
         lastMessageAt: receivedAt,
         messages: {
           create: {
+            // Inbound mail is the customer's side of the thread, whatever its From says.
             direction: "inbound",
-            author: staff ? "staff" : "customer",
-            authorUserId: staff?.id ?? null,
+            author: "customer",
+            authorUserId: null,
             fromEmail: email.from,
             body: email.visibleText,
             fullBody: email.text,
@@ -423,6 +424,22 @@ export async function recordInboundEmail(email: InboundEmail, receivedAt = new D
     }
     throw error;
   }
+}
+
+/**
+ * Something a stranger cannot forge: our reply address with the ticket's token among the
+ * recipients, an answer to one of the ticket's Message-IDs, or the provider's word.
+ */
+async function provesCustomer(ticket: { id: string; reference: string }, email: InboundEmail): Promise<boolean> {
+  if (carriesReplyToken(ticket.reference, email.recipients)) return true;
+  if (providerVouchesFor(email.from, email.auth)) return true;
+  if (email.answers.length === 0) return false;
+  const ours = await db.ticket.findUnique({
+    where: { id: ticket.id },
+    select: { threadMessageId: true, outbox: { select: { messageId: true }, take: 1_000 } },
+  });
+  const ids = new Set([ours?.threadMessageId, ...(ours?.outbox ?? []).map((email) => email.messageId)].filter(Boolean).map((id) => bareMessageId(id!)));
+  return email.answers.some((id) => ids.has(id));
 }
 
 async function findByDedupeKey(dedupeKey: string): Promise<InboundResult | null> {

@@ -134,7 +134,10 @@ export default function SupportThread() {
               <p>
                 <strong>{who}</strong>{" "}
                 {message.unverifiedSender ? (
-                  <span className="badge unverified" title="Not the requester's address nor a staff user's">
+                  <span
+                    className="badge unverified"
+                    title="Nothing shows this came from the requester: it did not answer our email or reply address, and the mail provider did not vouch for the sender. It changed no status."
+                  >
                     Unverified sender
                   </span>
                 ) : null}{" "}

@@ -32,6 +32,17 @@ const createLimiter =
       })
     : null;
 
+// Anyone may name any address, so the acknowledgements one address receives are limited
+// too, or a script could use us to flood a stranger's inbox (from changing addresses).
+const recipientLimiter =
+  env.SUPPORT_ACKS_PER_RECIPIENT_PER_DAY > 0
+    ? createRateLimiter({
+        keyPrefix: "support-recipient",
+        points: env.SUPPORT_ACKS_PER_RECIPIENT_PER_DAY,
+        durationSeconds: 24 * 60 * 60,
+      })
+    : null;
+
 export const loader = apiRoute(async ({ request, context }: LoaderFunctionArgs) => {
   await requireStaff(request, context);
   const params = Object.fromEntries(new URL(request.url).searchParams);
@@ -68,6 +79,9 @@ export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) 
   const website = body.website;
   if (typeof website === "string" ? website.trim() !== "" : website !== undefined && website !== null) {
     return json(await decoyTicket(), 201);
+  }
+  if (recipientLimiter) {
+    await consumeOrFail(recipientLimiter, input.email, "Too many support requests for this email address today. Try again tomorrow.");
   }
   const ticket = await createTicket(input);
   return json(ticket, { status: 201, headers: { Location: `/api/support-requests/${ticket.reference}` } });

@@ -102,8 +102,14 @@ const EnvSchema = z
       .string()
       .regex(/^[^\s@<>]+@[^\s@<>]+$/, "must be an email address")
       .default("support@localhost"),
+    // The domain of the per-ticket reply addresses (support+sr-1042.<token>@domain).
+    SUPPORT_REPLY_DOMAIN: z
+      .string()
+      .regex(/^[A-Za-z0-9.-]+$/, "must be a domain name")
+      .optional(),
     SUBMIT_RATE_LIMIT_PER_MINUTE: integer(30),
     SUPPORT_RATE_LIMIT_PER_HOUR: integer(20),
+    SUPPORT_ACKS_PER_RECIPIENT_PER_DAY: integer(5),
     RATE_LIMIT_STORE: z.enum(["memory", "database"]).optional(),
     OUTBOX_POLL_MS: integer(2000),
     LOG_REQUESTS: flag,

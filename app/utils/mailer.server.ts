@@ -4,16 +4,8 @@ import { randomBytes } from "node:crypto";
 import nodemailer, { type Transporter } from "nodemailer";
 import { env } from "./env.server";
 
-/** The line customers reply above; inbound mail is cut at it (see inbound-email.server.ts). */
+/** The line customers reply above; inbound mail is cut at it (app/workers/email-body.worker.mjs). */
 export const REPLY_MARKER = "##- Please type your reply above this line -##";
-
-const MARKER_PATTERN = /^.*reply above this line.*$/im;
-
-/** Text before the "reply above this line" marker, or null when the marker is absent. */
-export function textAboveMarker(text: string): string | null {
-  const match = MARKER_PATTERN.exec(text);
-  return match ? text.slice(0, match.index) : null;
-}
 
 function mailDomain(): string {
   return env.SUPPORT_FROM_EMAIL.split("@")[1] ?? "localhost";
@@ -91,9 +83,10 @@ function getTransport(): Transporter {
   return transport;
 }
 
-export async function sendEmail(email: OutgoingEmail & { autoSubmitted?: boolean }): Promise<void> {
+export async function sendEmail(email: OutgoingEmail & { autoSubmitted?: boolean; replyTo?: string }): Promise<void> {
   await getTransport().sendMail({
     from: env.SUPPORT_FROM_EMAIL,
+    replyTo: email.replyTo,
     to: email.toEmail,
     subject: email.subject,
     text: email.text,

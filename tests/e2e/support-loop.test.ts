@@ -84,6 +84,9 @@ describe.each([
     expect(reply.subject).toBe(`Re: My export is empty [#${reference}]`);
     expect(reply.text).toContain(replyText);
     expect(reply.inReplyTo).toBe(ack.messageId);
+    // Replies go to the ticket's own address, whose token proves who answers.
+    const replyAddress = reply.replyTo?.value[0]?.address ?? "";
+    expect(replyAddress).toMatch(new RegExp(`^support\\+${reference.toLowerCase()}\\.[0-9a-f]{16}@`));
 
     // 5. The customer answers it; their mail client quotes our email under "wrote:".
     const quoted = reply.text!.trimEnd().split("\n").map((line) => `> ${line}`).join("\n");
@@ -93,6 +96,7 @@ describe.each([
       "/api/support-requests/inbound",
       {
         from: `Casey Customer <${customer}>`,
+        to: replyAddress,
         subject: `Re: ${reply.subject}`,
         text: `${answer}\n\nOn Tue, 4 Mar 2025 at 09:12, ${reply.from?.text} wrote:\n${quoted}\n`,
         messageId: `<answer-${reference}@example.com>`,
@@ -107,6 +111,7 @@ describe.each([
     await expect.poll(() => page.getByTestId("message").count()).toBe(3);
     const answerMessage = page.getByTestId("message").nth(2);
     expect(await answerMessage.getAttribute("data-author")).toBe("customer");
+    expect(await answerMessage.textContent()).not.toContain("Unverified sender");
     const visible = await answerMessage.locator(":scope > pre").textContent();
     expect(visible).toBe(answer);
     const details = answerMessage.locator("details");

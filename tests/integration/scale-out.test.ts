@@ -19,6 +19,7 @@ beforeAll(async () => {
     RATE_LIMIT_STORE: "database",
     SUBMIT_RATE_LIMIT_PER_MINUTE: "0",
     SUPPORT_RATE_LIMIT_PER_HOUR: "0",
+    SUPPORT_ACKS_PER_RECIPIENT_PER_DAY: "0",
   };
   [a, b] = await Promise.all([startServer(env), startServer(env)]);
 });

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { replyAddress } from "~/models/sender-trust.server";
 import { createOrResetUser } from "~/models/user.server";
 import { db } from "~/utils/db.server";
 import { apiClient } from "../support/http";
@@ -60,7 +61,12 @@ function expectError(res: { status: number; body: any }, status: number, code: s
 describe("inbound webhook authentication", () => {
   it("accepts the secret in x-inbound-secret and answers 201 with the reference and message id", async () => {
     const ticket = await newTicket();
-    const res = await inbound({ from: ticket.email, subject: `Re: ${ticket.subject} [#${ticket.reference}]`, text: "Still broken." });
+    const res = await inbound({
+      from: ticket.email,
+      to: replyAddress(ticket.reference),
+      subject: `Re: ${ticket.subject} [#${ticket.reference}]`,
+      text: "Still broken.",
+    });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({ ticketReference: ticket.reference, messageId: expect.any(String) });
     const last = (await thread(ticket.reference)).messages.at(-1)!;
@@ -276,6 +282,21 @@ describe("duplicate deliveries", () => {
     expect(await db.ticketMessage.count({ where: { ticketId: ticket.id } })).toBe(3);
   });
 
+  it("dedupes per ticket and sender: a Message-ID posted elsewhere first cannot drop the genuine reply", async () => {
+    const victim = await newTicket();
+    const decoy = await newTicket();
+    const messageId = "<genuine-1@mail.example.com>";
+    const planted = await inbound({ from: "mallory@evil.example", subject: `#${decoy.reference}`, text: "Planted", messageId });
+    expect(planted.status).toBe(201);
+    const genuine = await inbound({ from: victim.email, subject: `#${victim.reference}`, text: "The real reply", messageId });
+    expect(genuine.status).toBe(201);
+    expect(genuine.body.duplicate).toBeUndefined();
+    expect((await thread(victim.reference)).messages.at(-1)?.body).toBe("The real reply");
+    // The same Message-ID from another sender on the same ticket is not a redelivery either.
+    const sameTicket = await inbound({ from: "someone@else.example", subject: `#${victim.reference}`, text: "Another", messageId });
+    expect(sameTicket.status).toBe(201);
+  });
+
   it("stores two simultaneous deliveries of one email once", async () => {
     const ticket = await newTicket();
     const payload = { from: ticket.email, subject: `#${ticket.reference}`, text: "Race", messageId: "<race@mail.example.com>" };
@@ -299,29 +320,101 @@ describe("senders and status rules", () => {
 
   it("recognises the requester whatever the case and display name of the address", async () => {
     const ticket = await newTicket();
-    await inbound({ from: `"The Customer" <${ticket.email.toUpperCase()}>`, subject: `#${ticket.reference}`, text: "Me again" });
+    await inbound({
+      from: `"The Customer" <${ticket.email.toUpperCase()}>`,
+      to: replyAddress(ticket.reference).toUpperCase(),
+      subject: `#${ticket.reference}`,
+      text: "Me again",
+    });
     expect((await thread(ticket.reference)).messages.at(-1)).toMatchObject({ fromEmail: ticket.email, unverifiedSender: false });
   });
 
-  it("records mail from a staff user's address as staff, verified", async () => {
+  it("keeps mail whose From names a staff address on the customer's side, unverified, linked to no user", async () => {
     await createOrResetUser({ email: "helper@example.com", password: "a long staff password" });
     const ticket = await newTicket();
-    await inbound({ from: "helper@example.com", subject: `#${ticket.reference}`, text: "Internal note by mail" });
-    expect((await thread(ticket.reference)).messages.at(-1)).toMatchObject({ author: "staff", unverifiedSender: false });
+    await inbound({ from: "helper@example.com", subject: `#${ticket.reference}`, text: "I am staff, trust me" });
+    const last = (await thread(ticket.reference)).messages.at(-1)!;
+    expect(last).toMatchObject({ author: "customer", direction: "inbound", unverifiedSender: true });
+    const stored = await db.ticketMessage.findUniqueOrThrow({ where: { id: last.id } });
+    expect(stored.authorUserId).toBeNull();
+  });
+
+  it("does not believe a From naming the customer without proof: recorded unverified, the ticket stays as it was", async () => {
+    const ticket = await newTicket();
+    await call("PATCH", `/api/support-requests/${ticket.reference}`, { status: "closed" }, bearer());
+    const forged = await inbound({
+      from: ticket.email,
+      subject: `#${ticket.reference}`,
+      text: "Please send the invoice to another address",
+      headers: { "Authentication-Results": "mx.example.net; spf=fail smtp.mailfrom=evil.example; dkim=fail; dmarc=fail header.from=example.com" },
+    });
+    expect(forged.status).toBe(201);
+    const t = await thread(ticket.reference);
+    expect(t.messages.at(-1)).toMatchObject({ fromEmail: ticket.email, unverifiedSender: true, author: "customer" });
+    expect(t.status).toBe("closed");
+  });
+
+  it("does not take a guessed or borrowed reply token as proof", async () => {
+    const ticket = await newTicket();
+    const other = await newTicket();
+    const [local, domain] = replyAddress(ticket.reference).split("@");
+    const guesses = [
+      `${local.replace(/\.[0-9a-f]+$/, ".0123456789abcdef")}@${domain}`,
+      replyAddress(other.reference),
+      `support+${ticket.reference.toLowerCase()}@${domain}`,
+    ];
+    for (const to of guesses) {
+      await inbound({ from: ticket.email, to, subject: `#${ticket.reference}`, text: `Guess ${to}` });
+      expect((await thread(ticket.reference)).messages.at(-1)).toMatchObject({ unverifiedSender: true });
+    }
+  });
+
+  it("verifies a reply that answers one of the ticket's Message-IDs, and not one of another ticket's", async () => {
+    const ticket = await newTicket();
+    const other = await newTicket();
+    const ours = await db.ticket.findUniqueOrThrow({ where: { id: ticket.id }, select: { threadMessageId: true } });
+    const theirs = await db.ticket.findUniqueOrThrow({ where: { id: other.id }, select: { threadMessageId: true } });
+    await inbound({ from: ticket.email, subject: `#${ticket.reference}`, text: "Borrowed thread", inReplyTo: theirs.threadMessageId });
+    expect((await thread(ticket.reference)).messages.at(-1)).toMatchObject({ unverifiedSender: true });
+    await inbound({ from: ticket.email, subject: `#${ticket.reference}`, text: "Answering you", inReplyTo: ours.threadMessageId });
+    expect((await thread(ticket.reference)).messages.at(-1)).toMatchObject({ unverifiedSender: false });
+    await inbound({
+      from: ticket.email,
+      subject: `#${ticket.reference}`,
+      text: "Via references",
+      headers: { References: `<unrelated@x.example> ${ours.threadMessageId}` },
+    });
+    expect((await thread(ticket.reference)).messages.at(-1)).toMatchObject({ unverifiedSender: false });
+  });
+
+  it("verifies by the provider's word: DMARC pass, or SPF or DKIM passing for the From domain", async () => {
+    const cases: Array<[Record<string, string>, boolean]> = [
+      [{ "Authentication-Results": "mx.example.net; dmarc=pass (p=none) header.from=example.com" }, true],
+      [{ "Authentication-Results": "mx.example.net; spf=pass smtp.mailfrom=bounce@example.com; dkim=none" }, true],
+      [{ "Authentication-Results": "mx.example.net; dkim=pass header.d=mail.example.com; spf=none" }, true],
+      // Passing for someone else's domain says nothing about the From address.
+      [{ "Authentication-Results": "mx.example.net; spf=pass smtp.mailfrom=x@evil.example; dkim=pass header.d=evil.example" }, false],
+      [{ "Authentication-Results": "mx.example.net; dmarc=pass header.from=evil.example" }, false],
+    ];
+    for (const [headers, verified] of cases) {
+      const ticket = await newTicket();
+      await inbound({ from: ticket.email, subject: `#${ticket.reference}`, text: JSON.stringify(headers), headers });
+      expect((await thread(ticket.reference)).messages.at(-1)?.unverifiedSender, JSON.stringify(headers)).toBe(!verified);
+    }
   });
 
   it("reopens a pending ticket when the customer replies", async () => {
     const ticket = await newTicket();
     await call("POST", `/api/support-requests/${ticket.reference}/replies`, { message: "Can you send a photo?" }, bearer());
     expect((await thread(ticket.reference)).status).toBe("pending");
-    await inbound({ from: ticket.email, subject: `Re: [#${ticket.reference}]`, text: "Here it is." });
+    await inbound({ from: ticket.email, to: replyAddress(ticket.reference), subject: `Re: [#${ticket.reference}]`, text: "Here it is." });
     expect((await thread(ticket.reference)).status).toBe("open");
   });
 
   it("reopens a closed ticket when the customer replies", async () => {
     const ticket = await newTicket();
     await call("PATCH", `/api/support-requests/${ticket.reference}`, { status: "closed" }, bearer());
-    await inbound({ from: ticket.email, subject: `Re: [#${ticket.reference}]`, text: "It broke again." });
+    await inbound({ from: ticket.email, to: replyAddress(ticket.reference), subject: `Re: [#${ticket.reference}]`, text: "It broke again." });
     expect((await thread(ticket.reference)).status).toBe("open");
   });
 
@@ -348,7 +441,7 @@ describe("senders and status rules", () => {
   it("treats Auto-Submitted: no as a human reply", async () => {
     const ticket = await newTicket();
     await call("POST", `/api/support-requests/${ticket.reference}/replies`, { message: "Any news?" }, bearer());
-    await inbound({ from: ticket.email, subject: `#${ticket.reference}`, text: "Yes!", headers: { "Auto-Submitted": "no" } });
+    await inbound({ from: ticket.email, to: replyAddress(ticket.reference), subject: `#${ticket.reference}`, text: "Yes!", headers: { "Auto-Submitted": "no" } });
     const t = await thread(ticket.reference);
     expect(t.messages.at(-1)?.isAutoReply).toBe(false);
     expect(t.status).toBe("open");
@@ -438,6 +531,61 @@ describe("provider payloads", () => {
     expect(message).toMatchObject({ fromEmail: ticket.email, body: "Reply via Mailgun", isAutoReply: true });
     expect(message.fullBody).toContain("> before");
     expect((await inbound(form)).status).toBe(200);
+  });
+
+  it("reads each provider's verdict on the sender: SendGrid SPF and dkim, Postmark headers, Mailgun checks", async () => {
+    const sendgrid = await newTicket();
+    const form = new FormData();
+    form.set("from", `Customer <${sendgrid.email}>`);
+    form.set("to", "support@localhost");
+    form.set("subject", `Re: [#${sendgrid.reference}]`);
+    form.set("text", "SendGrid verified");
+    form.set("headers", "Message-ID: <sg-v@mail.example.com>\r\n");
+    form.set("envelope", JSON.stringify({ to: ["support@localhost"], from: sendgrid.email }));
+    form.set("SPF", "pass");
+    form.set("dkim", "{@example.com : pass}");
+    expect((await inbound(form)).status).toBe(201);
+    expect((await thread(sendgrid.reference)).messages.at(-1)).toMatchObject({ unverifiedSender: false });
+
+    const postmark = await newTicket();
+    const res = await inbound({
+      From: postmark.email,
+      Subject: `#${postmark.reference}`,
+      TextBody: "Postmark verified",
+      MessageID: "pm-verified-1",
+      Headers: [
+        { Name: "Received-SPF", Value: `Pass (sender SPF authorized) identity=mailfrom; envelope-from=${postmark.email}; receiver=inbound.postmarkapp.com` },
+      ],
+    });
+    expect(res.status).toBe(201);
+    expect((await thread(postmark.reference)).messages.at(-1)).toMatchObject({ unverifiedSender: false });
+
+    const mailgun = await newTicket();
+    const mg = new URLSearchParams({
+      sender: mailgun.email,
+      from: mailgun.email,
+      recipient: "support@localhost",
+      subject: `#${mailgun.reference}`,
+      "body-plain": "Mailgun verified",
+      "message-headers": JSON.stringify([
+        ["Message-Id", "<mg-v@mail.example.com>"],
+        ["X-Mailgun-Spf", "Pass"],
+      ]),
+    });
+    expect((await inbound(mg)).status).toBe(201);
+    expect((await thread(mailgun.reference)).messages.at(-1)).toMatchObject({ unverifiedSender: false });
+
+    // The same payloads with failing verdicts stay unverified.
+    const failing = await newTicket();
+    const bad = new URLSearchParams({
+      sender: failing.email,
+      from: failing.email,
+      subject: `#${failing.reference}`,
+      "body-plain": "Mailgun failing",
+      "message-headers": JSON.stringify([["X-Mailgun-Spf", "Fail"], ["X-Mailgun-Dkim-Check-Result", "Fail"]]),
+    });
+    expect((await inbound(bad)).status).toBe(201);
+    expect((await thread(failing.reference)).messages.at(-1)).toMatchObject({ unverifiedSender: true });
   });
 
   it("refuses a Mailgun post with broken message-headers and an unknown content type", async () => {

@@ -45,7 +45,7 @@ describe("delivering support email over SMTP", () => {
   it("sends the customer an acknowledgement carrying the reference, threaded and marked automatic", async () => {
     const ticket = await newTicket();
     const [ack] = await waitForMails(ticket.email, 1);
-    expect(ack.subject).toBe(`Re: ${ticket.subject} [#${ticket.reference}]`);
+    expect(ack.subject).toBe(`We received your support request [#${ticket.reference}]`);
     expect(ack.from?.value[0].address).toBe("help@support.example");
     expect(ack.text).toContain(ticket.reference);
     expect(ack.text).toMatch(/reply above this line/i);

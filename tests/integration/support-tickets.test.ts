@@ -9,7 +9,7 @@ let call: ReturnType<typeof apiClient>;
 
 beforeAll(async () => {
   // No rate limit here: the concurrency test posts 50 requests from one address.
-  server = await startServer({ SUPPORT_RATE_LIMIT_PER_HOUR: "0" });
+  server = await startServer({ SUPPORT_RATE_LIMIT_PER_HOUR: "0", SUPPORT_ACKS_PER_RECIPIENT_PER_DAY: "0" });
   call = apiClient(server.url);
 });
 afterAll(async () => {
@@ -65,7 +65,7 @@ describe("opening a support request", () => {
     const emails = await db.outboxEmail.findMany({ where: { ticketId: ticket.id }, select: { toEmail: true, subject: true, text: true } });
     expect(emails).toHaveLength(1);
     expect(emails[0].toEmail).toBe("ack@example.com");
-    expect(emails[0].subject).toBe(`Re: Where is my invoice [#${ticket.reference}]`);
+    expect(emails[0].subject).toBe(`We received your support request [#${ticket.reference}]`);
     expect(emails[0].text).toContain(ticket.reference);
     expect(emails[0].text).toMatch(/reply above this line/i);
   });
@@ -326,6 +326,41 @@ describe("public rate limit", () => {
       expect(Number(blocked.headers.get("retry-after"))).toBeGreaterThan(0);
     } finally {
       await limited.stop();
+    }
+  });
+
+  it("limits acknowledgements per recipient address, whatever client address asks", async () => {
+    const limited = await startServer({ SUPPORT_ACKS_PER_RECIPIENT_PER_DAY: "2", TRUST_PROXY: "true" });
+    try {
+      const post = (email: string, ip: string) =>
+        apiClient(limited.url)("POST", "/api/support-requests", { email, subject: "Hi", message: "Hello" }, { "X-Forwarded-For": ip });
+      expect((await post("victim@example.com", "203.0.113.1")).status).toBe(201);
+      expect((await post("victim@example.com", "203.0.113.2")).status).toBe(201);
+      const blocked = await post("victim@example.com", "203.0.113.3");
+      expectError(blocked, 429, "rate_limited");
+      expect(await db.ticket.count({ where: { email: "victim@example.com" } })).toBe(2);
+      expect((await post("someone-else@example.com", "203.0.113.3")).status).toBe(201);
+    } finally {
+      await limited.stop();
+    }
+  });
+});
+
+describe("the acknowledgement email", () => {
+  it("carries the reference and no word the requester chose: no name, subject or message", async () => {
+    const res = await call("POST", "/api/support-requests", {
+      email: "target@example.com",
+      name: "Click http://evil.example now",
+      subject: "You won a prize at evil.example",
+      message: "Visit http://evil.example/claim to claim it",
+    });
+    expect(res.status).toBe(201);
+    const ack = await db.outboxEmail.findFirstOrThrow({ where: { ticket: { reference: res.body.reference } } });
+    expect(ack.subject).toBe(`We received your support request [#${res.body.reference}]`);
+    expect(ack.text).toContain(res.body.reference);
+    for (const chosen of ["evil.example", "prize", "Click", "claim"]) {
+      expect(ack.subject).not.toContain(chosen);
+      expect(ack.text).not.toContain(chosen);
     }
   });
 });
