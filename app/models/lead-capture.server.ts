@@ -376,7 +376,7 @@ function timestampSignature(formId: string, ms: number): string {
  * MIN_SUBMIT_MS. Forms without the field (the embed script, plain HTML forms, the API)
  * are not timed.
  */
-function isTooFastOrForged(formId: string, value: unknown, now: number): boolean {
+export function isTooFastOrForged(formId: string, value: unknown, now: number): boolean {
   if (value === undefined || value === null || value === "") return false;
   if (typeof value !== "string") return true;
   const match = /^(\d{1,15})\.([A-Za-z0-9_-]{32})$/.exec(value);

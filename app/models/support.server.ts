@@ -11,6 +11,7 @@ import { EmailSchema } from "~/models/user.server";
 import { fail } from "~/utils/api.server";
 import { db, type Prisma } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
+import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
 import { decodeCursorOrFail, encodeCursor } from "~/utils/keyset.server";
 import { FORBIDDEN_TEXT_MESSAGE, hasForbiddenText } from "~/utils/text-policy";
 import { composeSupportEmail, newMessageId } from "~/utils/mailer.server";
@@ -285,6 +286,34 @@ export async function createTicket(input: z.output<typeof CreateTicketSchema>) {
   });
   kickOutbox();
   return ticket;
+}
+
+const createLimiter =
+  env.SUPPORT_RATE_LIMIT_PER_HOUR > 0
+    ? createRateLimiter({ keyPrefix: "support-create", points: env.SUPPORT_RATE_LIMIT_PER_HOUR, durationSeconds: 60 * 60 })
+    : null;
+
+// Anyone may name any address, so the acknowledgements one address receives are limited
+// too, or a script could use us to flood a stranger's inbox (from changing addresses).
+const recipientLimiter =
+  env.SUPPORT_ACKS_PER_RECIPIENT_PER_DAY > 0
+    ? createRateLimiter({
+        keyPrefix: "support-recipient",
+        points: env.SUPPORT_ACKS_PER_RECIPIENT_PER_DAY,
+        durationSeconds: 24 * 60 * 60,
+      })
+    : null;
+
+/** Counts a public support request from a client address: 429 past SUPPORT_RATE_LIMIT_PER_HOUR. */
+export async function limitSupportRequestsFrom(ip: string): Promise<void> {
+  if (createLimiter) await consumeOrFail(createLimiter, ip, "Too many support requests from this address. Try again later.");
+}
+
+/** Counts one for the recipient address: 429 past SUPPORT_ACKS_PER_RECIPIENT_PER_DAY. */
+export async function limitSupportRequestsFor(email: string): Promise<void> {
+  if (recipientLimiter) {
+    await consumeOrFail(recipientLimiter, email, "Too many support requests for this email address today. Try again tomorrow.");
+  }
 }
 
 /**

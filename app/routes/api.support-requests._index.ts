@@ -6,6 +6,8 @@ import {
   ListTicketsSchema,
   createTicket,
   decoyTicket,
+  limitSupportRequestsFor,
+  limitSupportRequestsFrom,
   listTickets,
 } from "~/models/support.server";
 import {
@@ -19,29 +21,7 @@ import {
   readBodyText,
 } from "~/utils/api.server";
 import { requireStaff } from "~/utils/auth.server";
-import { env } from "~/utils/env.server";
-import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
 import { clientIp } from "~/utils/request.server";
-
-const createLimiter =
-  env.SUPPORT_RATE_LIMIT_PER_HOUR > 0
-    ? createRateLimiter({
-        keyPrefix: "support-create",
-        points: env.SUPPORT_RATE_LIMIT_PER_HOUR,
-        durationSeconds: 60 * 60,
-      })
-    : null;
-
-// Anyone may name any address, so the acknowledgements one address receives are limited
-// too, or a script could use us to flood a stranger's inbox (from changing addresses).
-const recipientLimiter =
-  env.SUPPORT_ACKS_PER_RECIPIENT_PER_DAY > 0
-    ? createRateLimiter({
-        keyPrefix: "support-recipient",
-        points: env.SUPPORT_ACKS_PER_RECIPIENT_PER_DAY,
-        durationSeconds: 24 * 60 * 60,
-      })
-    : null;
 
 export const loader = apiRoute(async ({ request, context }: LoaderFunctionArgs) => {
   await requireStaff(request, context);
@@ -69,9 +49,7 @@ async function readCreateBody(request: Request): Promise<Record<string, unknown>
 
 export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) => {
   if (request.method !== "POST") methodNotAllowed(["GET", "POST"]);
-  if (createLimiter) {
-    await consumeOrFail(createLimiter, clientIp(context), "Too many support requests from this address. Try again later.");
-  }
+  await limitSupportRequestsFrom(clientIp(context));
   const body = await readCreateBody(request);
   const input = parseOrFail(CreateTicketSchema, body);
   // A filled `website` field (hidden from people) is a bot: it gets a normal-looking
@@ -80,9 +58,7 @@ export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) 
   if (typeof website === "string" ? website.trim() !== "" : website !== undefined && website !== null) {
     return json(await decoyTicket(), 201);
   }
-  if (recipientLimiter) {
-    await consumeOrFail(recipientLimiter, input.email, "Too many support requests for this email address today. Try again tomorrow.");
-  }
+  await limitSupportRequestsFor(input.email);
   const ticket = await createTicket(input);
   return json(ticket, { status: 201, headers: { Location: `/api/support-requests/${ticket.reference}` } });
 });

@@ -1,0 +1,150 @@
+// /support/new: the public page where a customer opens a support request. A plain HTML
+// form that works without JavaScript, with the lead forms' spam defences (a hidden
+// honeypot, a signed time-to-submit, the per-address and per-recipient limits); errors
+// come back in the page with what the customer typed.
+import type { ActionFunctionArgs, MetaFunction } from "@remix-run/node";
+import { data } from "@remix-run/node";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { RouteError } from "~/components/RouteError";
+import { isTooFastOrForged, signTimestamp } from "~/models/lead-capture.server";
+import {
+  CreateTicketSchema,
+  createTicket,
+  decoyTicket,
+  limitSupportRequestsFor,
+  limitSupportRequestsFrom,
+} from "~/models/support.server";
+import { clientIp } from "~/utils/request.server";
+import { textPolicyIssues } from "~/utils/text-policy";
+
+/** The scope the page's timestamp is signed for (lead forms sign theirs with the form id). */
+const TIMESTAMP_SCOPE = "support-request";
+const HONEYPOT = "website";
+const FIELDS = ["email", "name", "subject", "message"] as const;
+type Field = (typeof FIELDS)[number];
+type Values = Record<Field, string>;
+
+export const meta: MetaFunction = () => [{ title: "Ask for help" }, { name: "robots", content: "noindex" }];
+
+export function loader() {
+  return data({ timestamp: signTimestamp(TIMESTAMP_SCOPE) }, { headers: { "Cache-Control": "private, no-store" } });
+}
+
+type ActionResult =
+  | { sent: string }
+  | { errors: Partial<Record<Field | "_form", string>>; values: Values; timestamp: string };
+
+export async function action({ request, context }: ActionFunctionArgs) {
+  const form = await request.formData();
+  const values = Object.fromEntries(FIELDS.map((field) => [field, String(form.get(field) ?? "")])) as Values;
+  const again = (errors: Partial<Record<Field | "_form", string>>, status: number) =>
+    data<ActionResult>({ errors, values, timestamp: signTimestamp(TIMESTAMP_SCOPE) }, { status });
+
+  try {
+    await limitSupportRequestsFrom(clientIp(context));
+  } catch (refusal) {
+    if (refusal instanceof Response && refusal.status === 429) {
+      return again({ _form: "Too many requests from your network just now. Please try again in an hour." }, 429);
+    }
+    throw refusal;
+  }
+  const errors: Partial<Record<Field | "_form", string>> = {};
+  for (const issue of textPolicyIssues(values)) errors[issue.path[0] as Field] = issue.message;
+  const parsed = CreateTicketSchema.safeParse({ ...values, name: values.name || null });
+  if (!parsed.success) {
+    for (const issue of parsed.error.issues) errors[issue.path[0] as Field] ??= issue.message;
+  }
+  if (!parsed.success || Object.keys(errors).length > 0) return again(errors, 422);
+
+  // A bot (the hidden field filled, or the form sent faster than a person can) is answered
+  // like everyone else, so it learns nothing, but nothing is stored or sent.
+  const honeypot = String(form.get(HONEYPOT) ?? "").trim();
+  if (honeypot !== "" || isTooFastOrForged(TIMESTAMP_SCOPE, form.get("_ts") ?? "", Date.now())) {
+    return data<ActionResult>({ sent: (await decoyTicket()).reference });
+  }
+  try {
+    await limitSupportRequestsFor(parsed.data.email);
+  } catch (refusal) {
+    if (refusal instanceof Response && refusal.status === 429) {
+      return again({ email: "We have had several requests for this address today. Please try again tomorrow." }, 429);
+    }
+    throw refusal;
+  }
+  const ticket = await createTicket(parsed.data);
+  return data<ActionResult>({ sent: ticket.reference });
+}
+
+const LABELS: Record<Field, string> = { email: "Your email", name: "Your name (optional)", subject: "Subject", message: "How can we help?" };
+
+export default function NewSupportRequest() {
+  const { timestamp } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>();
+  if (result && "sent" in result) {
+    return (
+      <main className="centered">
+        <h1>We have your request</h1>
+        <p role="status">
+          Its reference is <strong>{result.sent}</strong>. We have emailed you a confirmation; reply to that email to add
+          anything.
+        </p>
+      </main>
+    );
+  }
+  const errors = result?.errors ?? {};
+  const values = result?.values;
+  return (
+    <main className="centered">
+      <h1>Ask for help</h1>
+      {errors._form || Object.keys(errors).length > 0 ? (
+        <p className="error" role="alert">
+          {errors._form ?? "Please correct the fields marked below."}
+        </p>
+      ) : null}
+      <Form method="post" noValidate>
+        <input type="hidden" name="_ts" value={result?.timestamp ?? timestamp} />
+        {/* The honeypot: off-screen and out of the tab order for people; bots fill it. */}
+        <div className="honeypot" aria-hidden="true">
+          <label htmlFor="website">Leave this field empty</label>
+          <input id="website" type="text" name={HONEYPOT} tabIndex={-1} autoComplete="off" defaultValue="" />
+        </div>
+        {FIELDS.map((field) => {
+          const error = errors[field];
+          const props = {
+            id: field,
+            name: field,
+            defaultValue: values?.[field] ?? "",
+            required: field !== "name",
+            "aria-invalid": error ? true : undefined,
+            "aria-describedby": error ? `${field}-error` : undefined,
+          };
+          return (
+            <p key={field}>
+              <label htmlFor={field}>{LABELS[field]}</label>
+              {field === "message" ? (
+                <textarea rows={8} {...props} />
+              ) : (
+                <input type={field === "email" ? "email" : "text"} autoComplete={field === "email" ? "email" : field === "name" ? "name" : "off"} {...props} />
+              )}
+              {error ? (
+                <span id={`${field}-error`} className="field-error">
+                  {error}
+                </span>
+              ) : null}
+            </p>
+          );
+        })}
+        <p>
+          <button type="submit">Send</button>
+        </p>
+      </Form>
+    </main>
+  );
+}
+
+export function ErrorBoundary() {
+  return (
+    <main className="centered">
+      <RouteError />
+    </main>
+  );
+}
