@@ -363,11 +363,16 @@ function positiveInteger(value, fallback, name) {
 
 /** Connection limits for a public endpoint (see .env.example). */
 export function serverLimits(source) {
-  return {
+  const limits = {
     headersTimeoutMs: positiveInteger(source.HEADERS_TIMEOUT_MS, 10_000, "HEADERS_TIMEOUT_MS"),
     requestTimeoutMs: positiveInteger(source.REQUEST_TIMEOUT_MS, 30_000, "REQUEST_TIMEOUT_MS"),
     maxConnections: positiveInteger(source.MAX_CONNECTIONS, 1_000, "MAX_CONNECTIONS"),
   };
+  // The headers are part of the request: Node refuses a header limit above the request's.
+  if (limits.headersTimeoutMs > limits.requestTimeoutMs) {
+    throw new Error("HEADERS_TIMEOUT_MS must not be larger than REQUEST_TIMEOUT_MS");
+  }
+  return limits;
 }
 
 /** A client that hung up or was cut off mid-request: its own doing, not our failure. */

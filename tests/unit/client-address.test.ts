@@ -1,7 +1,7 @@
 // @vitest-environment node
 import type { IncomingMessage } from "node:http";
 import { describe, expect, it } from "vitest";
-import { clientAddressOf, compileTrustProxy } from "../../server.js";
+import { clientAddressOf, compileTrustProxy, serverLimits } from "../../server.js";
 
 const request = (socket: string, forwardedFor?: string) =>
   ({
@@ -37,5 +37,14 @@ describe("the client address behind proxies (TRUST_PROXY)", () => {
 
   it("refuses a setting that names no address", () => {
     expect(() => compileTrustProxy("not-an-address")).toThrow();
+  });
+});
+
+describe("server limits from the environment", () => {
+  it("takes the documented defaults and refuses nonsense with the variable named", () => {
+    expect(serverLimits({})).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_000 });
+    expect(() => serverLimits({ MAX_CONNECTIONS: "0" })).toThrow(/MAX_CONNECTIONS/);
+    expect(() => serverLimits({ HEADERS_TIMEOUT_MS: "soon" })).toThrow(/HEADERS_TIMEOUT_MS/);
+    expect(() => serverLimits({ HEADERS_TIMEOUT_MS: "40000" })).toThrow(/must not be larger than REQUEST_TIMEOUT_MS/);
   });
 });
