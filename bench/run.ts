@@ -27,8 +27,10 @@ const PG_ADMIN = process.env.TEST_POSTGRES_URL ?? "postgresql://postgres@127.0.0
 const STAFF = { email: "bench@example.com", password: "benchmark password 1" };
 const SECRETS = {
   SESSION_SECRET: randomBytes(24).toString("hex"),
-  SUPPORT_API_KEY: randomBytes(12).toString("hex"),
-  INBOUND_SECRET: randomBytes(12).toString("hex"),
+  SUPPORT_API_KEY: randomBytes(24).toString("hex"),
+  INBOUND_SECRET: randomBytes(24).toString("hex"),
+  // The measured servers run NODE_ENV=production on plain http://127.0.0.1.
+  ALLOW_INSECURE_HTTP: "true",
 };
 
 type Row = { figure: string; app: string; baseline: string; ratio: string; goal: string; ok: boolean | null };

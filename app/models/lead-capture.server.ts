@@ -11,6 +11,7 @@ import {
   HttpUrlSchema,
   RESERVED_FIELD_KEYS,
   buildLeadDataSchema,
+  isReservedFieldKey,
   leadSearchText,
   type FormField,
   type FormSettings,
@@ -412,8 +413,11 @@ export function validateSubmission(form: PublicForm, submission: Submission, now
   if (!isPlainObject(submission.data)) {
     details.push({ path: "data", message: "Send the lead's field values as an object keyed by field." });
   } else {
-    // Own keys only: a field named like an Object.prototype member must not see the inherited one.
-    const own: Record<string, unknown> = Object.assign(Object.create(null), submission.data);
+    // A form from before such keys were reserved may have a field named like an
+    // Object.prototype member: it must see only the submission's own value.
+    const own = form.fields.some((field) => isReservedFieldKey(field.key))
+      ? Object.assign(Object.create(null) as Record<string, unknown>, submission.data)
+      : submission.data;
     const result = leadValidator(form, submission.mode).safeParse(own);
     if (result.success) data = result.data;
     else details.push(...detailsOf(result.error, "data"));

@@ -6,8 +6,7 @@ import { z } from "zod";
 import type { FormField, LeadData } from "~/models/form-schema";
 import { fail, textPolicyDetails, zodDetails, type ErrorDetail } from "~/utils/api.server";
 import { textPolicyIssues } from "~/utils/text-policy";
-import type Database from "better-sqlite3";
-import { db, isPostgres, Prisma, sqliteConnection, type SqliteConnection } from "~/utils/db.server";
+import { db, idleSqlite, isoFromSqlite, isPostgres, prepared, Prisma, sqliteTime } from "~/utils/db.server";
 import { DaySchema, decodeCursor, encodeCursor, INVALID_CURSOR } from "~/utils/keyset.server";
 
 // ---------------------------------------------------------------------------
@@ -256,35 +255,6 @@ const LEAD_ROW_COLUMNS =
   `"id", "createdAt", "formId", "isSpam", "schemaVersion", "data", "utmSource", "utmMedium", "utmCampaign", ` +
   `"utmTerm", "utmContent", "referrerHost", "referrerUrl", "landingPageUrl"`;
 type RawLeadRow = [string, string, string, number | bigint, number | bigint, string, ...Array<string | null>];
-
-/** The adapter stores DateTime as `toISOString()` with `+00:00` for `Z`; bind the same. */
-const sqliteTime = (date: Date) => date.toISOString().replace("Z", "+00:00");
-
-function isoFromSqlite(value: unknown): string {
-  if (typeof value === "string") {
-    if (value.length === 29 && value.endsWith("+00:00")) return `${value.slice(0, 23)}Z`;
-    if (/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$/.test(value)) return new Date(`${value.replace(" ", "T")}Z`).toISOString();
-    return new Date(value).toISOString();
-  }
-  return new Date(Number(value)).toISOString();
-}
-
-const statements = new WeakMap<SqliteConnection, Map<string, Database.Statement>>();
-
-function prepared(connection: SqliteConnection, sql: string): Database.Statement {
-  let cache = statements.get(connection);
-  if (!cache) statements.set(connection, (cache = new Map()));
-  let statement = cache.get(sql);
-  if (!statement) cache.set(sql, (statement = connection.prepare(sql).raw(true)));
-  return statement;
-}
-
-/** The SQLite connection, once no Prisma transaction is open on it (its rows would show). */
-async function idleSqlite(): Promise<SqliteConnection> {
-  const connection = await sqliteConnection();
-  while (connection.inTransaction) await new Promise((resolve) => setImmediate(resolve));
-  return connection;
-}
 
 /** SQLite only: one keyset page of leads matching the filters, newest first. */
 export async function sqliteLeadPage(filters: LeadFilters, cursor: Cursor | undefined, take: number): Promise<LeadRow[]> {

@@ -81,7 +81,37 @@ export async function sqliteConnection(): Promise<SqliteConnection> {
 
 /** Runs a synchronous write on the shared SQLite connection outside any open Prisma transaction. */
 export async function withSqliteWrite<T>(write: (connection: SqliteConnection) => T): Promise<T> {
+  return write(await idleSqlite());
+}
+
+// ---------------------------------------------------------------------------
+// Reading SQLite through the driver on hot paths (docs/decisions/003-driver-for-hot-paths.md)
+
+/** The adapter stores DateTime as `toISOString()` with `+00:00` for `Z`; bind the same. */
+export const sqliteTime = (date: Date) => date.toISOString().replace("Z", "+00:00");
+
+export function isoFromSqlite(value: unknown): string {
+  if (typeof value === "string") {
+    if (value.length === 29 && value.endsWith("+00:00")) return `${value.slice(0, 23)}Z`;
+    if (/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$/.test(value)) return new Date(`${value.replace(" ", "T")}Z`).toISOString();
+    return new Date(value).toISOString();
+  }
+  return new Date(Number(value)).toISOString();
+}
+
+const statements = new WeakMap<SqliteConnection, Map<string, BetterSqlite3.Statement>>();
+
+export function prepared(connection: SqliteConnection, sql: string): BetterSqlite3.Statement {
+  let cache = statements.get(connection);
+  if (!cache) statements.set(connection, (cache = new Map()));
+  let statement = cache.get(sql);
+  if (!statement) cache.set(sql, (statement = connection.prepare(sql).raw(true)));
+  return statement;
+}
+
+/** The SQLite connection, once no Prisma transaction is open on it (its rows would show). */
+export async function idleSqlite(): Promise<SqliteConnection> {
   const connection = await sqliteConnection();
   while (connection.inTransaction) await new Promise((resolve) => setImmediate(resolve));
-  return write(connection);
+  return connection;
 }

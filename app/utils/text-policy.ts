@@ -43,8 +43,20 @@ export type TextIssue = { path: (string | number)[]; message: string };
 
 const MAX_DEPTH = 64;
 
+/** Whether any string or key in `value` breaks the policy (no allocation: the common case). */
+function breaksPolicy(value: unknown, depth: number): boolean {
+  if (typeof value === "string") return FORBIDDEN_TEXT.test(value);
+  if (value === null || typeof value !== "object" || depth > MAX_DEPTH) return false;
+  if (Array.isArray(value)) return value.some((item) => breaksPolicy(item, depth + 1));
+  for (const key in value) {
+    if (FORBIDDEN_TEXT.test(key) || breaksPolicy((value as Record<string, unknown>)[key], depth + 1)) return true;
+  }
+  return false;
+}
+
 /** Every string (and object key) in `value` that breaks the policy, with its path. */
 export function textPolicyIssues(value: unknown, path: (string | number)[] = [], depth = 0): TextIssue[] {
+  if (depth === 0 && !breaksPolicy(value, 0)) return [];
   if (typeof value === "string") return hasForbiddenText(value) ? [{ path, message: FORBIDDEN_TEXT_MESSAGE }] : [];
   if (value === null || typeof value !== "object" || depth > MAX_DEPTH) return [];
   const issues: TextIssue[] = [];
