@@ -9,6 +9,7 @@ import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { stopEmailBodyWorkers } from "~/models/email-body.server";
 import { startOutboxWorker } from "~/models/outbox.server";
+import { startSessionCleanup } from "~/models/session.server";
 import { db } from "~/utils/db.server";
 import { NonceProvider } from "~/utils/nonce";
 import { documentSecurityHeaders } from "~/utils/security-headers.server";
@@ -71,7 +72,7 @@ export function handleError(error: unknown, { request }: { request: Request }) {
 const backgroundWork: Array<{ stop: () => Promise<void> }> = [];
 
 export async function startBackgroundWork(): Promise<void> {
-  backgroundWork.push(await startOutboxWorker());
+  backgroundWork.push(await startOutboxWorker(), startSessionCleanup());
 }
 
 export async function stopBackgroundWork(): Promise<void> {

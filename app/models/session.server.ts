@@ -129,3 +129,22 @@ export async function listUserSessions(userId: string, currentIdHash: string): P
   });
   return rows.map((row) => ({ ...row, current: row.idHash === currentIdHash }));
 }
+
+/** Deletes sessions that can never be used again (ended or expired a day ago or more). */
+export async function deleteEndedSessions(now = Date.now()): Promise<number> {
+  const dayAgo = new Date(now - 24 * HOUR_MS);
+  const { count } = await db.session.deleteMany({
+    where: { OR: [{ expiresAt: { lt: dayAgo } }, { revokedAt: { lt: dayAgo } }, { lastSeenAt: { lt: new Date(dayAgo.getTime() - sessionLifetime().idleMs) } }] },
+  });
+  return count;
+}
+
+/** Runs deleteEndedSessions hourly while the server runs, so the table does not grow forever. */
+export function startSessionCleanup(): { stop: () => Promise<void> } {
+  const timer = setInterval(() => {
+    deleteEndedSessions().catch((error) => console.error("session clean-up failed:", error));
+  }, HOUR_MS);
+  timer.unref();
+  return { stop: async () => clearInterval(timer) };
+}
+

@@ -8,6 +8,7 @@ import { data } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
 import { FormFields } from "~/components/FormFields";
+import { Honeypot } from "~/components/Honeypot";
 import { RouteError } from "~/components/RouteError";
 import { HttpUrlSchema } from "~/models/form-schema";
 import {
@@ -130,11 +131,7 @@ export default function HostedForm() {
             value ? <input key={name} type="hidden" name={name} value={value} /> : null,
           )}
           <FormFields fields={form.fields} errors={errors} idPrefix="lead" />
-          {/* The honeypot: off-screen and out of the tab order for people; bots fill it. */}
-          <div aria-hidden="true" style={{ position: "absolute", left: "-10000px", width: 1, height: 1, overflow: "hidden" }}>
-            <label htmlFor="lead-hp">Leave this field empty</label>
-            <input id="lead-hp" type="text" name={honeypot} tabIndex={-1} autoComplete="off" defaultValue="" />
-          </div>
+          <Honeypot id="lead-hp" name={honeypot} />
           <p>
             <button type="submit" disabled={busy}>
               {busy ? "Sending…" : "Send"}

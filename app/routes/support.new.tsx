@@ -5,6 +5,7 @@
 import type { ActionFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { Honeypot } from "~/components/Honeypot";
 import { RouteError } from "~/components/RouteError";
 import { isTooFastOrForged, signTimestamp } from "~/models/lead-capture.server";
 import {
@@ -102,11 +103,7 @@ export default function NewSupportRequest() {
       ) : null}
       <Form method="post" noValidate>
         <input type="hidden" name="_ts" value={result?.timestamp ?? timestamp} />
-        {/* The honeypot: off-screen and out of the tab order for people; bots fill it. */}
-        <div className="honeypot" aria-hidden="true">
-          <label htmlFor="website">Leave this field empty</label>
-          <input id="website" type="text" name={HONEYPOT} tabIndex={-1} autoComplete="off" defaultValue="" />
-        </div>
+        <Honeypot id="website" name={HONEYPOT} />
         {FIELDS.map((field) => {
           const error = errors[field];
           const props = {

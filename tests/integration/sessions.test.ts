@@ -210,3 +210,29 @@ describe("the session cookie on https", () => {
     }
   });
 });
+
+describe("clean-up", () => {
+  it("deletes sessions ended or expired a day ago or more, and keeps every other", async () => {
+    const { deleteEndedSessions } = await import("~/models/session.server");
+    const user = await db.user.findUniqueOrThrow({ where: { email: STAFF.email }, select: { id: true } });
+    const twoDaysAgo = new Date(Date.now() - 2 * 24 * 3600_000);
+    const inAWeek = new Date(Date.now() + 7 * 24 * 3600_000);
+    await db.session.createMany({
+      data: [
+        { idHash: "a".repeat(64), userId: user.id, expiresAt: twoDaysAgo },
+        { idHash: "b".repeat(64), userId: user.id, expiresAt: inAWeek, revokedAt: twoDaysAgo },
+        { idHash: "c".repeat(64), userId: user.id, expiresAt: inAWeek, revokedAt: new Date() },
+        { idHash: "d".repeat(64), userId: user.id, expiresAt: inAWeek },
+      ],
+    });
+    const cookie = await loginAsStaff(server.url);
+    expect(await deleteEndedSessions()).toBeGreaterThanOrEqual(2);
+    const left = (await db.session.findMany({ select: { idHash: true } })).map((row) => row.idHash);
+    expect(left).not.toContain("a".repeat(64));
+    expect(left).not.toContain("b".repeat(64));
+    expect(left).toContain("c".repeat(64)); // revoked just now: kept a day, for the record
+    expect(left).toContain("d".repeat(64));
+    expect((await me(server.url, cookie)).status).toBe(200);
+  });
+});
+
