@@ -6,8 +6,8 @@
 // - In-Reply-To / References naming a Message-ID we generated for that ticket;
 // - the provider's verdict: DMARC pass, or SPF / DKIM passing for the From domain.
 import { createHmac, timingSafeEqual } from "node:crypto";
-import addressparser from "nodemailer/lib/addressparser";
 import { env } from "~/utils/env.server";
+import type { AuthEvidence } from "./inbound-payload";
 
 const TOKEN_LENGTH = 16;
 
@@ -28,18 +28,6 @@ export function replyAddress(reference: string): string {
   return `${local}+${reference.toLowerCase()}.${replyToken(reference)}@${replyDomain()}`;
 }
 
-/** Bare addresses of a list of address headers or values ("A <a@x>, b@y"). */
-export function addressesIn(values: Array<string | undefined | null>): string[] {
-  const found: string[] = [];
-  for (const value of values) {
-    if (!value) continue;
-    for (const entry of addressparser(value.slice(0, 10_000), { flatten: true })) {
-      if (entry.address?.includes("@")) found.push(entry.address.toLowerCase());
-    }
-  }
-  return found;
-}
-
 /** Whether one of the recipients is this ticket's reply address with a valid token. */
 export function carriesReplyToken(reference: string, recipients: string[]): boolean {
   const expected = Buffer.from(replyToken(reference));
@@ -52,27 +40,7 @@ export function carriesReplyToken(reference: string, recipients: string[]): bool
   return false;
 }
 
-/** Message-IDs in In-Reply-To / References values, without angle brackets, lower-cased. */
-export function messageIdsIn(values: Array<string | undefined | null>): string[] {
-  const ids: string[] = [];
-  for (const value of values) {
-    if (!value) continue;
-    for (const match of value.slice(0, 20_000).matchAll(/<?([^<>\s,]+@[^<>\s,]+)>?/g)) ids.push(match[1].toLowerCase());
-  }
-  return ids;
-}
-
 export const bareMessageId = (id: string) => id.replace(/^<|>$/g, "").toLowerCase();
-
-/** What the receiving provider said about the sender's domain. */
-export type AuthEvidence = {
-  /** Authentication-Results header values (RFC 8601), the receiving server's first. */
-  authenticationResults: string[];
-  /** An SPF verdict without a header ("pass", "fail", ...), with the envelope sender it was for. */
-  spf?: { result: string; envelopeFrom?: string };
-  /** DKIM verdicts as domain -> result (SendGrid's `dkim` field, Mailgun's check result). */
-  dkim?: Array<{ domain?: string; result: string }>;
-};
 
 function domainOf(address: string | undefined): string | undefined {
   return address?.split("@").pop()?.toLowerCase().replace(/\.$/, "");
@@ -99,6 +67,9 @@ export function providerVouchesFor(from: string, evidence: AuthEvidence): boolea
       if (aligned(domainOf(match[1]) ?? match[1], fromDomain)) return true;
     }
   }
-  if (evidence.spf?.result.toLowerCase() === "pass" && aligned(domainOf(evidence.spf.envelopeFrom), fromDomain)) return true;
-  return (evidence.dkim ?? []).some((entry) => entry.result.toLowerCase() === "pass" && aligned(entry.domain, fromDomain));
+  if (evidence.spf?.result.toLowerCase() === "pass" && aligned(domainOf(evidence.spf.envelopeFrom), fromDomain))
+    return true;
+  return (evidence.dkim ?? []).some(
+    (entry) => entry.result.toLowerCase() === "pass" && aligned(entry.domain, fromDomain),
+  );
 }

@@ -8,19 +8,21 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { EmailSchema } from "~/models/user.server";
-import { fail } from "~/utils/api.server";
-import { db, type Prisma } from "~/utils/db.server";
+import { db, isUniqueViolation, type Prisma } from "~/utils/db.server";
+import { DomainError } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
-import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
 import { decodeCursorOrFail, encodeCursor } from "~/utils/keyset.server";
-import { FORBIDDEN_TEXT_MESSAGE, hasForbiddenText } from "~/utils/text-policy";
 import { composeSupportEmail, newMessageId } from "~/utils/mailer.server";
+import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
+import { FORBIDDEN_TEXT_MESSAGE, hasForbiddenText } from "~/utils/text-policy";
+import { discardAttachments, storeUnlinkedAttachments } from "./attachment-store.server";
 import { dedupeKeyOf, type InboundEmail } from "./inbound-email.server";
-import { bareMessageId, carriesReplyToken, providerVouchesFor } from "./sender-trust.server";
 import { kickOutbox } from "./outbox.server";
+import { bareMessageId, carriesReplyToken, providerVouchesFor } from "./sender-trust.server";
 
-export const TICKET_STATUSES = ["open", "pending", "closed"] as const;
-export type TicketStatus = (typeof TICKET_STATUSES)[number];
+import { TICKET_STATUSES, type TicketStatus } from "./ticket-status";
+
+export { TICKET_STATUSES, type TicketStatus };
 
 const oneLine = (max: number, message: string) =>
   z
@@ -111,10 +113,6 @@ export async function nextTicketNumber(prefix = env.SUPPORT_TICKET_PREFIX): Prom
   }
 }
 
-function isUniqueViolation(error: unknown): boolean {
-  return (error as { code?: string } | null)?.code === "P2002";
-}
-
 // ---------------------------------------------------------------------------
 // Reading
 
@@ -183,6 +181,11 @@ const messageSelect = {
   unverifiedSender: true,
   isAutoReply: true,
   emailMessageId: true,
+  notKept: true,
+  attachments: {
+    select: { id: true, filename: true, contentType: true, size: true },
+    orderBy: { id: "asc" },
+  },
   createdAt: true,
 } as const;
 
@@ -217,9 +220,11 @@ export async function getTicketThread(idOrReference: string) {
   const byMessageId = new Map(outbox.map((email) => [email.messageId, email]));
   return {
     ...rest,
-    messages: messages.map(({ emailMessageId, ...message }) => ({
+    messages: messages.map(({ emailMessageId, notKept, attachments, ...message }) => ({
       ...message,
       hasQuotedText: message.fullBody.trim() !== message.body.trim(),
+      attachments: attachments.map((file) => ({ ...file, url: attachmentPath(rest.reference, file.id) })),
+      notKept: notKept ? notKept.split("\n") : [],
       delivery: (message.direction === "outbound" && emailMessageId && byMessageId.get(emailMessageId)) || null,
     })),
     emails: outbox.map((email) => ({
@@ -229,10 +234,32 @@ export async function getTicketThread(idOrReference: string) {
   };
 }
 
+/** Where staff download an attachment (app/routes/support.$reference.attachments.$id.ts). */
+export function attachmentPath(reference: string, id: string): string {
+  return `/support/${encodeURIComponent(reference)}/attachments/${encodeURIComponent(id)}`;
+}
+
+/** One attachment of a ticket's thread, with its bytes; null when there is none such. */
+export async function getAttachment(reference: string, id: string) {
+  const attachment = await db.ticketAttachment.findUnique({
+    where: { id },
+    select: {
+      id: true,
+      filename: true,
+      contentType: true,
+      size: true,
+      message: { select: { ticket: { select: { reference: true } } } },
+    },
+  });
+  if (!attachment?.message || attachment.message.ticket.reference !== reference.toUpperCase()) return null;
+  const { message: _message, ...file } = attachment;
+  return file;
+}
+
 export type TicketThread = NonNullable<Awaited<ReturnType<typeof getTicketThread>>>;
 
 function notFound(idOrReference: string): never {
-  fail(404, "not_found", `No support request ${idOrReference}.`);
+  throw new DomainError("not_found", `No support request ${idOrReference}.`);
 }
 
 // ---------------------------------------------------------------------------
@@ -290,7 +317,11 @@ export async function createTicket(input: z.output<typeof CreateTicketSchema>) {
 
 const createLimiter =
   env.SUPPORT_RATE_LIMIT_PER_HOUR > 0
-    ? createRateLimiter({ keyPrefix: "support-create", points: env.SUPPORT_RATE_LIMIT_PER_HOUR, durationSeconds: 60 * 60 })
+    ? createRateLimiter({
+        keyPrefix: "support-create",
+        points: env.SUPPORT_RATE_LIMIT_PER_HOUR,
+        durationSeconds: 60 * 60,
+      })
     : null;
 
 // Anyone may name any address, so the acknowledgements one address receives are limited
@@ -306,13 +337,18 @@ const recipientLimiter =
 
 /** Counts a public support request from a client address: 429 past SUPPORT_RATE_LIMIT_PER_HOUR. */
 export async function limitSupportRequestsFrom(ip: string): Promise<void> {
-  if (createLimiter) await consumeOrFail(createLimiter, ip, "Too many support requests from this address. Try again later.");
+  if (createLimiter)
+    await consumeOrFail(createLimiter, ip, "Too many support requests from this address. Try again later.");
 }
 
 /** Counts one for the recipient address: 429 past SUPPORT_ACKS_PER_RECIPIENT_PER_DAY. */
 export async function limitSupportRequestsFor(email: string): Promise<void> {
   if (recipientLimiter) {
-    await consumeOrFail(recipientLimiter, email, "Too many support requests for this email address today. Try again tomorrow.");
+    await consumeOrFail(
+      recipientLimiter,
+      email,
+      "Too many support requests for this email address today. Try again tomorrow.",
+    );
   }
 }
 
@@ -322,7 +358,11 @@ export async function limitSupportRequestsFor(email: string): Promise<void> {
  */
 export async function decoyTicket() {
   const number = await nextTicketNumber();
-  return { id: `c${randomBytes(12).toString("hex").slice(0, 24)}`, reference: `${env.SUPPORT_TICKET_PREFIX}-${number}`, status: "open" as const };
+  return {
+    id: `c${randomBytes(12).toString("hex").slice(0, 24)}`,
+    reference: `${env.SUPPORT_TICKET_PREFIX}-${number}`,
+    status: "open" as const,
+  };
 }
 
 export type ReplyAuthor = { author: "api"; user: null } | { author: "staff"; user: { id: string } };
@@ -369,7 +409,11 @@ export async function addStaffReply(idOrReference: string, message: string, by: 
       },
       outbox: { create: email },
     },
-    select: { reference: true, status: true, messages: { where: { emailMessageId: messageId }, select: messageSelect } },
+    select: {
+      reference: true,
+      status: true,
+      messages: { where: { emailMessageId: messageId }, select: messageSelect },
+    },
   });
   kickOutbox();
   const { emailMessageId: _, ...created } = updated.messages[0];
@@ -400,15 +444,17 @@ export type InboundResult = {
 export async function recordInboundEmail(email: InboundEmail, receivedAt = new Date()): Promise<InboundResult> {
   const reference = referenceInSubject(email.subject);
   if (!reference) {
-    fail(422, "ticket_reference_missing", `The subject names no ticket: it must contain #${env.SUPPORT_TICKET_PREFIX}-<number>.`, {
-      details: [{ path: "subject", message: `Expected a reference such as #${env.SUPPORT_TICKET_PREFIX}-1042.` }],
-    });
+    throw new DomainError(
+      "ticket_reference_missing",
+      `The subject names no ticket: it must contain #${env.SUPPORT_TICKET_PREFIX}-<number>.`,
+      [{ path: "subject", message: `Expected a reference such as #${env.SUPPORT_TICKET_PREFIX}-1042.` }],
+    );
   }
   const ticket = await db.ticket.findUnique({
     where: { reference },
     select: { id: true, reference: true, email: true, status: true },
   });
-  if (!ticket) fail(404, "ticket_not_found", `No support request ${reference}.`);
+  if (!ticket) throw new DomainError("ticket_not_found", `No support request ${reference}.`);
 
   // Per ticket and sender: someone else's Message-ID posted to another ticket, or by
   // another sender, cannot make a genuine reply look like a redelivery.
@@ -417,6 +463,8 @@ export async function recordInboundEmail(email: InboundEmail, receivedAt = new D
   if (existing) return existing;
 
   const verified = email.from === ticket.email.toLowerCase() && (await provesCustomer(ticket, email));
+  // Written first, in short chunks, and linked by the message's own write below.
+  const attachmentIds = await storeUnlinkedAttachments(email.attachments, receivedAt);
   // Only the customer's own, human reply reopens a ticket that waits on them or was closed.
   const reopen = verified && !email.isAutoReply && ticket.status !== "open";
   try {
@@ -438,6 +486,8 @@ export async function recordInboundEmail(email: InboundEmail, receivedAt = new D
             isAutoReply: email.isAutoReply,
             emailMessageId: email.messageId,
             dedupeKey,
+            notKept: email.notKept.length > 0 ? email.notKept.join("\n") : null,
+            attachments: { connect: attachmentIds.map((id) => ({ id })) },
             createdAt: receivedAt,
           },
         },
@@ -446,6 +496,7 @@ export async function recordInboundEmail(email: InboundEmail, receivedAt = new D
     });
     return { duplicate: false, ticketReference: updated.reference, messageId: updated.messages[0].id };
   } catch (error) {
+    await discardAttachments(attachmentIds);
     // A concurrent delivery of the same email won the unique dedupeKey.
     if (isUniqueViolation(error)) {
       const first = await findByDedupeKey(dedupeKey);
@@ -467,7 +518,11 @@ async function provesCustomer(ticket: { id: string; reference: string }, email: 
     where: { id: ticket.id },
     select: { threadMessageId: true, outbox: { select: { messageId: true }, take: 1_000 } },
   });
-  const ids = new Set([ours?.threadMessageId, ...(ours?.outbox ?? []).map((email) => email.messageId)].filter(Boolean).map((id) => bareMessageId(id!)));
+  const ids = new Set(
+    [ours?.threadMessageId, ...(ours?.outbox ?? []).map((email) => email.messageId)]
+      .filter(Boolean)
+      .map((id) => bareMessageId(id!)),
+  );
   return email.answers.some((id) => ids.has(id));
 }
 

@@ -1,34 +1,27 @@
-import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { useEffect, useRef } from "react";
 import { RouteError } from "~/components/RouteError";
-import {
-  ReplySchema,
-  StatusSchema,
-  addStaffReply,
-  getTicketThread,
-  setTicketStatus,
-} from "~/models/support.server";
+import { ReplySchema, StatusSchema, addStaffReply, getTicketThread, setTicketStatus } from "~/models/support.server";
+import { TICKET_STATUSES } from "~/models/ticket-status";
 import { requireUser } from "~/utils/auth.server";
-
-// Also in support.server.ts; repeated because the component cannot import server code.
-const STATUSES = ["open", "pending", "closed"] as const;
+import { page } from "~/utils/page.server";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data ? `${data.ticket.reference}: ${data.ticket.subject} · Support` : "Support request" },
 ];
 
-export async function loader({ request, params }: LoaderFunctionArgs) {
+export const loader = page(async function loader({ request, params }: LoaderFunctionArgs) {
   await requireUser(request);
   const ticket = await getTicketThread(params.reference!);
   if (!ticket) throw new Response("No such support request.", { status: 404 });
   // One address per ticket: ids and other letter cases lead to the reference.
   if (params.reference !== ticket.reference) throw redirect(`/support/${ticket.reference}`);
   return { ticket };
-}
+});
 
-export async function action({ request, params }: ActionFunctionArgs) {
+export const action = page(async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const form = await request.formData();
   const intent = form.get("intent");
@@ -47,6 +40,14 @@ export async function action({ request, params }: ActionFunctionArgs) {
     return redirect(`/support/${ticket.reference}`);
   }
   return data({ replyError: null, statusError: "Unknown action." }, { status: 400 });
+});
+
+const SIZE = new Intl.NumberFormat("en", { maximumFractionDigits: 1 });
+
+function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} bytes`;
+  if (bytes < 1024 * 1024) return `${SIZE.format(bytes / 1024)} KB`;
+  return `${SIZE.format(bytes / 1024 / 1024)} MB`;
 }
 
 type Delivery = { status: string; attempts: number; lastError: string | null; sentAt: Date | null };
@@ -102,8 +103,15 @@ export default function SupportThread() {
 
       <Form method="post" className="actions" aria-label="Status">
         <input type="hidden" name="intent" value="status" />
-        {STATUSES.filter((status) => status !== ticket.status).map((status) => (
-          <button key={status} type="submit" name="status" value={status} className="secondary" disabled={busyIntent === "status"}>
+        {TICKET_STATUSES.filter((status) => status !== ticket.status).map((status) => (
+          <button
+            key={status}
+            type="submit"
+            name="status"
+            value={status}
+            className="secondary"
+            disabled={busyIntent === "status"}
+          >
             {status === "open" ? "Reopen" : status === "pending" ? "Mark pending" : "Close"}
           </button>
         ))}
@@ -148,6 +156,25 @@ export default function SupportThread() {
                 </span>
               </p>
               <pre>{message.body}</pre>
+              {message.attachments.length > 0 ? (
+                <ul className="attachments" aria-label="Attachments" data-testid="attachments">
+                  {message.attachments.map((file) => (
+                    <li key={file.id}>
+                      <a href={file.url} download={file.filename}>
+                        {file.filename}
+                      </a>{" "}
+                      <span className="muted">
+                        ({file.contentType}, {formatSize(file.size)})
+                      </span>
+                    </li>
+                  ))}
+                </ul>
+              ) : null}
+              {message.notKept.map((line) => (
+                <p key={line} className="notice warn" data-testid="not-kept">
+                  {line}
+                </p>
+              ))}
               {message.hasQuotedText ? (
                 <details>
                   <summary>Show the full email (quoted text)</summary>

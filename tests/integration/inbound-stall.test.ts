@@ -1,6 +1,11 @@
 // The worst email bodies we know of, sent to the real server while another client
-// measures /healthz: cleaning happens in worker threads with a time budget, so other
-// requests are not held up, and every such email is still stored (2xx, never a 5xx).
+// measures /healthz and the server itself records its event-loop delay
+// (tests/support/loop-monitor.mjs): reading and cleaning happen in worker threads with a
+// time budget, so other requests are not held up, and every such email is still stored
+// (2xx, never a 5xx).
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/utils/db.server";
 import { apiClient } from "../support/http";
@@ -11,18 +16,52 @@ let server: TestServer;
 let reference: string;
 const customer = "stall@example.com";
 
+const loopFile = path.join(os.tmpdir(), `loop-${process.pid}-${Date.now()}.ndjson`);
+
 beforeAll(async () => {
-  server = await startServer({ SUPPORT_RATE_LIMIT_PER_HOUR: "0" });
-  const res = await apiClient(server.url)("POST", "/api/support-requests", { email: customer, subject: "Stall", message: "Hi" });
+  server = await startServer({
+    SUPPORT_RATE_LIMIT_PER_HOUR: "0",
+    LOOP_MONITOR_FILE: loopFile,
+    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${path.resolve("tests/support/loop-monitor.mjs")}`.trim(),
+  });
+  const res = await apiClient(server.url)("POST", "/api/support-requests", {
+    email: customer,
+    subject: "Stall",
+    message: "Hi",
+  });
   reference = res.body.reference;
 });
 afterAll(async () => {
   await server?.stop();
+  fs.rmSync(loopFile, { force: true });
 });
 
-const NEAR_LIMIT = 1_000_000; // under the webhook's 1 MiB body limit, with room for the JSON around it
+/** The longest event-loop delay the server recorded between two moments. */
+function loopStallBetween(from: number, to: number): number {
+  const windows = fs
+    .readFileSync(loopFile, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((line) => JSON.parse(line) as { at: number; maxMs: number });
+  return Math.max(0, ...windows.filter((w) => w.at >= from && w.at <= to + 100).map((w) => w.maxMs));
+}
 
-const WORST: Array<{ name: string; body: Record<string, string> }> = [
+const NEAR_LIMIT = 1_000_000;
+const MiB = 1024 * 1024;
+const base64Of = (bytes: number) => Buffer.alloc(bytes, 7).toString("base64");
+
+function sendGridPost(files: number[]): FormData {
+  const form = new FormData();
+  form.set("from", customer);
+  form.set("subject", `Re: #${reference}`);
+  form.set("text", "Screenshots attached.");
+  files.forEach((size, i) =>
+    form.set(`attachment${i + 1}`, new Blob([Buffer.alloc(size, i)], { type: "image/png" }), `shot-${i + 1}.png`),
+  );
+  return form;
+}
+
+const WORST: Array<{ name: string; body: Record<string, unknown> | (() => FormData) }> = [
   { name: "From: and 64 KiB of spaces", body: { text: `From:${" ".repeat(64 * 1024)}x` } },
   { name: "From: and 1 MiB of spaces", body: { text: `From:${" ".repeat(NEAR_LIMIT)}x` } },
   { name: "150,000 nested <div>s", body: { html: `${"<div>".repeat(150_000)}deep` } },
@@ -30,6 +69,20 @@ const WORST: Array<{ name: string; body: Record<string, string> }> = [
   { name: "one 1 MiB line without the reply marker", body: { text: "x".repeat(NEAR_LIMIT) } },
   { name: "1 MiB of quoted lines", body: { text: "> quoted line of an old message\n".repeat(NEAR_LIMIT / 34) } },
   { name: "1 MiB of attribution-like lines", body: { text: "On Tue, someone wrote:\n".repeat(NEAR_LIMIT / 25) } },
+  { name: "24 MiB of text", body: { text: "lorem ipsum dolor sit amet ".repeat((24 * MiB) / 27) } },
+  { name: "From: and 24 MiB of spaces", body: { text: `From:${" ".repeat(24 * MiB)}x` } },
+  { name: "24 MiB of nested <div>s", body: { html: "<div>".repeat((24 * MiB) / 5) } },
+  {
+    name: "JSON with 9.9 MiB and 7 MiB attachments (base64)",
+    body: {
+      text: "See attached.",
+      attachments: [
+        { filename: "big.bin", contentType: "application/octet-stream", content: base64Of(9.9 * MiB) },
+        { filename: "over.bin", contentType: "application/octet-stream", content: base64Of(7 * MiB) },
+      ],
+    },
+  },
+  { name: "SendGrid multipart with 3 files of 8 MiB", body: () => sendGridPost([8 * MiB, 8 * MiB, 8 * MiB]) },
 ];
 
 function percentile(values: number[], p: number): number {
@@ -51,16 +104,15 @@ describe("hostile email bodies", () => {
       }
     })();
 
-    const answers: Array<{ name: string; status: number; ms: number }> = [];
+    const answers: Array<{ name: string; status: number; ms: number; stallMs: number }> = [];
     for (const { name, body } of WORST) {
+      const payload = typeof body === "function" ? body() : { from: customer, subject: `Re: #${reference}`, ...body };
+      const from = Date.now();
       const started = performance.now();
-      const res = await apiClient(server.url)(
-        "POST",
-        "/api/support-requests/inbound",
-        { from: customer, subject: `Re: #${reference}`, ...body },
-        inboundSecret(),
-      );
-      answers.push({ name, status: res.status, ms: Math.round(performance.now() - started) });
+      const res = await apiClient(server.url)("POST", "/api/support-requests/inbound", payload, inboundSecret());
+      const ms = Math.round(performance.now() - started);
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      answers.push({ name, status: res.status, ms, stallMs: Math.round(loopStallBetween(from, Date.now())) });
     }
     sending = false;
     await poller;
@@ -69,15 +121,34 @@ describe("hostile email bodies", () => {
     const worst = Math.max(...latencies);
     console.log(
       `inbound stall: ${latencies.length} /healthz samples, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${worst.toFixed(1)} ms; ` +
-        answers.map((a) => `${a.name}: ${a.status} in ${a.ms} ms`).join("; "),
+        answers.map((a) => `${a.name}: ${a.status} in ${a.ms} ms, longest event-loop stall ${a.stallMs} ms`).join("; "),
     );
+    const worstStall = answers.reduce((a, b) => (b.stallMs > a.stallMs ? b : a));
+    console.log(`inbound stall: worst event-loop stall ${worstStall.stallMs} ms, on "${worstStall.name}"`);
     for (const answer of answers) expect(answer.status, answer.name).toBe(201);
     expect(latencies.length).toBeGreaterThan(20);
     expect(p99).toBeLessThan(200);
+    // The goal is 50 ms; the bound leaves room for this machine's threefold swings in speed
+    // and for the test's own client, which builds 24 MiB posts on the same two cores.
+    for (const answer of answers) expect(answer.stallMs, answer.name).toBeLessThan(150);
 
-    const stored = await db.ticketMessage.findMany({ where: { ticket: { reference }, direction: "inbound" }, select: { body: true, fullBody: true } });
+    const stored = await db.ticketMessage.findMany({
+      where: { ticket: { reference }, direction: "inbound" },
+      select: { body: true, fullBody: true },
+    });
     expect(stored.length).toBe(WORST.length + 1);
     for (const message of stored) expect(message.body.length).toBeGreaterThan(0);
+    // What could not be kept is said, and what fits is kept.
+    const notes = (
+      await db.ticketMessage.findMany({
+        where: { ticket: { reference }, notKept: { not: null } },
+        select: { notKept: true },
+      })
+    ).map((m) => m.notKept!);
+    expect(notes.some((note) => note.includes("over.bin (7 MB)"))).toBe(true);
+    expect(notes.some((note) => note.includes("shot-2.png (8 MB)") && note.includes("shot-3.png (8 MB)"))).toBe(true);
+    expect(notes.some((note) => /The text part was 24 MB; only its first 1 MB is kept/.test(note))).toBe(true);
+    expect(await db.ticketAttachment.count({ where: { message: { ticket: { reference } } } })).toBe(2);
   }, 120_000);
 
   it("still cuts quoted history from ordinary replies", async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { replyAddress } from "~/models/sender-trust.server";
 import { createOrResetUser } from "~/models/user.server";
 import { db } from "~/utils/db.server";
-import { apiClient } from "../support/http";
+import { apiClient, ownClientAddress } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { bearer, inboundSecret } from "./support-mail.helpers";
 
@@ -93,7 +93,10 @@ describe("inbound webhook authentication", () => {
     const ticket = await newTicket();
     for (const user of ["inbound", "", "sendgrid"]) {
       const basic = Buffer.from(`${user}:${process.env.INBOUND_SECRET}`).toString("base64");
-      const res = await inbound({ from: ticket.email, subject: `#${ticket.reference}`, text: `Via basic ${user}.` }, { Authorization: `Basic ${basic}` });
+      const res = await inbound(
+        { from: ticket.email, subject: `#${ticket.reference}`, text: `Via basic ${user}.` },
+        { Authorization: `Basic ${basic}` },
+      );
       expect(res.status).toBe(201);
     }
   });
@@ -112,18 +115,25 @@ describe("inbound webhook authentication", () => {
   });
 
   it("answers 429 after 10 wrong secrets from one address, in parallel too", async () => {
-    const guarded = await startServer();
+    const guarded = await startServer({ TRUST_PROXY: "true" });
     try {
       const ticket = await newTicket();
       const payload = { from: ticket.email, subject: `#${ticket.reference}`, text: "Guess" };
+      const address = ownClientAddress();
       const answers = await Promise.all(
         Array.from({ length: 30 }, (_, i) =>
-          apiClient(guarded.url)("POST", "/api/support-requests/inbound", payload, { "x-inbound-secret": `guess-${i}` }),
+          apiClient(guarded.url, undefined, address)("POST", "/api/support-requests/inbound", payload, {
+            "x-inbound-secret": `guess-${i}`,
+          }),
         ),
       );
       expect(answers.filter((res) => res.status === 401).length).toBe(10);
       expect(answers.filter((res) => res.status === 429).length).toBe(20);
-      expectError(answers.find((res) => res.status === 429)!, 429, "rate_limited");
+      expectError(
+        answers.find((res) => res.status === 429)!,
+        429,
+        "rate_limited",
+      );
     } finally {
       await guarded.stop();
     }
@@ -139,9 +149,14 @@ describe("inbound webhook authentication", () => {
         { "x-inbound-secret": "" },
       );
       expectError(res, 503, "not_configured");
-      const withBearer = await apiClient(unset.url)("POST", "/api/support-requests/inbound", { from: "a@example.com", subject: "#SR-1001", text: "x" }, {
-        Authorization: `Bearer ${process.env.INBOUND_SECRET}`,
-      });
+      const withBearer = await apiClient(unset.url)(
+        "POST",
+        "/api/support-requests/inbound",
+        { from: "a@example.com", subject: "#SR-1001", text: "x" },
+        {
+          Authorization: `Bearer ${process.env.INBOUND_SECRET}`,
+        },
+      );
       expectError(withBearer, 503, "not_configured");
     } finally {
       await unset.stop();
@@ -183,9 +198,9 @@ describe("finding the ticket", () => {
     expectError(badFrom, 422, "validation_failed");
   });
 
-  it("refuses a body over 1 MiB with 413, declared or streamed", async () => {
+  it("refuses a body over 25 MiB with 413, declared or streamed", async () => {
     const ticket = await newTicket();
-    const big = "x".repeat(1024 * 1024 + 10);
+    const big = "x".repeat(25 * 1024 * 1024 + 10);
     const declared = await inbound({ from: ticket.email, subject: `#${ticket.reference}`, text: big });
     expectError(declared, 413, "payload_too_large");
 
@@ -193,7 +208,7 @@ describe("finding the ticket", () => {
     let sent = 0;
     const stream = new ReadableStream<Uint8Array>({
       pull(controller) {
-        if (sent++ < 20) controller.enqueue(chunk);
+        if (sent++ < 25 * 16 + 1) controller.enqueue(chunk);
         else controller.close();
       },
     });
@@ -263,7 +278,11 @@ describe("duplicate deliveries", () => {
     expect(first.status).toBe(201);
     const second = await inbound({ ...payload, text: "Only once please (the provider re-encoded it)" });
     expect(second.status).toBe(200);
-    expect(second.body).toMatchObject({ ticketReference: ticket.reference, messageId: first.body.messageId, duplicate: true });
+    expect(second.body).toMatchObject({
+      ticketReference: ticket.reference,
+      messageId: first.body.messageId,
+      duplicate: true,
+    });
     expect(await db.ticketMessage.count({ where: { ticketId: ticket.id } })).toBe(2);
   });
 
@@ -286,20 +305,40 @@ describe("duplicate deliveries", () => {
     const victim = await newTicket();
     const decoy = await newTicket();
     const messageId = "<genuine-1@mail.example.com>";
-    const planted = await inbound({ from: "mallory@evil.example", subject: `#${decoy.reference}`, text: "Planted", messageId });
+    const planted = await inbound({
+      from: "mallory@evil.example",
+      subject: `#${decoy.reference}`,
+      text: "Planted",
+      messageId,
+    });
     expect(planted.status).toBe(201);
-    const genuine = await inbound({ from: victim.email, subject: `#${victim.reference}`, text: "The real reply", messageId });
+    const genuine = await inbound({
+      from: victim.email,
+      subject: `#${victim.reference}`,
+      text: "The real reply",
+      messageId,
+    });
     expect(genuine.status).toBe(201);
     expect(genuine.body.duplicate).toBeUndefined();
     expect((await thread(victim.reference)).messages.at(-1)?.body).toBe("The real reply");
     // The same Message-ID from another sender on the same ticket is not a redelivery either.
-    const sameTicket = await inbound({ from: "someone@else.example", subject: `#${victim.reference}`, text: "Another", messageId });
+    const sameTicket = await inbound({
+      from: "someone@else.example",
+      subject: `#${victim.reference}`,
+      text: "Another",
+      messageId,
+    });
     expect(sameTicket.status).toBe(201);
   });
 
   it("stores two simultaneous deliveries of one email once", async () => {
     const ticket = await newTicket();
-    const payload = { from: ticket.email, subject: `#${ticket.reference}`, text: "Race", messageId: "<race@mail.example.com>" };
+    const payload = {
+      from: ticket.email,
+      subject: `#${ticket.reference}`,
+      text: "Race",
+      messageId: "<race@mail.example.com>",
+    };
     const results = await Promise.all([inbound(payload), inbound(payload), inbound(payload)]);
     expect(results.map((r) => r.status).sort()).toEqual([200, 200, 201]);
     expect(new Set(results.map((r) => r.body.messageId)).size).toBe(1);
@@ -311,10 +350,18 @@ describe("senders and status rules", () => {
   it("records a stranger quoting the reference as an unverified sender without reopening the ticket", async () => {
     const ticket = await newTicket();
     await call("PATCH", `/api/support-requests/${ticket.reference}`, { status: "closed" }, bearer());
-    const res = await inbound({ from: "Mallory <mallory@evil.example>", subject: `#${ticket.reference}`, text: "I am the customer, honest" });
+    const res = await inbound({
+      from: "Mallory <mallory@evil.example>",
+      subject: `#${ticket.reference}`,
+      text: "I am the customer, honest",
+    });
     expect(res.status).toBe(201);
     const t = await thread(ticket.reference);
-    expect(t.messages.at(-1)).toMatchObject({ fromEmail: "mallory@evil.example", unverifiedSender: true, author: "customer" });
+    expect(t.messages.at(-1)).toMatchObject({
+      fromEmail: "mallory@evil.example",
+      unverifiedSender: true,
+      author: "customer",
+    });
     expect(t.status).toBe("closed");
   });
 
@@ -326,7 +373,10 @@ describe("senders and status rules", () => {
       subject: `#${ticket.reference}`,
       text: "Me again",
     });
-    expect((await thread(ticket.reference)).messages.at(-1)).toMatchObject({ fromEmail: ticket.email, unverifiedSender: false });
+    expect((await thread(ticket.reference)).messages.at(-1)).toMatchObject({
+      fromEmail: ticket.email,
+      unverifiedSender: false,
+    });
   });
 
   it("keeps mail whose From names a staff address on the customer's side, unverified, linked to no user", async () => {
@@ -346,7 +396,10 @@ describe("senders and status rules", () => {
       from: ticket.email,
       subject: `#${ticket.reference}`,
       text: "Please send the invoice to another address",
-      headers: { "Authentication-Results": "mx.example.net; spf=fail smtp.mailfrom=evil.example; dkim=fail; dmarc=fail header.from=example.com" },
+      headers: {
+        "Authentication-Results":
+          "mx.example.net; spf=fail smtp.mailfrom=evil.example; dkim=fail; dmarc=fail header.from=example.com",
+      },
     });
     expect(forged.status).toBe(201);
     const t = await thread(ticket.reference);
@@ -374,9 +427,19 @@ describe("senders and status rules", () => {
     const other = await newTicket();
     const ours = await db.ticket.findUniqueOrThrow({ where: { id: ticket.id }, select: { threadMessageId: true } });
     const theirs = await db.ticket.findUniqueOrThrow({ where: { id: other.id }, select: { threadMessageId: true } });
-    await inbound({ from: ticket.email, subject: `#${ticket.reference}`, text: "Borrowed thread", inReplyTo: theirs.threadMessageId });
+    await inbound({
+      from: ticket.email,
+      subject: `#${ticket.reference}`,
+      text: "Borrowed thread",
+      inReplyTo: theirs.threadMessageId,
+    });
     expect((await thread(ticket.reference)).messages.at(-1)).toMatchObject({ unverifiedSender: true });
-    await inbound({ from: ticket.email, subject: `#${ticket.reference}`, text: "Answering you", inReplyTo: ours.threadMessageId });
+    await inbound({
+      from: ticket.email,
+      subject: `#${ticket.reference}`,
+      text: "Answering you",
+      inReplyTo: ours.threadMessageId,
+    });
     expect((await thread(ticket.reference)).messages.at(-1)).toMatchObject({ unverifiedSender: false });
     await inbound({
       from: ticket.email,
@@ -393,28 +456,51 @@ describe("senders and status rules", () => {
       [{ "Authentication-Results": "mx.example.net; spf=pass smtp.mailfrom=bounce@example.com; dkim=none" }, true],
       [{ "Authentication-Results": "mx.example.net; dkim=pass header.d=mail.example.com; spf=none" }, true],
       // Passing for someone else's domain says nothing about the From address.
-      [{ "Authentication-Results": "mx.example.net; spf=pass smtp.mailfrom=x@evil.example; dkim=pass header.d=evil.example" }, false],
+      [
+        {
+          "Authentication-Results":
+            "mx.example.net; spf=pass smtp.mailfrom=x@evil.example; dkim=pass header.d=evil.example",
+        },
+        false,
+      ],
       [{ "Authentication-Results": "mx.example.net; dmarc=pass header.from=evil.example" }, false],
     ];
     for (const [headers, verified] of cases) {
       const ticket = await newTicket();
       await inbound({ from: ticket.email, subject: `#${ticket.reference}`, text: JSON.stringify(headers), headers });
-      expect((await thread(ticket.reference)).messages.at(-1)?.unverifiedSender, JSON.stringify(headers)).toBe(!verified);
+      expect((await thread(ticket.reference)).messages.at(-1)?.unverifiedSender, JSON.stringify(headers)).toBe(
+        !verified,
+      );
     }
   });
 
   it("reopens a pending ticket when the customer replies", async () => {
     const ticket = await newTicket();
-    await call("POST", `/api/support-requests/${ticket.reference}/replies`, { message: "Can you send a photo?" }, bearer());
+    await call(
+      "POST",
+      `/api/support-requests/${ticket.reference}/replies`,
+      { message: "Can you send a photo?" },
+      bearer(),
+    );
     expect((await thread(ticket.reference)).status).toBe("pending");
-    await inbound({ from: ticket.email, to: replyAddress(ticket.reference), subject: `Re: [#${ticket.reference}]`, text: "Here it is." });
+    await inbound({
+      from: ticket.email,
+      to: replyAddress(ticket.reference),
+      subject: `Re: [#${ticket.reference}]`,
+      text: "Here it is.",
+    });
     expect((await thread(ticket.reference)).status).toBe("open");
   });
 
   it("reopens a closed ticket when the customer replies", async () => {
     const ticket = await newTicket();
     await call("PATCH", `/api/support-requests/${ticket.reference}`, { status: "closed" }, bearer());
-    await inbound({ from: ticket.email, to: replyAddress(ticket.reference), subject: `Re: [#${ticket.reference}]`, text: "It broke again." });
+    await inbound({
+      from: ticket.email,
+      to: replyAddress(ticket.reference),
+      subject: `Re: [#${ticket.reference}]`,
+      text: "It broke again.",
+    });
     expect((await thread(ticket.reference)).status).toBe("open");
   });
 
@@ -441,7 +527,13 @@ describe("senders and status rules", () => {
   it("treats Auto-Submitted: no as a human reply", async () => {
     const ticket = await newTicket();
     await call("POST", `/api/support-requests/${ticket.reference}/replies`, { message: "Any news?" }, bearer());
-    await inbound({ from: ticket.email, to: replyAddress(ticket.reference), subject: `#${ticket.reference}`, text: "Yes!", headers: { "Auto-Submitted": "no" } });
+    await inbound({
+      from: ticket.email,
+      to: replyAddress(ticket.reference),
+      subject: `#${ticket.reference}`,
+      text: "Yes!",
+      headers: { "Auto-Submitted": "no" },
+    });
     const t = await thread(ticket.reference);
     expect(t.messages.at(-1)?.isAutoReply).toBe(false);
     expect(t.status).toBe("open");
@@ -554,7 +646,10 @@ describe("provider payloads", () => {
       TextBody: "Postmark verified",
       MessageID: "pm-verified-1",
       Headers: [
-        { Name: "Received-SPF", Value: `Pass (sender SPF authorized) identity=mailfrom; envelope-from=${postmark.email}; receiver=inbound.postmarkapp.com` },
+        {
+          Name: "Received-SPF",
+          Value: `Pass (sender SPF authorized) identity=mailfrom; envelope-from=${postmark.email}; receiver=inbound.postmarkapp.com`,
+        },
       ],
     });
     expect(res.status).toBe(201);
@@ -582,7 +677,10 @@ describe("provider payloads", () => {
       from: failing.email,
       subject: `#${failing.reference}`,
       "body-plain": "Mailgun failing",
-      "message-headers": JSON.stringify([["X-Mailgun-Spf", "Fail"], ["X-Mailgun-Dkim-Check-Result", "Fail"]]),
+      "message-headers": JSON.stringify([
+        ["X-Mailgun-Spf", "Fail"],
+        ["X-Mailgun-Dkim-Check-Result", "Fail"],
+      ]),
     });
     expect((await inbound(bad)).status).toBe(201);
     expect((await thread(failing.reference)).messages.at(-1)).toMatchObject({ unverifiedSender: true });
@@ -590,15 +688,26 @@ describe("provider payloads", () => {
 
   it("refuses a Mailgun post with broken message-headers and an unknown content type", async () => {
     const ticket = await newTicket();
-    const broken = new URLSearchParams({ sender: ticket.email, subject: `#${ticket.reference}`, "body-plain": "x", "message-headers": "{" });
+    const broken = new URLSearchParams({
+      sender: ticket.email,
+      subject: `#${ticket.reference}`,
+      "body-plain": "x",
+      "message-headers": "{",
+    });
     expectError(await inbound(broken), 422, "validation_failed");
     expectError(
-      await call("POST", "/api/support-requests/inbound", "hello", { ...inboundSecret(), "Content-Type": "text/plain" }),
+      await call("POST", "/api/support-requests/inbound", "hello", {
+        ...inboundSecret(),
+        "Content-Type": "text/plain",
+      }),
       415,
       "unsupported_media_type",
     );
     expectError(
-      await call("POST", "/api/support-requests/inbound", "{nope", { ...inboundSecret(), "Content-Type": "application/json" }),
+      await call("POST", "/api/support-requests/inbound", "{nope", {
+        ...inboundSecret(),
+        "Content-Type": "application/json",
+      }),
       400,
       "malformed_json",
     );

@@ -1,8 +1,8 @@
 // A real SMTP server for the support tests (smtp-server), keeping what arrives parsed
 // by mailparser. `rejectNext` makes it answer the next deliveries with a 451.
-import type { AddressInfo } from "node:net";
 import { simpleParser, type ParsedMail } from "mailparser";
 import { SMTPServer } from "smtp-server";
+import type { AddressInfo } from "node:net";
 
 export type TestSmtp = {
   /** SMTP_URL for the app (plain SMTP, no STARTTLS). */
@@ -41,13 +41,17 @@ export async function startSmtp(): Promise<TestSmtp> {
           return callback(Object.assign(new Error("Mailbox busy, try again later"), { responseCode: 451 }));
         }
         const body = Buffer.concat(chunks);
-        setTimeout(() => simpleParser(body).then(
-          (mail) => {
-            received.push(mail);
-            callback();
-          },
-          (error: Error) => callback(error),
-        ), wait);
+        setTimeout(
+          () =>
+            void simpleParser(body).then(
+              (mail) => {
+                received.push(mail);
+                callback();
+              },
+              (error: Error) => callback(error),
+            ),
+          wait,
+        );
       });
     },
   });

@@ -1,9 +1,9 @@
-import type { ParsedMail } from "mailparser";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/utils/db.server";
 import { apiClient, loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { bearer, inboundSecret, startSmtp, type TestSmtp } from "./support-mail.helpers";
+import type { ParsedMail } from "mailparser";
 
 let smtp: TestSmtp;
 let server: TestServer;
@@ -11,7 +11,11 @@ let call: ReturnType<typeof apiClient>;
 
 beforeAll(async () => {
   smtp = await startSmtp();
-  server = await startServer({ SMTP_URL: smtp.url, SUPPORT_RATE_LIMIT_PER_HOUR: "0", SUPPORT_FROM_EMAIL: "help@support.example" });
+  server = await startServer({
+    SMTP_URL: smtp.url,
+    SUPPORT_RATE_LIMIT_PER_HOUR: "0",
+    SUPPORT_FROM_EMAIL: "help@support.example",
+  });
   call = apiClient(server.url);
 });
 afterAll(async () => {
@@ -23,7 +27,11 @@ let counter = 0;
 async function newTicket(via = call) {
   counter++;
   const email = `customer${counter}@example.com`;
-  const res = await via("POST", "/api/support-requests", { email, subject: `Lost parcel ${counter}`, message: "Where is it?" });
+  const res = await via("POST", "/api/support-requests", {
+    email,
+    subject: `Lost parcel ${counter}`,
+    message: "Where is it?",
+  });
   expect(res.status).toBe(201);
   return { ...(res.body as { id: string; reference: string }), email, subject: `Lost parcel ${counter}` };
 }
@@ -54,9 +62,15 @@ describe("delivering support email over SMTP", () => {
     expect(ack.messageId).toBe(stored?.threadMessageId);
 
     await expect
-      .poll(async () => (await db.outboxEmail.findFirst({ where: { ticketId: ticket.id }, select: { status: true } }))?.status)
+      .poll(
+        async () =>
+          (await db.outboxEmail.findFirst({ where: { ticketId: ticket.id }, select: { status: true } }))?.status,
+      )
       .toBe("sent");
-    const attempts = await db.outboxAttempt.findMany({ where: { email: { ticketId: ticket.id } }, select: { ok: true } });
+    const attempts = await db.outboxAttempt.findMany({
+      where: { email: { ticketId: ticket.id } },
+      select: { ok: true },
+    });
     expect(attempts).toEqual([{ ok: true }]);
   });
 
@@ -64,7 +78,12 @@ describe("delivering support email over SMTP", () => {
     const ticket = await newTicket();
     const [ack] = await waitForMails(ticket.email, 1);
 
-    await call("POST", `/api/support-requests/${ticket.reference}/replies`, { message: "We are looking into it." }, bearer());
+    await call(
+      "POST",
+      `/api/support-requests/${ticket.reference}/replies`,
+      { message: "We are looking into it." },
+      bearer(),
+    );
     const [, first] = await waitForMails(ticket.email, 2);
     expect(first.subject).toBe(`Re: ${ticket.subject} [#${ticket.reference}]`);
     expect(first.text).toContain("We are looking into it.");
@@ -92,7 +111,9 @@ describe("delivering support email over SMTP", () => {
     await expect
       .poll(async () => {
         const t = await call("GET", `/api/support-requests/${ticket.reference}`, undefined, bearer());
-        return t.body.ticket.messages.filter((m: { direction: string }) => m.direction === "outbound").map((m: any) => m.delivery?.status);
+        return t.body.ticket.messages
+          .filter((m: { direction: string }) => m.direction === "outbound")
+          .map((m: any) => m.delivery?.status);
       })
       .toEqual(["sent", "sent"]);
     expect(outbound).toHaveLength(2);
@@ -103,10 +124,19 @@ describe("delivering support email over SMTP", () => {
     const ticket = await newTicket();
     const [ack] = await waitForMails(ticket.email, 1);
     expect(ack.text).toContain(ticket.reference);
-    const email = await db.outboxEmail.findFirstOrThrow({
-      where: { ticketId: ticket.id },
-      select: { status: true, attempts: true, lastError: true, attemptLog: { orderBy: { createdAt: "asc" }, select: { ok: true, error: true, createdAt: true } } },
-    });
+    // The SMTP server has the message before the outbox row records the acceptance.
+    const readRow = () =>
+      db.outboxEmail.findFirstOrThrow({
+        where: { ticketId: ticket.id },
+        select: {
+          status: true,
+          attempts: true,
+          lastError: true,
+          attemptLog: { orderBy: { createdAt: "asc" }, select: { ok: true, error: true, createdAt: true } },
+        },
+      });
+    await expect.poll(async () => (await readRow()).status).toBe("sent");
+    const email = await readRow();
     expect(email).toMatchObject({ status: "sent", attempts: 3, lastError: null });
     expect(email.attemptLog.map((a) => a.ok)).toEqual([false, false, true]);
     expect(email.attemptLog[0].error).toMatch(/451/);
@@ -131,8 +161,15 @@ describe("delivering support email over SMTP", () => {
     });
     const [mail] = await waitForMails("stale@example.com", 1);
     expect(mail.messageId).toBe(messageId);
-    const row = await db.outboxEmail.findUniqueOrThrow({ where: { messageId }, select: { status: true } });
-    expect(row.status).toBe("sent");
+    // The SMTP server has the mail a moment before the worker records it as sent.
+    await expect
+      .poll(
+        async () => (await db.outboxEmail.findUniqueOrThrow({ where: { messageId }, select: { status: true } })).status,
+        {
+          timeout: 5_000,
+        },
+      )
+      .toBe("sent");
   });
 
   it("delivers each email exactly once when two server instances share the database", async () => {
@@ -177,7 +214,9 @@ describe("without SMTP configured", () => {
       const ticket = await newTicket(via);
       await via("POST", `/api/support-requests/${ticket.reference}/replies`, { message: "Queued reply" }, bearer());
       await expect
-        .poll(() => db.outboxEmail.findMany({ where: { ticketId: ticket.id }, select: { status: true, lastError: true } }))
+        .poll(() =>
+          db.outboxEmail.findMany({ where: { ticketId: ticket.id }, select: { status: true, lastError: true } }),
+        )
         .toEqual([
           { status: "not_configured", lastError: "not sent: no SMTP configured" },
           { status: "not_configured", lastError: "not sent: no SMTP configured" },

@@ -31,17 +31,26 @@ describe("the public support page", () => {
     const res = await fetch(`${server.url}/support/new`);
     expect(res.status).toBe(200);
     const html = await res.text();
-    for (const name of ["email", "name", "subject", "message", "website", "_ts"]) expect(html).toContain(`name="${name}"`);
+    for (const name of ["email", "name", "subject", "message", "website", "_ts"])
+      expect(html).toContain(`name="${name}"`);
     expect(html).toMatch(/name="_ts" value="\d+\.[A-Za-z0-9_-]{32}"/);
   });
 
   it("opens a request and shows its reference, with the acknowledgement queued", async () => {
-    const res = await post({ email: "page@example.com", name: "Pat", subject: "Cannot log in", message: "It says my password is wrong." });
+    const res = await post({
+      email: "page@example.com",
+      name: "Pat",
+      subject: "Cannot log in",
+      message: "It says my password is wrong.",
+    });
     expect(res.status).toBe(200);
     const html = await res.text();
     const reference = /<strong>([A-Z]+-\d+)<\/strong>/.exec(html)?.[1];
     expect(reference).toBeDefined();
-    const ticket = await db.ticket.findUniqueOrThrow({ where: { reference }, include: { outbox: true, messages: true } });
+    const ticket = await db.ticket.findUniqueOrThrow({
+      where: { reference },
+      include: { outbox: true, messages: true },
+    });
     expect(ticket).toMatchObject({ email: "page@example.com", subject: "Cannot log in" });
     expect(ticket.messages[0].body).toBe("It says my password is wrong.");
     expect(ticket.outbox).toHaveLength(1);
@@ -67,9 +76,24 @@ describe("the public support page", () => {
   it("answers a bot like a person but stores and sends nothing: a filled honeypot, or a post faster than a person types", async () => {
     const before = await db.ticket.count();
     const outboxBefore = await db.outboxEmail.count();
-    const filled = await post({ email: "bot@example.com", subject: "Buy", message: "Cheap pills", website: "http://spam.example" });
-    const fast = await post({ email: "bot@example.com", subject: "Buy", message: "Cheap pills", _ts: renderedAgo(200) });
-    const forged = await post({ email: "bot@example.com", subject: "Buy", message: "Cheap pills", _ts: `${Date.now() - 60_000}.${"A".repeat(32)}` });
+    const filled = await post({
+      email: "bot@example.com",
+      subject: "Buy",
+      message: "Cheap pills",
+      website: "http://spam.example",
+    });
+    const fast = await post({
+      email: "bot@example.com",
+      subject: "Buy",
+      message: "Cheap pills",
+      _ts: renderedAgo(200),
+    });
+    const forged = await post({
+      email: "bot@example.com",
+      subject: "Buy",
+      message: "Cheap pills",
+      _ts: `${Date.now() - 60_000}.${"A".repeat(32)}`,
+    });
     for (const res of [filled, fast, forged]) {
       expect(res.status).toBe(200);
       expect(await res.text()).toContain("We have your request");
@@ -85,7 +109,12 @@ describe("the public support page", () => {
         fetch(`${limited.url}/support/new`, {
           method: "POST",
           headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: limited.url },
-          body: new URLSearchParams({ _ts: renderedAgo(10_000), email: "once@example.com", subject: "Hi", message: "Hello" }),
+          body: new URLSearchParams({
+            _ts: renderedAgo(10_000),
+            email: "once@example.com",
+            subject: "Hi",
+            message: "Hello",
+          }),
         });
       expect((await send()).status).toBe(200);
       const second = await send();

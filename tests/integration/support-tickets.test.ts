@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/utils/db.server";
-import { apiClient, loginAsStaff, STAFF } from "../support/http";
+import { apiClient, loginAsStaff, STAFF, ownClientAddress } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { bearer } from "./support-mail.helpers";
 
@@ -62,7 +62,10 @@ describe("opening a support request", () => {
 
   it("queues an acknowledgement email to the customer that carries the reference", async () => {
     const ticket = await createTicket({ email: "ack@example.com", subject: "Where is my invoice" });
-    const emails = await db.outboxEmail.findMany({ where: { ticketId: ticket.id }, select: { toEmail: true, subject: true, text: true } });
+    const emails = await db.outboxEmail.findMany({
+      where: { ticketId: ticket.id },
+      select: { toEmail: true, subject: true, text: true },
+    });
     expect(emails).toHaveLength(1);
     expect(emails[0].toEmail).toBe("ack@example.com");
     expect(emails[0].subject).toBe(`We received your support request [#${ticket.reference}]`);
@@ -80,8 +83,16 @@ describe("opening a support request", () => {
   });
 
   it("refuses malformed JSON with 400 and other content types with 415", async () => {
-    expectError(await call("POST", "/api/support-requests", "{nope", { "Content-Type": "application/json" }), 400, "malformed_json");
-    expectError(await call("POST", "/api/support-requests", "hello", { "Content-Type": "text/plain" }), 415, "unsupported_media_type");
+    expectError(
+      await call("POST", "/api/support-requests", "{nope", { "Content-Type": "application/json" }),
+      400,
+      "malformed_json",
+    );
+    expectError(
+      await call("POST", "/api/support-requests", "hello", { "Content-Type": "text/plain" }),
+      415,
+      "unsupported_media_type",
+    );
   });
 
   it("accepts a plain HTML form post (urlencoded)", async () => {
@@ -106,7 +117,11 @@ describe("opening a support request", () => {
     expect(res.body).toEqual({ id: expect.any(String), reference: expect.stringMatching(/^SR-\d+$/), status: "open" });
     expect(await db.ticket.count()).toBe(before);
     expect(await db.outboxEmail.count({ where: { toEmail: "bot@example.com" } })).toBe(0);
-    expectError(await call("GET", `/api/support-requests/${res.body.reference}`, undefined, bearer()), 404, "not_found");
+    expectError(
+      await call("GET", `/api/support-requests/${res.body.reference}`, undefined, bearer()),
+      404,
+      "not_found",
+    );
     // The decoy's number is used up: the next real ticket does not repeat it.
     const next = await createTicket();
     expect(Number(next.reference.split("-")[1])).toBeGreaterThan(Number(res.body.reference.split("-")[1]));
@@ -117,7 +132,11 @@ describe("opening a support request", () => {
     const firstNumber = Number(first.reference.split("-")[1]);
     const results = await Promise.all(
       Array.from({ length: 50 }, (_, i) =>
-        call("POST", "/api/support-requests", { email: `burst${i}@example.com`, subject: `Burst ${i}`, message: "At once" }),
+        call("POST", "/api/support-requests", {
+          email: `burst${i}@example.com`,
+          subject: `Burst ${i}`,
+          message: "At once",
+        }),
       ),
     );
     expect(results.map((r) => r.status)).toEqual(Array(50).fill(201));
@@ -141,8 +160,16 @@ describe("staff access", () => {
     const ticket = await createTicket();
     expectError(await call("GET", "/api/support-requests"), 401, "unauthorized");
     expectError(await call("GET", `/api/support-requests/${ticket.reference}`), 401, "unauthorized");
-    expectError(await call("PATCH", `/api/support-requests/${ticket.reference}`, { status: "closed" }), 401, "unauthorized");
-    expectError(await call("POST", `/api/support-requests/${ticket.reference}/replies`, { message: "Hi" }), 401, "unauthorized");
+    expectError(
+      await call("PATCH", `/api/support-requests/${ticket.reference}`, { status: "closed" }),
+      401,
+      "unauthorized",
+    );
+    expectError(
+      await call("POST", `/api/support-requests/${ticket.reference}/replies`, { message: "Hi" }),
+      401,
+      "unauthorized",
+    );
   });
 
   it("refuses a wrong bearer key and a non-bearer Authorization header with 401", async () => {
@@ -155,9 +182,9 @@ describe("staff access", () => {
   });
 
   it("answers 429 after 10 wrong bearer keys from one address, and never slows the right key", async () => {
-    const guarded = await startServer();
+    const guarded = await startServer({ TRUST_PROXY: "true" });
     try {
-      const guess = apiClient(guarded.url);
+      const guess = apiClient(guarded.url, undefined, ownClientAddress());
       for (let i = 0; i < 20; i++) {
         expect((await guess("GET", "/api/support-requests", undefined, bearer())).status).toBe(200);
       }
@@ -178,10 +205,20 @@ describe("staff access", () => {
 
   it("records a reply made with the API key as author api", async () => {
     const ticket = await createTicket();
-    const res = await call("POST", `/api/support-requests/${ticket.reference}/replies`, { message: "We are on it." }, bearer());
+    const res = await call(
+      "POST",
+      `/api/support-requests/${ticket.reference}/replies`,
+      { message: "We are on it." },
+      bearer(),
+    );
     expect(res.status).toBe(201);
     expect(res.body.ticket).toEqual({ reference: ticket.reference, status: "pending" });
-    expect(res.body.message).toMatchObject({ direction: "outbound", author: "api", authorUser: null, body: "We are on it." });
+    expect(res.body.message).toMatchObject({
+      direction: "outbound",
+      author: "api",
+      authorUser: null,
+      body: "We are on it.",
+    });
   });
 
   it("records a reply made with a staff session as that staff user", async () => {
@@ -191,7 +228,10 @@ describe("staff access", () => {
       message: "Hello from staff",
     });
     expect(res.status).toBe(201);
-    expect(res.body.message).toMatchObject({ author: "staff", authorUser: expect.objectContaining({ email: STAFF.email }) });
+    expect(res.body.message).toMatchObject({
+      author: "staff",
+      authorUser: expect.objectContaining({ email: STAFF.email }),
+    });
     const list = await apiClient(server.url, cookie)("GET", "/api/support-requests");
     expect(list.status).toBe(200);
   });
@@ -230,7 +270,12 @@ describe("status rules and changes", () => {
     expect(afterReply.body.ticket.status).toBe("pending");
     expect(afterReply.body.ticket.messages.map((m: { author: string }) => m.author)).toEqual(["customer", "api"]);
 
-    const closed = await call("PATCH", `/api/support-requests/${ticket.reference.toLowerCase()}`, { status: "closed" }, bearer());
+    const closed = await call(
+      "PATCH",
+      `/api/support-requests/${ticket.reference.toLowerCase()}`,
+      { status: "closed" },
+      bearer(),
+    );
     expect(closed.status).toBe(200);
     expect(closed.body.ticket).toMatchObject({ reference: ticket.reference, status: "closed" });
     const reopened = await call("PATCH", `/api/support-requests/${ticket.reference}`, { status: "open" }, bearer());
@@ -250,8 +295,16 @@ describe("status rules and changes", () => {
   it("answers 404 for a reference or id that names no ticket", async () => {
     expectError(await call("GET", "/api/support-requests/SR-999999", undefined, bearer()), 404, "not_found");
     expectError(await call("GET", "/api/support-requests/no-such-id", undefined, bearer()), 404, "not_found");
-    expectError(await call("PATCH", "/api/support-requests/SR-999999", { status: "closed" }, bearer()), 404, "not_found");
-    expectError(await call("POST", "/api/support-requests/SR-999999/replies", { message: "Hi" }, bearer()), 404, "not_found");
+    expectError(
+      await call("PATCH", "/api/support-requests/SR-999999", { status: "closed" }, bearer()),
+      404,
+      "not_found",
+    );
+    expectError(
+      await call("POST", "/api/support-requests/SR-999999/replies", { message: "Hi" }, bearer()),
+      404,
+      "not_found",
+    );
   });
 
   it("answers 405 for methods a path does not take", async () => {
@@ -269,7 +322,9 @@ describe("listing support requests", () => {
 
     const bySubject = await call("GET", `/api/support-requests?q=${unique.toUpperCase()}`, undefined, bearer());
     expect(bySubject.status).toBe(200);
-    expect(bySubject.body.tickets.map((t: { reference: string }) => t.reference).sort()).toEqual([a.reference, b.reference].sort());
+    expect(bySubject.body.tickets.map((t: { reference: string }) => t.reference).sort()).toEqual(
+      [a.reference, b.reference].sort(),
+    );
 
     const closedOnly = await call("GET", `/api/support-requests?q=${unique}&status=closed`, undefined, bearer());
     expect(closedOnly.body.tickets.map((t: { reference: string }) => t.reference)).toEqual([b.reference]);
@@ -310,7 +365,11 @@ describe("listing support requests", () => {
   it("refuses a bad status, limit or cursor with 4xx", async () => {
     expectError(await call("GET", "/api/support-requests?status=lost", undefined, bearer()), 422, "validation_failed");
     expectError(await call("GET", "/api/support-requests?limit=1000", undefined, bearer()), 422, "validation_failed");
-    expectError(await call("GET", "/api/support-requests?cursor=garbage", undefined, bearer()), 422, "validation_failed");
+    expectError(
+      await call("GET", "/api/support-requests?cursor=garbage", undefined, bearer()),
+      422,
+      "validation_failed",
+    );
   });
 });
 
@@ -319,7 +378,11 @@ describe("public rate limit", () => {
     const limited = await startServer({ SUPPORT_RATE_LIMIT_PER_HOUR: "3" });
     try {
       const post = () =>
-        apiClient(limited.url)("POST", "/api/support-requests", { email: "rl@example.com", subject: "Hi", message: "Hello" });
+        apiClient(limited.url)("POST", "/api/support-requests", {
+          email: "rl@example.com",
+          subject: "Hi",
+          message: "Hello",
+        });
       for (let i = 0; i < 3; i++) expect((await post()).status).toBe(201);
       const blocked = await post();
       expectError(blocked, 429, "rate_limited");
@@ -333,7 +396,12 @@ describe("public rate limit", () => {
     const limited = await startServer({ SUPPORT_ACKS_PER_RECIPIENT_PER_DAY: "2", TRUST_PROXY: "true" });
     try {
       const post = (email: string, ip: string) =>
-        apiClient(limited.url)("POST", "/api/support-requests", { email, subject: "Hi", message: "Hello" }, { "X-Forwarded-For": ip });
+        apiClient(limited.url)(
+          "POST",
+          "/api/support-requests",
+          { email, subject: "Hi", message: "Hello" },
+          { "X-Forwarded-For": ip },
+        );
       expect((await post("victim@example.com", "203.0.113.1")).status).toBe(201);
       expect((await post("victim@example.com", "203.0.113.2")).status).toBe(201);
       const blocked = await post("victim@example.com", "203.0.113.3");
