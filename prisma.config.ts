@@ -3,15 +3,11 @@
 // adapters the app uses (see ../shared/STACK.md and docs/decisions/001-*).
 import fs from "node:fs";
 import path from "node:path";
-import { defineConfig } from "prisma/config";
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
-import {
-  DEFAULT_DATABASE_URL,
-  databaseProvider,
-  sqliteFilePath,
-} from "./app/utils/database-url";
+import { defineConfig } from "prisma/config";
+import { DEFAULT_DATABASE_URL, databaseProvider, sqliteFilePath } from "./app/utils/database-url";
 
 const url = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
 const provider = databaseProvider(url);
@@ -43,9 +39,7 @@ export default defineConfig({
   experimental: { adapter: true },
   engine: "js",
   schema:
-    provider === "postgresql"
-      ? path.join("prisma", "postgres", "schema.prisma")
-      : path.join("prisma", "schema.prisma"),
+    provider === "postgresql" ? path.join("prisma", "postgres", "schema.prisma") : path.join("prisma", "schema.prisma"),
   async adapter() {
     if (provider === "postgresql") {
       return new PrismaPg(new NameAsTextPool({ connectionString: url }));

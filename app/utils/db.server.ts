@@ -6,12 +6,12 @@
 // request: see docs/decisions/003-driver-for-hot-paths.md.
 import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
-import type BetterSqlite3 from "better-sqlite3";
 import pg from "pg";
 import { PrismaClient as PostgresClient } from "~/generated/postgres/client";
 import { PrismaClient as SqliteClient } from "~/generated/sqlite/client";
 import { sqliteFilePath } from "./database-url";
 import { env } from "./env.server";
+import type BetterSqlite3 from "better-sqlite3";
 
 export type Db = SqliteClient;
 export { Prisma } from "~/generated/sqlite/client";
@@ -61,6 +61,12 @@ export const db: Db = globalForDb.__db.db;
 
 export const isPostgres = env.DATABASE_PROVIDER === "postgresql";
 
+/** A unique constraint refused the write: Prisma (P2002), better-sqlite3 and PostgreSQL (23505) each name it their own way. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  return code === "P2002" || code === "SQLITE_CONSTRAINT_UNIQUE" || code === "23505";
+}
+
 /** The PostgreSQL pool Prisma uses (PostgreSQL only). */
 export function postgresPool(): pg.Pool {
   if (!driver.pool) throw new Error("postgresPool() needs DATABASE_URL to name PostgreSQL");
@@ -93,7 +99,8 @@ export const sqliteTime = (date: Date) => date.toISOString().replace("Z", "+00:0
 export function isoFromSqlite(value: unknown): string {
   if (typeof value === "string") {
     if (value.length === 29 && value.endsWith("+00:00")) return `${value.slice(0, 23)}Z`;
-    if (/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$/.test(value)) return new Date(`${value.replace(" ", "T")}Z`).toISOString();
+    if (/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$/.test(value))
+      return new Date(`${value.replace(" ", "T")}Z`).toISOString();
     return new Date(value).toISOString();
   }
   return new Date(Number(value)).toISOString();
@@ -109,9 +116,18 @@ export function prepared(connection: SqliteConnection, sql: string): BetterSqlit
   return statement;
 }
 
+const IDLE_WAIT_LIMIT_MS = 5_000;
+
 /** The SQLite connection, once no Prisma transaction is open on it (its rows would show). */
 export async function idleSqlite(): Promise<SqliteConnection> {
   const connection = await sqliteConnection();
-  while (connection.inTransaction) await new Promise((resolve) => setImmediate(resolve));
+  const deadline = Date.now() + IDLE_WAIT_LIMIT_MS;
+  while (connection.inTransaction) {
+    // A Prisma transaction holds the connection for milliseconds; one held this long is a bug
+    // of ours, and waiting on would only pile requests up behind it.
+    if (Date.now() > deadline)
+      throw new Error(`SQLite connection busy in a transaction for over ${IDLE_WAIT_LIMIT_MS} ms`);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
   return connection;
 }

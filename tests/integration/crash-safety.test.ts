@@ -16,7 +16,12 @@ async function newForm(): Promise<string> {
     { key: "notes", label: "Notes", type: "textarea" },
   ]);
   const form = await db.form.create({
-    data: { name: "Crash", fields, settings: FormSettingsSchema.parse({}), versions: { create: { version: 1, fields } } },
+    data: {
+      name: "Crash",
+      fields,
+      settings: FormSettingsSchema.parse({}),
+      versions: { create: { version: 1, fields } },
+    },
     select: { id: true },
   });
   return form.id;
@@ -101,7 +106,11 @@ describe("crash safety", () => {
     const after = await fetch(`${restarted.url}/api/leads/submit`, {
       method: "POST",
       headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ formId, data: { name: "Worker 0 lead 999999", email: "after@example.com", notes: "x".repeat(2000) }, utm: { utm_source: "crash-test" } }),
+      body: JSON.stringify({
+        formId,
+        data: { name: "Worker 0 lead 999999", email: "after@example.com", notes: "x".repeat(2000) },
+        utm: { utm_source: "crash-test" },
+      }),
     });
     expect(after.status).toBe(201);
   });

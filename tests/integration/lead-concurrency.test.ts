@@ -39,8 +39,17 @@ describe("simultaneous submissions", () => {
             ? { "Content-Type": "application/x-www-form-urlencoded", Accept: "application/json" }
             : { "Content-Type": "application/json" },
           body: asForm
-            ? new URLSearchParams({ formId: form.id, email: `lead${seq}@example.com`, seq: String(seq), utm_source: "load" })
-            : JSON.stringify({ formId: form.id, data: { email: `lead${seq}@example.com`, seq }, utm: { utm_source: "load" } }),
+            ? new URLSearchParams({
+                formId: form.id,
+                email: `lead${seq}@example.com`,
+                seq: String(seq),
+                utm_source: "load",
+              })
+            : JSON.stringify({
+                formId: form.id,
+                data: { email: `lead${seq}@example.com`, seq },
+                utm: { utm_source: "load" },
+              }),
         });
         return { status: response.status, body: (await response.json()) as { id: string } };
       }),

@@ -42,7 +42,12 @@ describe("two instances on one database", () => {
       { key: "email", label: "Email", type: "email", required: true },
     ]);
     const form = await db.form.create({
-      data: { name: "Split", fields, settings: FormSettingsSchema.parse({}), versions: { create: { version: 1, fields } } },
+      data: {
+        name: "Split",
+        fields,
+        settings: FormSettingsSchema.parse({}),
+        versions: { create: { version: 1, fields } },
+      },
       select: { id: true },
     });
     const answers = await Promise.all(
@@ -79,9 +84,7 @@ describe("two instances on one database", () => {
     expect(Math.min(...numbers)).toBeGreaterThanOrEqual(1001);
 
     // Both instances run the outbox worker: each acknowledgement still leaves once.
-    await expect
-      .poll(() => smtp.received.length, { timeout: 20_000, interval: 100 })
-      .toBeGreaterThanOrEqual(60);
+    await expect.poll(() => smtp.received.length, { timeout: 20_000, interval: 100 }).toBeGreaterThanOrEqual(60);
     await expect.poll(() => db.outboxEmail.count({ where: { status: { not: "sent" } } })).toBe(0);
     // A double send would show up here within the worker's poll interval.
     await new Promise((resolve) => setTimeout(resolve, 600));

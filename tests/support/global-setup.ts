@@ -6,13 +6,13 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import pg from "pg";
-import type { TestProject } from "vitest/node";
 import { SECRET_PREFIXES } from "./secrets";
+import { SERVERS_STARTED } from "./server";
+import type { TestProject } from "vitest/node";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 
-export const POSTGRES_ADMIN_URL =
-  process.env.TEST_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
+export const POSTGRES_ADMIN_URL = process.env.TEST_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 
 declare module "vitest" {
   export interface ProvidedContext {
@@ -23,7 +23,7 @@ declare module "vitest" {
 }
 
 function migrate(databaseUrl: string) {
-  execFileSync(process.execPath, [path.join(root, "scripts", "prisma.mjs"), "migrate", "deploy"], {
+  execFileSync(process.execPath, ["--import", "tsx", path.join(root, "scripts", "prisma.ts"), "migrate", "deploy"], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: databaseUrl },
     stdio: ["ignore", "ignore", "pipe"],
@@ -35,7 +35,11 @@ export default async function setup(project: TestProject) {
   if (!fs.existsSync(path.join(buildDir, "server", "index.js"))) {
     throw new Error(`No production build in ${buildDir}: run \`npm run build\` first (npm test does).`);
   }
-  const kind = process.env.TEST_DATABASE ?? "sqlite";
+  // The project's own env (vitest.config.ts): global setup runs in the main process, where
+  // process.env does not carry it, and reading only process.env ran the "postgres" project
+  // on SQLite.
+  const kind = (project.config.env?.TEST_DATABASE as string | undefined) ?? process.env.TEST_DATABASE ?? "sqlite";
+  if (kind !== "sqlite" && kind !== "postgres") throw new Error(`Unknown TEST_DATABASE ${kind}`);
   const runId = `${Date.now().toString(36)}${randomBytes(3).toString("hex")}`;
   const runDir = fs.mkdtempSync(path.join(os.tmpdir(), `lc-test-${kind}-`));
   const logFile = path.join(root, "test-results", `server-output-${runId}.log`);
@@ -53,7 +57,7 @@ export default async function setup(project: TestProject) {
     migrate(templateUrl.toString());
     project.provide("templateDatabaseUrl", templateUrl.toString());
     return async () => {
-      assertNoSecretsLogged(logFile);
+      assertNoSecretsLogged(logFile, runDir);
       const client = new pg.Client({ connectionString: POSTGRES_ADMIN_URL });
       await client.connect();
       const { rows } = await client.query<{ datname: string }>(
@@ -70,8 +74,11 @@ export default async function setup(project: TestProject) {
   migrate(`file:${templateFile}`);
   project.provide("templateDatabaseUrl", `file:${templateFile}`);
   return () => {
-    fs.rmSync(runDir, { recursive: true, force: true });
-    assertNoSecretsLogged(logFile);
+    try {
+      assertNoSecretsLogged(logFile, runDir);
+    } finally {
+      fs.rmSync(runDir, { recursive: true, force: true });
+    }
   };
 }
 
@@ -79,8 +86,15 @@ export default async function setup(project: TestProject) {
  * Every server the run started wrote its output to one log; none may have printed a
  * secret (each test file's secrets carry a known prefix, see setup-database.ts).
  */
-function assertNoSecretsLogged(logFile: string) {
-  if (!fs.existsSync(logFile)) return;
+function assertNoSecretsLogged(logFile: string, runDir: string) {
+  // A run whose tests started servers must have their output: without it the scan would
+  // pass without having looked at anything. (A run of server-less files has nothing to scan.)
+  if (!fs.existsSync(logFile)) {
+    if (!fs.existsSync(path.join(runDir, SERVERS_STARTED))) return;
+    throw new Error(
+      `Test servers ran, but no server output was recorded in ${logFile}: the secret scan has nothing to read.`,
+    );
+  }
   const output = fs.readFileSync(logFile, "utf8");
   const leaked = SECRET_PREFIXES.filter((prefix) => output.includes(prefix));
   if (leaked.length > 0) {

@@ -4,16 +4,32 @@ import { createOrResetUser, isStaffEmail } from "~/models/user.server";
 export const STAFF = { email: "staff@example.com", password: "correct horse battery staple" };
 
 /** Creates the staff user (if needed) and returns a Cookie header of a fresh session. */
-export async function loginAsStaff(baseUrl: string, staff = STAFF): Promise<string> {
+export async function loginAsStaff(
+  baseUrl: string,
+  staff = STAFF,
+  headers: Record<string, string> = {},
+): Promise<string> {
   // Resetting an existing user's password would end the sessions the test already holds.
   if (!(await isStaffEmail(staff.email))) await createOrResetUser(staff);
   const response = await fetch(`${baseUrl}/api/auth/login`, {
     method: "POST",
-    headers: { "Content-Type": "application/json" },
+    headers: { "Content-Type": "application/json", ...headers },
     body: JSON.stringify(staff),
   });
   if (response.status !== 200) throw new Error(`login failed: ${response.status} ${await response.text()}`);
   return cookieFrom(response);
+}
+
+let clientCount = 0;
+
+/**
+ * A client address of its own, as the X-Forwarded-For header for a server started with
+ * TRUST_PROXY=true. Per-address limits live in the database on PostgreSQL, shared by every
+ * server of a test file: a test that exhausts one must not hold back the file's other tests.
+ */
+export function ownClientAddress(): Record<string, string> {
+  clientCount++;
+  return { "X-Forwarded-For": `198.51.${100 + (process.pid % 100)}.${clientCount % 250}` };
 }
 
 /** The `name=value` pairs of a response's Set-Cookie headers, as a Cookie header. */
@@ -27,14 +43,14 @@ export function cookieFrom(response: Response): string {
 export type ApiClient = ReturnType<typeof apiClient>;
 
 /** fetch bound to a base URL and a cookie; bodies that are objects are sent as JSON. */
-export function apiClient(baseUrl: string, cookie?: string) {
+export function apiClient(baseUrl: string, cookie?: string, always: Record<string, string> = {}) {
   return async function call(
     method: string,
     pathname: string,
     body?: unknown,
     headers: Record<string, string> = {},
   ): Promise<{ status: number; headers: Headers; body: any; text: string }> {
-    const init: RequestInit = { method, headers: { ...headers }, redirect: "manual" };
+    const init: RequestInit = { method, headers: { ...always, ...headers }, redirect: "manual" };
     if (cookie) (init.headers as Record<string, string>).Cookie = cookie;
     if (body !== undefined) {
       if (typeof body === "string" || body instanceof URLSearchParams || body instanceof FormData) {

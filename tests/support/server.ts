@@ -1,4 +1,4 @@
-// Starts the real production server (node server.js on the built app) as a child
+// Starts the real production server (node build/node/server.js on the built app) as a child
 // process on a free port, against this test file's database.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -22,10 +22,33 @@ export type TestServer = {
   process: ChildProcess;
 };
 
-export async function startServer(env: Record<string, string | undefined> = {}): Promise<TestServer> {
-  const child = spawn(process.execPath, [path.join(root, "server.js")], {
+/** A file in the run's directory that says a test server was started in this run. */
+export const SERVERS_STARTED = "servers-started";
+
+/**
+ * `dev: true` starts what `npm run dev` runs (server/main.ts --dev with tsx's loader, Vite
+ * compiling app/) instead of the production build.
+ */
+export async function startServer(
+  env: Record<string, string | undefined> = {},
+  { dev = false }: { dev?: boolean } = {},
+): Promise<TestServer> {
+  // Told to the end-of-run secret scan, which then insists on finding the servers' log.
+  if (process.env.TEST_RUN_DIR) fs.writeFileSync(path.join(process.env.TEST_RUN_DIR, SERVERS_STARTED), "");
+  const args = dev
+    ? ["--import", "tsx", path.join(root, "server", "main.ts"), "--dev"]
+    : [path.join(root, process.env.BUILD_DIR ?? "build", "node", "server.js")];
+  const child = spawn(process.execPath, args, {
     cwd: root,
-    env: { ...process.env, NODE_ENV: "production", PORT: "0", HOST: "127.0.0.1", ...env },
+    // VITEST in the environment would turn the Remix plugin off (vite.config.ts).
+    env: {
+      ...process.env,
+      VITEST: undefined,
+      NODE_ENV: dev ? "development" : "production",
+      PORT: "0",
+      HOST: "127.0.0.1",
+      ...env,
+    },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

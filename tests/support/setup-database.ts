@@ -39,4 +39,5 @@ Object.assign(process.env, {
   // Test servers run NODE_ENV=production on plain http://127.0.0.1.
   ALLOW_INSECURE_HTTP: "true",
   TEST_SERVER_LOG: serverLogPath(runId),
+  TEST_RUN_DIR: runDir,
 });
