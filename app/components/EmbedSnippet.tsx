@@ -3,11 +3,9 @@
 // page. Shown on the builder page. The lead-capture area owns what the snippets say
 // (see app/routes/embed[.]js.ts and docs/api/lead-capture.md); this is where they are shown.
 import type { FormField } from "~/models/form-schema";
+import { escapeHtml } from "~/utils/html";
 
 type Props = { formId: string; appUrl: string; fields?: FormField[]; successMessage?: string };
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"]/g, (char) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[char]!);
 
 function inputsFor(fields: FormField[]): string[] {
   return fields
@@ -15,8 +13,10 @@ function inputsFor(fields: FormField[]): string[] {
     .map((field) => {
       const label = escapeHtml(field.label);
       const required = field.required ? " required" : "";
-      if (field.type === "textarea") return `  <label>${label} <textarea name="${field.key}"${required}></textarea></label>`;
-      if (field.type === "checkbox") return `  <label><input type="checkbox" name="${field.key}"${required}> ${label}</label>`;
+      if (field.type === "textarea")
+        return `  <label>${label} <textarea name="${field.key}"${required}></textarea></label>`;
+      if (field.type === "checkbox")
+        return `  <label><input type="checkbox" name="${field.key}"${required}> ${label}</label>`;
       if (field.type === "select" || field.type === "multiselect") {
         const options = (field.options ?? []).map((option) => `<option>${escapeHtml(option)}</option>`).join("");
         const multiple = field.type === "multiselect" ? " multiple" : "";
@@ -53,9 +53,9 @@ export function EmbedSnippet({ formId, appUrl, fields = [], successMessage }: Pr
     <section className="card" aria-labelledby="embed-heading">
       <h2 id="embed-heading">Put the form on a website</h2>
       <p>
-        Paste this where the form should appear. The script sends each lead with the visitor&apos;s source (UTM
-        values, referrer, landing page) and shows the success message or the errors in place; without JavaScript
-        the form still posts.
+        Paste this where the form should appear. The script sends each lead with the visitor&apos;s source (UTM values,
+        referrer, landing page) and shows the success message or the errors in place; without JavaScript the form still
+        posts.
       </p>
       <pre>
         <code>{scriptSnippet(formId, appUrl, fields, successMessage)}</code>
@@ -67,8 +67,8 @@ export function EmbedSnippet({ formId, appUrl, fields = [], successMessage }: Pr
         </pre>
       </details>
       <p>
-        Or link to the hosted form: <a href={hostedUrl}>{hostedUrl}</a> (add <code>?utm_source=…</code> values to
-        the link to track them).
+        Or link to the hosted form: <a href={hostedUrl}>{hostedUrl}</a> (add <code>?utm_source=…</code> values to the
+        link to track them).
       </p>
     </section>
   );

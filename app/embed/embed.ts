@@ -1,0 +1,211 @@
+// /embed.js: the script site owners add with one tag to send their own forms' submissions
+// here with the visitor's source. Bundled at build time (vite.embed.config.ts) into one
+// self-contained script for browsers from 2017 on; served by app/routes/embed[.]js.ts.
+// Usage and rules: docs/api/lead-capture.md.
+//
+//   <script src="https://APP/embed.js" defer></script>
+//   <form data-lead-form="FORM_ID"> ...inputs named by field key... </form>
+//
+// What it does, in order:
+// - On the first page of a visit it records the utm_* values of that page's URL, the
+//   referrer and the page's address (first touch) in sessionStorage; later pages of the
+//   same visit reuse them.
+// - It points every `form[data-lead-form]` at the submit endpoint (action + method) and
+//   adds hidden formId / utm_* / referrerUrl / landingPageUrl fields and a honeypot, so
+//   that even a plain post (fetch failing, the site calling submit()) arrives complete.
+// - On submit it posts the form's FormData by fetch with Accept: application/json (a CORS
+//   "simple" request: no preflight), then shows the success message
+//   (data-success-message, or data-redirect-url to go to a page) or the errors next to the
+//   fields. If fetch itself fails it falls back to the plain post.
+// - It fires `leadcapture:success` / `leadcapture:error` events on the form.
+import { DEFAULT_SUCCESS_MESSAGE, HONEYPOT_FIELD, UTM_KEYS } from "~/models/lead-fields";
+
+type Touch = { landingPageUrl: string; referrerUrl: string } & Partial<Record<(typeof UTM_KEYS)[number], string>>;
+type ErrorPayload = { error?: { message?: string; details?: Array<{ path?: string; message: string }> } } | null;
+
+const STORE = "leadCapture.firstTouch";
+
+declare global {
+  interface Window {
+    __leadCaptureEmbed?: boolean;
+  }
+}
+
+function start(): void {
+  // Loaded twice (two tags, or a site's bundler): one copy does the work.
+  if (window.__leadCaptureEmbed) return;
+  window.__leadCaptureEmbed = true;
+
+  const submitUrl = new URL("/api/leads/submit", scriptSource()).toString();
+  const touch = firstTouch();
+
+  document.addEventListener("submit", (event) => onSubmit(event, submitUrl, touch));
+  const prepareAll = () =>
+    document
+      .querySelectorAll<HTMLFormElement>("form[data-lead-form]")
+      .forEach((form) => prepare(form, submitUrl, touch));
+  if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", prepareAll);
+  else prepareAll();
+}
+
+/** Where this script was loaded from: its server is the one to post to. */
+function scriptSource(): string {
+  const current = document.currentScript as HTMLScriptElement | null;
+  if (current?.src) return current.src;
+  const scripts = document.querySelectorAll<HTMLScriptElement>('script[src*="/embed.js"]');
+  return scripts.length > 0 ? scripts[scripts.length - 1].src : location.href;
+}
+
+const isHttpUrl = (value: string) => /^https?:\/\//i.test(value);
+
+function firstTouch(): Touch {
+  try {
+    const saved: unknown = JSON.parse(sessionStorage.getItem(STORE) ?? "null");
+    if (saved && typeof saved === "object") return saved as Touch;
+  } catch {
+    // No storage (private mode, blocked): this page is the first touch.
+  }
+  const params = new URLSearchParams(location.search);
+  const touch: Touch = {
+    landingPageUrl: location.href.slice(0, 2048),
+    referrerUrl: isHttpUrl(document.referrer) ? document.referrer.slice(0, 2048) : "",
+  };
+  for (const key of UTM_KEYS) {
+    const value = params.get(key);
+    if (value) touch[key] = value.slice(0, 200);
+  }
+  try {
+    sessionStorage.setItem(STORE, JSON.stringify(touch));
+  } catch {
+    // Not stored: later pages of the visit count as first touches of their own.
+  }
+  return touch;
+}
+
+const escapeName = (name: string) =>
+  typeof CSS !== "undefined" && typeof CSS.escape === "function" ? CSS.escape(name) : name.replace(/["\\]/g, "\\$&");
+
+function setHidden(form: HTMLFormElement, name: string, value: string | null | undefined): void {
+  let input = form.querySelector<HTMLInputElement>(`input[data-lead-capture][name="${escapeName(name)}"]`);
+  if (!value) {
+    input?.remove();
+    return;
+  }
+  if (!input) {
+    input = document.createElement("input");
+    input.type = "hidden";
+    input.name = name;
+    input.setAttribute("data-lead-capture", "");
+    form.appendChild(input);
+  }
+  input.value = value;
+}
+
+function prepare(form: HTMLFormElement, submitUrl: string, touch: Touch): void {
+  form.setAttribute("action", submitUrl);
+  form.setAttribute("method", "post");
+  setHidden(form, "formId", form.getAttribute("data-lead-form"));
+  for (const key of UTM_KEYS) setHidden(form, key, touch[key]);
+  setHidden(form, "referrerUrl", touch.referrerUrl);
+  setHidden(form, "landingPageUrl", touch.landingPageUrl);
+  if (!form.querySelector(`[name="${HONEYPOT_FIELD}"]`)) {
+    const trap = document.createElement("div");
+    trap.setAttribute("aria-hidden", "true");
+    trap.style.cssText = "position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden";
+    trap.innerHTML = `<label>Leave this field empty <input type="text" name="${HONEYPOT_FIELD}" tabindex="-1" autocomplete="off"></label>`;
+    form.appendChild(trap);
+  }
+}
+
+function clearMessages(form: HTMLFormElement): void {
+  form.querySelectorAll("[data-lead-capture-message]").forEach((old) => old.remove());
+  form.querySelectorAll("[aria-invalid][data-lead-capture-invalid]").forEach((field) => {
+    field.removeAttribute("aria-invalid");
+    field.removeAttribute("data-lead-capture-invalid");
+  });
+}
+
+function message(text: string, role: "status" | "alert" | "note"): HTMLParagraphElement {
+  const p = document.createElement("p");
+  p.className = role === "status" ? "lead-capture-success" : "lead-capture-error";
+  p.setAttribute("role", role);
+  p.setAttribute("data-lead-capture-message", "");
+  if (role !== "status") p.style.color = "#b42318";
+  p.textContent = text;
+  return p;
+}
+
+function setBusy(form: HTMLFormElement, busy: boolean): void {
+  form.querySelectorAll<HTMLButtonElement | HTMLInputElement>('button, input[type="submit"]').forEach((button) => {
+    button.disabled = busy;
+  });
+  if (busy) form.setAttribute("data-lead-busy", "");
+  else form.removeAttribute("data-lead-busy");
+}
+
+function emit(form: HTMLFormElement, name: string, detail: unknown): void {
+  form.dispatchEvent(new CustomEvent(name, { bubbles: true, detail }));
+}
+
+function showErrors(form: HTMLFormElement, payload: ErrorPayload): void {
+  const error = payload?.error ?? {};
+  const general: string[] = [];
+  for (const detail of error.details ?? []) {
+    const path = detail.path ?? "";
+    const key = path.startsWith("data.") ? path.slice(5) : null;
+    const fields = key ? form.querySelectorAll(`[name="${escapeName(key)}"]`) : [];
+    if (fields.length === 0) {
+      general.push(detail.message);
+      continue;
+    }
+    fields[0].setAttribute("aria-invalid", "true");
+    fields[0].setAttribute("data-lead-capture-invalid", "");
+    const last = fields[fields.length - 1];
+    const label = last.closest("label");
+    const anchor = label && form.contains(label) ? label : last;
+    anchor.after(message(detail.message, "note"));
+  }
+  const summary = [error.message ?? "The form could not be sent. Please try again.", ...general].join(" ");
+  form.prepend(message(summary, "alert"));
+  emit(form, "leadcapture:error", payload);
+}
+
+function showResult(form: HTMLFormElement, status: number, payload: unknown): void {
+  setBusy(form, false);
+  if (status !== 200 && status !== 201) return showErrors(form, payload as ErrorPayload);
+  emit(form, "leadcapture:success", payload);
+  const redirect = form.getAttribute("data-redirect-url");
+  if (redirect) return location.assign(redirect);
+  form.reset();
+  form.before(message(form.getAttribute("data-success-message") || DEFAULT_SUCCESS_MESSAGE, "status"));
+  form.hidden = true;
+}
+
+function onSubmit(event: SubmitEvent, submitUrl: string, touch: Touch): void {
+  const form = event.target;
+  if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-lead-form")) return;
+  if (event.defaultPrevented || !window.fetch || !window.FormData) return;
+  prepare(form, submitUrl, touch);
+  event.preventDefault();
+  if (form.hasAttribute("data-lead-busy")) return;
+  clearMessages(form);
+  const body = new FormData(form);
+  setBusy(form, true);
+  void fetch(submitUrl, {
+    method: "POST",
+    body,
+    headers: { Accept: "application/json" },
+    credentials: "omit",
+    mode: "cors",
+  }).then(
+    async (response) => showResult(form, response.status, await response.json().catch(() => null)),
+    () => {
+      // No answer we can read (offline, or this site is not allowed): the plain post still
+      // works and shows the visitor the outcome.
+      setBusy(form, false);
+      HTMLFormElement.prototype.submit.call(form);
+    },
+  );
+}
+
+start();
