@@ -24,7 +24,7 @@ if (!fs.existsSync(envFile) && !process.env.SESSION_SECRET) {
 }
 if (fs.existsSync(envFile)) process.loadEnvFile(envFile);
 
-execFileSync(process.execPath, [path.join(root, "scripts", "prisma.mjs"), "migrate", "deploy"], {
+execFileSync(process.execPath, ["--import", "tsx", path.join(root, "scripts", "prisma.ts"), "migrate", "deploy"], {
   cwd: root,
   stdio: ["ignore", "ignore", "inherit"],
   env: process.env,

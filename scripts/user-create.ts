@@ -2,8 +2,8 @@
 // Creates a staff user, or resets the password of an existing one.
 import fs from "node:fs";
 import path from "node:path";
-import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 import { ZodError } from "zod";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");

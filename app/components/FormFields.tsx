@@ -43,9 +43,8 @@ export function FormFields({ fields, values = {}, errors = {}, idPrefix = "field
         const id = `${idPrefix}-${field.key}`;
         const value = values[field.key] ?? field.defaultValue;
         const error = errors[field.key];
-        const describedBy = [field.helpText ? `${id}-help` : null, error ? `${id}-error` : null]
-          .filter(Boolean)
-          .join(" ") || undefined;
+        const describedBy =
+          [field.helpText ? `${id}-help` : null, error ? `${id}-error` : null].filter(Boolean).join(" ") || undefined;
         const common = {
           id,
           name: field.key,

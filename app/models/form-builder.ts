@@ -10,7 +10,7 @@ export type BuilderDetail = { path: string; message: string };
 
 export type BuilderResult =
   | { ok: true; fields: FormField[] }
-  | { ok: false; status: number; code: string; message: string; details?: BuilderDetail[] };
+  | { ok: false; code: "validation_failed" | "field_not_found"; message: string; details?: BuilderDetail[] };
 
 export type MoveDirection = "up" | "down";
 
@@ -115,17 +115,19 @@ export function keyFromLabel(label: string, taken: Iterable<string>): string {
 }
 
 function invalid(details: BuilderDetail[]): BuilderResult {
-  return { ok: false, status: 422, code: "validation_failed", message: "The field has invalid values.", details };
+  return { ok: false, code: "validation_failed", message: "The field has invalid values.", details };
 }
 
 function missing(key: string): BuilderResult {
-  return { ok: false, status: 404, code: "field_not_found", message: `The form has no field "${key}" (any more).` };
+  return { ok: false, code: "field_not_found", message: `The form has no field "${key}" (any more).` };
 }
 
 function parseField(input: Record<string, unknown>): { field: FormField } | { error: BuilderResult } {
   const refused = textPolicyIssues(input);
   if (refused.length > 0) {
-    return { error: invalid(refused.map((issue) => ({ path: ["field", ...issue.path].join("."), message: issue.message }))) };
+    return {
+      error: invalid(refused.map((issue) => ({ path: ["field", ...issue.path].join("."), message: issue.message }))),
+    };
   }
   const result = FieldSchema.safeParse(input);
   if (result.success) return { field: result.data };
@@ -140,9 +142,7 @@ function parseField(input: Record<string, unknown>): { field: FormField } | { er
 }
 
 function duplicateKey(fields: FormField[], key: string, except?: string): BuilderResult | null {
-  const clash = fields.some(
-    (field) => field.key.toLowerCase() === key.toLowerCase() && field.key !== except,
-  );
+  const clash = fields.some((field) => field.key.toLowerCase() === key.toLowerCase() && field.key !== except);
   return clash ? invalid([{ path: "field.key", message: `Another field already uses the key "${key}".` }]) : null;
 }
 
@@ -156,7 +156,10 @@ function withinLimits(fields: FormField[]): BuilderResult {
 export function addFieldTo(fields: FormField[], input: Record<string, unknown>): BuilderResult {
   const candidate = { ...input };
   if (!candidate.key && typeof candidate.label === "string" && candidate.label.trim() !== "") {
-    candidate.key = keyFromLabel(candidate.label, fields.map((field) => field.key));
+    candidate.key = keyFromLabel(
+      candidate.label,
+      fields.map((field) => field.key),
+    );
   }
   const parsed = parseField(candidate);
   if ("error" in parsed) return parsed.error;

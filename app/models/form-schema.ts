@@ -2,6 +2,7 @@
 // `data` must pass. Shared by the server (API, lead submission) and the browser
 // (builder preview, hosted form), so it imports nothing server-only.
 import { z } from "zod";
+import { DEFAULT_SUCCESS_MESSAGE } from "./lead-fields";
 
 export const FIELD_TYPES = [
   "text",
@@ -151,7 +152,7 @@ export const HttpUrlSchema = z
     }
   }, "Use a full http:// or https:// address.");
 
-export const DEFAULT_SUCCESS_MESSAGE = "Thank you! We will be in touch soon.";
+export { DEFAULT_SUCCESS_MESSAGE };
 
 export const FormSettingsSchema = z
   .object({
@@ -187,7 +188,9 @@ export type LeadData = Record<string, LeadValue>;
 export type SubmissionMode = "json" | "form";
 
 const EMPTY = (value: unknown) =>
-  value === undefined || value === null || (typeof value === "string" && value.trim() === "") ||
+  value === undefined ||
+  value === null ||
+  (typeof value === "string" && value.trim() === "") ||
   (Array.isArray(value) && value.length === 0);
 
 function valueSchema(field: FormField, mode: SubmissionMode): z.ZodType<LeadValue | undefined> {
@@ -206,7 +209,8 @@ function valueSchema(field: FormField, mode: SubmissionMode): z.ZodType<LeadValu
       const checkbox =
         mode === "form"
           ? z.preprocess(
-              (value) => ["on", "true", "1", "yes"].includes(String(Array.isArray(value) ? value[0] : value).toLowerCase()),
+              (value) =>
+                ["on", "true", "1", "yes"].includes(String(Array.isArray(value) ? value[0] : value).toLowerCase()),
               z.boolean(),
             )
           : z.boolean({ error: "Use true or false." });
@@ -226,11 +230,17 @@ function valueSchema(field: FormField, mode: SubmissionMode): z.ZodType<LeadValu
         .string({ error: "Enter a date." })
         .trim()
         .regex(/^\d{4}-\d{2}-\d{2}$/, "Enter a date as YYYY-MM-DD.")
-        .refine((value) => !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value), "Enter a real date.");
+        .refine(
+          (value) =>
+            !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) &&
+            new Date(`${value}T00:00:00Z`).toISOString().startsWith(value),
+          "Enter a real date.",
+        );
     default: {
       const max = field.maxLength ?? DEFAULT_MAX_LENGTH[field.type] ?? FALLBACK_MAX_LENGTH;
       let text = z.string({ error: "Enter text." }).trim().max(max, `Use at most ${max} characters.`);
-      if (field.minLength !== undefined) text = text.min(field.minLength, `Use at least ${field.minLength} characters.`);
+      if (field.minLength !== undefined)
+        text = text.min(field.minLength, `Use at least ${field.minLength} characters.`);
       if (field.type === "email") return text.pipe(z.email("Enter a valid email address."));
       if (field.type === "url") return text.pipe(HttpUrlSchema);
       if (field.pattern) {

@@ -17,17 +17,19 @@ import {
   type BuilderResult,
   type MoveDirection,
 } from "~/models/form-builder";
-import {
-  FieldsSchema,
-  FormSettingsSchema,
-  type FormField,
-  type FormSettings,
-} from "~/models/form-schema";
+import { FieldsSchema, FormSettingsSchema, type FormField, type FormSettings } from "~/models/form-schema";
 import { forgetCachedForm } from "~/models/lead-capture.server";
-import { fail, parseOrFail, textPolicyDetails, zodDetails, type ErrorDetail } from "~/utils/api.server";
+import { db, type Prisma } from "~/utils/db.server";
+import {
+  DomainError,
+  invalidFields,
+  parseOrThrow,
+  textPolicyDetails,
+  zodDetails,
+  type ErrorDetail,
+} from "~/utils/domain-error";
 import { decodeCursorOrFail, encodeCursor } from "~/utils/keyset.server";
 import { textPolicyIssues } from "~/utils/text-policy";
-import { db, type Prisma } from "~/utils/db.server";
 
 export const FORM_STATUSES = ["active", "archived"] as const;
 export type FormStatus = (typeof FORM_STATUSES)[number];
@@ -150,7 +152,7 @@ function toRecord(row: FormRow): FormRecord {
 }
 
 function notFound(): never {
-  fail(404, "not_found", "There is no form with this id.");
+  throw new DomainError("not_found", "There is no form with this id.");
 }
 
 /** Prisma's error code, whichever of the two generated clients threw it. */
@@ -186,22 +188,18 @@ export const ListFormsQuerySchema = z
   .strict();
 export type ListFormsQuery = z.input<typeof ListFormsQuerySchema>;
 
-
 /** One page of forms, newest first, with field and lead counts. */
 export async function listForms(
   query: ListFormsQuery = {},
 ): Promise<{ items: FormListItem[]; nextCursor: string | null }> {
-  const { limit, cursor, status } = parseOrFail(ListFormsQuerySchema, query);
+  const { limit, cursor, status } = parseOrThrow(ListFormsQuerySchema, query);
   const after = cursor ? decodeCursorOrFail(cursor) : null;
   const rows = await db.form.findMany({
     where: {
       ...(status ? { status } : {}),
       ...(after
         ? {
-            OR: [
-              { createdAt: { lt: after.at } },
-              { createdAt: after.at, id: { lt: after.id } },
-            ],
+            OR: [{ createdAt: { lt: after.at } }, { createdAt: after.at, id: { lt: after.id } }],
           }
         : {}),
     },
@@ -230,7 +228,8 @@ export async function listForms(
       createdAt: row.createdAt,
       updatedAt: row.updatedAt,
     })),
-    nextCursor: rows.length > limit ? encodeCursor({ at: page[page.length - 1].createdAt, id: page[page.length - 1].id }) : null,
+    nextCursor:
+      rows.length > limit ? encodeCursor({ at: page[page.length - 1].createdAt, id: page[page.length - 1].id }) : null,
   };
 }
 
@@ -264,13 +263,15 @@ export async function getFormVersionFields(formId: string, version: number): Pro
 export async function createForm(input: unknown): Promise<FormRecord> {
   const refused = textPolicyIssues(input);
   if (refused.length > 0) {
-    fail(422, "validation_failed", "The request has invalid fields.", { details: textPolicyDetails(refused) });
+    throw invalidFields(textPolicyDetails(refused));
   }
   const base = CreateFormSchema.safeParse(input);
-  const checked = checkFields(base.success ? (base.data.fields ?? []) : ((input as { fields?: unknown })?.fields ?? []));
+  const checked = checkFields(
+    base.success ? (base.data.fields ?? []) : ((input as { fields?: unknown })?.fields ?? []),
+  );
   const details = [...(base.success ? [] : zodDetails(base.error)), ...("details" in checked ? checked.details : [])];
   if (!base.success || "details" in checked) {
-    fail(422, "validation_failed", "The request has invalid fields.", { details });
+    throw invalidFields(details);
   }
   const { name, description, settings } = base.data;
   const fields = checked.fields;
@@ -296,7 +297,7 @@ export async function createForm(input: unknown): Promise<FormRecord> {
  * redirectUrl), and the result must pass FormSettingsSchema.
  */
 export async function updateForm(id: string, input: unknown): Promise<FormRecord> {
-  const patch = parseOrFail(UpdateFormSchema, input);
+  const patch = parseOrThrow(UpdateFormSchema, input);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const current = await db.form.findUnique({ where: { id }, select: { settings: true, updatedAt: true } });
     if (!current) notFound();
@@ -306,7 +307,7 @@ export async function updateForm(id: string, input: unknown): Promise<FormRecord
     if (patch.status !== undefined) data.status = patch.status;
     if (patch.settings !== undefined) {
       const merged = { ...readSettings(current.settings), ...patch.settings };
-      data.settings = asJson(parseOrFail(FormSettingsSchema, merged, "settings"));
+      data.settings = asJson(parseOrThrow(FormSettingsSchema, merged, "settings"));
     }
     // Only when nothing changed the form since it was read: a concurrent settings
     // change is merged again on the next attempt, never overwritten.
@@ -316,7 +317,7 @@ export async function updateForm(id: string, input: unknown): Promise<FormRecord
       return getForm(id);
     }
   }
-  fail(409, "conflict", "The form kept changing while saving; try again.");
+  throw new DomainError("conflict", "The form kept changing while saving; try again.");
 }
 
 export async function setFormStatus(id: string, status: FormStatus): Promise<FormRecord> {
@@ -343,8 +344,7 @@ export async function deleteForm(id: string, options: { deleteLeads?: boolean } 
   const form = await db.form.findUnique({ where: { id }, select: { id: true } });
   if (!form) notFound();
   const { leadCount, spamCount } = (await leadCounts([id])).get(id)!;
-  fail(
-    409,
+  throw new DomainError(
     "form_has_leads",
     `The form has ${leadCount + spamCount} lead(s). Delete them with it (deleteLeads=true) or archive the form instead.`,
   );
@@ -411,9 +411,11 @@ async function changeFields(
     });
     if (!current) notFound();
     if (options.expectedSchemaVersion !== undefined && current.schemaVersion !== options.expectedSchemaVersion) {
-      fail(409, "version_conflict", `The form is at schema version ${current.schemaVersion}, not ${options.expectedSchemaVersion}.`, {
-        details: [{ path: "expectedSchemaVersion", message: `The current version is ${current.schemaVersion}.` }],
-      });
+      throw new DomainError(
+        "version_conflict",
+        `The form is at schema version ${current.schemaVersion}, not ${options.expectedSchemaVersion}.`,
+        [{ path: "expectedSchemaVersion", message: `The current version is ${current.schemaVersion}.` }],
+      );
     }
     const fields = parseFields(change(readFields(current.fields)));
     // Saving the same list again (a move at the end of the list, a repeated PUT) is
@@ -425,7 +427,7 @@ async function changeFields(
       return getForm(formId);
     }
   }
-  fail(409, "conflict", "The form's fields kept changing while saving; try again.");
+  throw new DomainError("conflict", "The form's fields kept changing while saving; try again.");
 }
 
 /** Replaces the whole field list (validated with FieldsSchema): a new schemaVersion. */
@@ -466,12 +468,12 @@ function checkFields(value: unknown): { fields: FormField[] } | { details: Error
 function parseFields(value: unknown): FormField[] {
   const checked = checkFields(value);
   if ("fields" in checked) return checked.fields;
-  fail(422, "validation_failed", "The request has invalid fields.", { details: checked.details });
+  throw invalidFields(checked.details);
 }
 
 function unwrap(result: BuilderResult): FormField[] {
   if (result.ok) return result.fields;
-  fail(result.status, result.code, result.message, { details: result.details });
+  throw new DomainError(result.code, result.message, result.details);
 }
 
 // The builder's edits. Each is applied to the newest field list and saved through

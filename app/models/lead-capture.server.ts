@@ -19,34 +19,29 @@ import {
   type SubmissionMode,
 } from "~/models/form-schema";
 import {
-  DEFAULT_BODY_LIMIT,
-  fail,
-  mediaType,
-  parseJsonText,
-  readBodyText,
-  textPolicyDetails,
-  type ErrorDetail,
-} from "~/utils/api.server";
-import { db, isPostgres, postgresPool, withSqliteWrite, type SqliteConnection } from "~/utils/db.server";
+  db,
+  isPostgres,
+  isUniqueViolation,
+  postgresPool,
+  withSqliteWrite,
+  type SqliteConnection,
+} from "~/utils/db.server";
+import { DomainError, invalidFields, parseJson, textPolicyDetails, type ErrorDetail } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
-import { textPolicyIssues } from "~/utils/text-policy";
+import { hasForbiddenText, textPolicyIssues } from "~/utils/text-policy";
+import { HONEYPOT_FIELD, UTM_KEYS, type UtmKey } from "./lead-fields";
 
 /** Largest body the submit endpoint reads (64 KiB); more is refused with 413. */
-export const SUBMISSION_BODY_LIMIT = DEFAULT_BODY_LIMIT;
+/** The largest submission body, in bytes (413 past it). */
+export const SUBMISSION_BODY_LIMIT = 64 * 1024;
 
-/**
- * The honeypot field: hidden from people, filled by bots that fill every input. Field
- * keys must start with a letter (FieldKeySchema), so it can never collide with a field.
- */
-export const HONEYPOT_FIELD = "_hp";
+export { HONEYPOT_FIELD, UTM_KEYS, type UtmKey };
 /** The hosted page's signed render time, `<ms>.<signature>`, for the time-to-submit check. */
 export const TIMESTAMP_FIELD = "_ts";
 /** A hosted-page submission sent sooner than this after the page was rendered is spam. */
 export const MIN_SUBMIT_MS = 3_000;
 
-export const UTM_KEYS = ["utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"] as const;
-export type UtmKey = (typeof UTM_KEYS)[number];
 const UTM_MAX_LENGTH = 200;
 const USER_AGENT_MAX_LENGTH = 512;
 const IDEMPOTENCY_KEY = /^[\x21-\x7e]{1,200}$/;
@@ -89,7 +84,15 @@ const validatorCache = new Map<string, z.ZodType<LeadData>>();
 async function loadPublicForm(id: string): Promise<PublicForm | null> {
   const row = await db.form.findUnique({
     where: { id },
-    select: { id: true, name: true, description: true, status: true, schemaVersion: true, fields: true, settings: true },
+    select: {
+      id: true,
+      name: true,
+      description: true,
+      status: true,
+      schemaVersion: true,
+      fields: true,
+      settings: true,
+    },
   });
   if (!row) return null;
   // The forms module validated the fields when it wrote them; a list written under
@@ -112,7 +115,8 @@ async function loadPublicForm(id: string): Promise<PublicForm | null> {
 
 /** The form with this id (cached for a few seconds), or null. */
 export function getPublicForm(id: string): Promise<PublicForm | null> {
-  if (id.length === 0 || id.length > FORM_ID_MAX_LENGTH) return Promise.resolve(null);
+  // No form id holds a control character, and PostgreSQL refuses a NUL outright.
+  if (id.length === 0 || id.length > FORM_ID_MAX_LENGTH || hasForbiddenText(id)) return Promise.resolve(null);
   const now = Date.now();
   const cached = formCache.get(id);
   if (cached && cached.expiresAt > now) return cached.form;
@@ -174,9 +178,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 function formIdOrFail(value: unknown): string {
   const formId = typeof value === "string" ? value.trim() : "";
   if (!formId) {
-    fail(422, "validation_failed", "The request has invalid fields.", {
-      details: [{ path: "formId", message: "Name the form: formId is required." }],
-    });
+    throw invalidFields([{ path: "formId", message: "Name the form: formId is required." }]);
   }
   return formId;
 }
@@ -186,30 +188,40 @@ function first(value: FormValue | undefined): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
+type SubmissionKind = "json" | "urlencoded" | "multipart";
+
+/** What kind of submission a Content-Type announces; unsupported_media_type for any other. */
+export function submissionKind(contentType: string): SubmissionKind {
+  const type = contentType.split(";")[0].trim().toLowerCase();
+  if (type === "application/json" || type.endsWith("+json")) return "json";
+  if (type === "application/x-www-form-urlencoded") return "urlencoded";
+  if (type === "multipart/form-data") return "multipart";
+  throw new DomainError(
+    "unsupported_media_type",
+    "Send the submission as application/json, application/x-www-form-urlencoded or multipart/form-data.",
+  );
+}
+
 /**
  * Reads a submission body: JSON (`{formId, data, utm?, referrerUrl?, landingPageUrl?}`),
  * or a form post (URL-encoded or multipart) where `formId`, the `utm_*` values,
  * `referrerUrl`, `landingPageUrl` and the spam markers are fields and every other field
  * is the lead's data (a repeated field becomes a list; file parts are ignored).
- * Refuses another content type (415), more than 64 KiB (413), malformed JSON or
- * multipart (400) and a missing formId (422).
+ * Refuses another content type, malformed JSON or multipart and a missing formId.
+ * `referer` stands in for the landing page of a plain form post that names none.
  */
-export async function parseSubmission(request: Request): Promise<Submission> {
-  const type = mediaType(request);
-  const isJson = type === "application/json" || type.endsWith("+json");
-  const isUrlEncoded = type === "application/x-www-form-urlencoded";
-  const isMultipart = type === "multipart/form-data";
-  if (!isJson && !isUrlEncoded && !isMultipart) {
-    fail(415, "unsupported_media_type", "Send the submission as application/json, application/x-www-form-urlencoded or multipart/form-data.");
-  }
-  const text = await readBodyText(request, SUBMISSION_BODY_LIMIT);
+export async function parseSubmission(input: {
+  contentType: string;
+  body: string;
+  referer: string | null;
+}): Promise<Submission> {
+  const kind = submissionKind(input.contentType);
+  const text = input.body;
 
-  if (isJson) {
-    const body = parseJsonText(text);
+  if (kind === "json") {
+    const body = parseJson(text);
     if (!isPlainObject(body)) {
-      fail(422, "validation_failed", "The request has invalid fields.", {
-        details: [{ path: "(body)", message: "Send a JSON object with formId and data." }],
-      });
+      throw invalidFields([{ path: "(body)", message: "Send a JSON object with formId and data." }]);
     }
     return {
       mode: "json",
@@ -231,14 +243,14 @@ export async function parseSubmission(request: Request): Promise<Submission> {
     else if (Array.isArray(existing)) existing.push(value);
     else fields[key] = [existing, value];
   };
-  if (isUrlEncoded) {
+  if (kind === "urlencoded") {
     for (const [key, value] of new URLSearchParams(text)) add(key, value);
   } else {
     let parsed: FormData;
     try {
-      parsed = await new Response(text, { headers: { "Content-Type": request.headers.get("Content-Type")! } }).formData();
+      parsed = await new Response(text, { headers: { "Content-Type": input.contentType } }).formData();
     } catch {
-      fail(400, "malformed_body", "The multipart body is malformed.");
+      throw new DomainError("malformed_body", "The multipart body is malformed.");
     }
     for (const [key, value] of parsed) if (typeof value === "string") add(key, value);
   }
@@ -259,15 +271,14 @@ export async function parseSubmission(request: Request): Promise<Submission> {
     // A plain HTML form on a site without the embed script sends no landing page (the
     // hosted page and the script always do): the page the form was posted from
     // (Referer; only its origin when the site's referrer policy trims it) stands in.
-    landingPageUrl: fields.landingPageUrl !== undefined ? first(fields.landingPageUrl) : refererOf(request),
+    landingPageUrl: fields.landingPageUrl !== undefined ? first(fields.landingPageUrl) : refererUrl(input.referer),
     honeypot: first(fields[HONEYPOT_FIELD]),
     timestamp: first(fields[TIMESTAMP_FIELD]),
     unknownKeys: [],
   };
 }
 
-function refererOf(request: Request): string | undefined {
-  const referer = request.headers.get("Referer");
+function refererUrl(referer: string | null): string | undefined {
   if (!referer) return undefined;
   return HttpUrlSchema.safeParse(referer).success ? referer : undefined;
 }
@@ -279,8 +290,8 @@ function refererOf(request: Request): string | undefined {
 /** The form a submission names: 404 when there is none, 410 when it is archived. */
 export async function findOpenForm(formId: string): Promise<PublicForm> {
   const form = await getPublicForm(formId);
-  if (!form) fail(404, "form_not_found", "There is no form with this formId.");
-  if (form.status === "archived") fail(410, "form_archived", "This form no longer accepts submissions.");
+  if (!form) throw new DomainError("form_not_found", "There is no form with this formId.");
+  if (form.status === "archived") throw new DomainError("form_archived", "This form no longer accepts submissions.");
   return form;
 }
 
@@ -303,7 +314,11 @@ const submitLimiter =
 /** Counts a submission per client address per form: 429 with Retry-After over the limit. */
 export async function limitSubmissions(formId: string, ip: string): Promise<void> {
   if (!submitLimiter) return;
-  await consumeOrFail(submitLimiter, `${formId}|${ip}`, "Too many submissions from your address. Try again in a minute.");
+  await consumeOrFail(
+    submitLimiter,
+    `${formId}|${ip}`,
+    "Too many submissions from your address. Try again in a minute.",
+  );
 }
 
 // ---------------------------------------------------------------------------
@@ -316,7 +331,12 @@ const UtmValueSchema = z
   .max(UTM_MAX_LENGTH, `Use at most ${UTM_MAX_LENGTH} characters.`);
 
 const UtmSchema = z
-  .object(Object.fromEntries(UTM_KEYS.map((key) => [key, UtmValueSchema.nullish()])) as Record<UtmKey, z.ZodOptional<z.ZodNullable<typeof UtmValueSchema>>>)
+  .object(
+    Object.fromEntries(UTM_KEYS.map((key) => [key, UtmValueSchema.nullish()])) as Record<
+      UtmKey,
+      z.ZodOptional<z.ZodNullable<typeof UtmValueSchema>>
+    >,
+  )
   .strict()
   .nullish();
 
@@ -369,7 +389,10 @@ export function signTimestamp(formId: string, renderedAt = Date.now()): string {
 }
 
 function timestampSignature(formId: string, ms: number): string {
-  return createHmac("sha256", env.SESSION_SECRET).update(`lead-ts\u0000${formId}\u0000${ms}`).digest("base64url").slice(0, 32);
+  return createHmac("sha256", env.SESSION_SECRET)
+    .update(`lead-ts\u0000${formId}\u0000${ms}`)
+    .digest("base64url")
+    .slice(0, 32);
 }
 
 /**
@@ -432,14 +455,18 @@ export function validateSubmission(form: PublicForm, submission: Submission, now
   for (const key of ["referrerUrl", "landingPageUrl"] as const) {
     const result = OptionalUrlSchema.safeParse(submission[key]);
     if (result.success) urls[key] = result.data ?? null;
-    else details.push({ path: key, message: result.error.issues[0]?.message ?? "Use a full http:// or https:// address." });
+    else
+      details.push({
+        path: key,
+        message: result.error.issues[0]?.message ?? "Use a full http:// or https:// address.",
+      });
   }
 
   if (details.length > 0) {
     // One entry per bad field: zod may report several rules broken by one value.
     const seen = new Set<string>();
     const unique = details.filter((detail) => !seen.has(detail.path) && seen.add(detail.path));
-    fail(422, "validation_failed", "The submission has invalid fields.", { details: unique });
+    throw invalidFields(unique, "The submission has invalid fields.");
   }
 
   const honeypot = submission.honeypot;
@@ -462,14 +489,11 @@ export function validateSubmission(form: PublicForm, submission: Submission, now
   };
 }
 
-/** The Idempotency-Key header: absent, or 1-200 visible ASCII characters (422 otherwise). */
-export function idempotencyKeyOf(request: Request): string | null {
-  const value = request.headers.get("Idempotency-Key");
+/** An Idempotency-Key header's value: absent, or 1-200 visible ASCII characters (validation_failed otherwise). */
+export function idempotencyKeyOf(value: string | null): string | null {
   if (value === null) return null;
   if (!IDEMPOTENCY_KEY.test(value)) {
-    fail(422, "validation_failed", "The request has invalid fields.", {
-      details: [{ path: "Idempotency-Key", message: "Use 1 to 200 visible ASCII characters." }],
-    });
+    throw invalidFields([{ path: "Idempotency-Key", message: "Use 1 to 200 visible ASCII characters." }]);
   }
   return value;
 }
@@ -489,12 +513,6 @@ export function hashIp(ip: string): string {
 
 export type StoredLead = { id: string; formId: string; createdAt: Date };
 
-function isUniqueViolation(error: unknown): boolean {
-  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
-  // Prisma (P2002), better-sqlite3 and PostgreSQL (23505) name a unique violation each their own way.
-  return code === "P2002" || code === "SQLITE_CONSTRAINT_UNIQUE" || code === "23505";
-}
-
 /** A cuid-shaped id (25 characters, time first), like the ones Prisma makes for other rows. */
 // Random bytes are drawn 4 KiB at a time: one call to the CSPRNG per 512 ids.
 let randomPool = Buffer.alloc(0);
@@ -512,9 +530,24 @@ function newLeadId(): string {
 // 1 ms per create here, ten times this whole endpoint's budget (docs/decisions/003-*).
 // Values use Prisma's own encodings, so Prisma reads these rows back unchanged.
 const LEAD_COLUMNS = [
-  "id", "formId", "schemaVersion", "data", "searchText", "utmSource", "utmMedium", "utmCampaign", "utmTerm",
-  "utmContent", "referrerUrl", "referrerHost", "landingPageUrl", "userAgent", "ipHash", "isSpam",
-  "idempotencyKey", "createdAt",
+  "id",
+  "formId",
+  "schemaVersion",
+  "data",
+  "searchText",
+  "utmSource",
+  "utmMedium",
+  "utmCampaign",
+  "utmTerm",
+  "utmContent",
+  "referrerUrl",
+  "referrerHost",
+  "landingPageUrl",
+  "userAgent",
+  "ipHash",
+  "isSpam",
+  "idempotencyKey",
+  "createdAt",
 ] as const;
 const COLUMN_LIST = LEAD_COLUMNS.map((column) => `"${column}"`).join(", ");
 const INSERT_SQLITE = `INSERT INTO "Lead" (${COLUMN_LIST}) VALUES (${LEAD_COLUMNS.map(() => "?").join(", ")})`;
@@ -536,11 +569,23 @@ async function insertLead(
   const stored: StoredLead = { id: newLeadId(), formId: lead.formId, createdAt: new Date() };
   const { source } = lead;
   const values = [
-    stored.id, lead.formId, lead.schemaVersion, JSON.stringify(lead.data), leadSearchText(lead.data),
-    source.utmSource, source.utmMedium, source.utmCampaign, source.utmTerm, source.utmContent,
-    source.referrerUrl, source.referrerHost, source.landingPageUrl,
-    meta.userAgent ? meta.userAgent.slice(0, USER_AGENT_MAX_LENGTH) : null, hashIp(meta.ip),
-    isPostgres ? lead.isSpam : lead.isSpam ? 1 : 0, meta.idempotencyKey,
+    stored.id,
+    lead.formId,
+    lead.schemaVersion,
+    JSON.stringify(lead.data),
+    leadSearchText(lead.data),
+    source.utmSource,
+    source.utmMedium,
+    source.utmCampaign,
+    source.utmTerm,
+    source.utmContent,
+    source.referrerUrl,
+    source.referrerHost,
+    source.landingPageUrl,
+    meta.userAgent ? meta.userAgent.slice(0, USER_AGENT_MAX_LENGTH) : null,
+    hashIp(meta.ip),
+    isPostgres ? lead.isSpam : lead.isSpam ? 1 : 0,
+    meta.idempotencyKey,
     isPostgres ? stored.createdAt : stored.createdAt.toISOString().replace("Z", "+00:00"),
   ];
   if (isPostgres) await postgresPool().query(INSERT_POSTGRES, values);
@@ -584,11 +629,18 @@ export function signErrors(formId: string, errors: Record<string, string>): { er
 }
 
 function errorsSignature(formId: string, encoded: string): string {
-  return createHmac("sha256", env.SESSION_SECRET).update(`lead-errors\u0000${formId}\u0000${encoded}`).digest("base64url").slice(0, 32);
+  return createHmac("sha256", env.SESSION_SECRET)
+    .update(`lead-errors\u0000${formId}\u0000${encoded}`)
+    .digest("base64url")
+    .slice(0, 32);
 }
 
 /** The field messages of a signed `errors` parameter, or null when it is missing or forged. */
-export function readSignedErrors(formId: string, encoded: string | null, sig: string | null): Record<string, string> | null {
+export function readSignedErrors(
+  formId: string,
+  encoded: string | null,
+  sig: string | null,
+): Record<string, string> | null {
   if (!encoded || !sig || encoded.length > 8_000) return null;
   const expected = Buffer.from(errorsSignature(formId, encoded));
   const given = Buffer.from(sig);
@@ -596,7 +648,9 @@ export function readSignedErrors(formId: string, encoded: string | null, sig: st
   try {
     const parsed = JSON.parse(encoded);
     if (!isPlainObject(parsed)) return null;
-    return Object.fromEntries(Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
+    return Object.fromEntries(
+      Object.entries(parsed).filter((entry): entry is [string, string] => typeof entry[1] === "string"),
+    );
   } catch {
     return null;
   }

@@ -272,7 +272,10 @@ function csvLines(rows: Cell[][]): string {
   return `${Papa.unparse(rows, { header: false, newline: "\r\n" })}\r\n`;
 }
 
-export async function streamLeadsCsv(filters: LeadFilters, options: ExportOptions = {}): Promise<ReadableStream<Uint8Array>> {
+export async function streamLeadsCsv(
+  filters: LeadFilters,
+  options: ExportOptions = {},
+): Promise<ReadableStream<Uint8Array>> {
   const columns = await exportColumns(filters);
   const reader = pageReader(filters, options.pageSize ?? EXPORT_PAGE_SIZE, options.signal);
   const encoder = new TextEncoder();
@@ -356,7 +359,10 @@ function skipStylesOfPlainCells(workbook: ExcelJS.stream.xlsx.WorkbookWriter) {
 const XLSX_PENDING_BYTES = 2 * 1024 * 1024;
 const XLSX_YIELD_EVERY = 50;
 
-export async function streamLeadsXlsx(filters: LeadFilters, options: ExportOptions = {}): Promise<ReadableStream<Uint8Array>> {
+export async function streamLeadsXlsx(
+  filters: LeadFilters,
+  options: ExportOptions = {},
+): Promise<ReadableStream<Uint8Array>> {
   const columns = await exportColumns(filters);
   const reader = pageReader(filters, options.pageSize ?? EXPORT_PAGE_SIZE, options.signal);
   const out = new PassThrough({ highWaterMark: 256 * 1024 });

@@ -4,10 +4,10 @@
 // lead-export.server.ts.
 import { z } from "zod";
 import type { FormField, LeadData } from "~/models/form-schema";
-import { fail, textPolicyDetails, zodDetails, type ErrorDetail } from "~/utils/api.server";
-import { textPolicyIssues } from "~/utils/text-policy";
-import { db, idleSqlite, isoFromSqlite, isPostgres, prepared, Prisma, sqliteTime } from "~/utils/db.server";
+import { db, idleSqlite, isoFromSqlite, isPostgres, prepared, type Prisma, sqliteTime } from "~/utils/db.server";
+import { invalidFields, textPolicyDetails, zodDetails, type ErrorDetail } from "~/utils/domain-error";
 import { DaySchema, decodeCursor, encodeCursor, INVALID_CURSOR } from "~/utils/keyset.server";
+import { textPolicyIssues } from "~/utils/text-policy";
 
 // ---------------------------------------------------------------------------
 // Filters
@@ -112,7 +112,7 @@ export function leadFiltersOrFail(params: URLSearchParams): LeadFilters {
 }
 
 function invalidQuery(details: ErrorDetail[]): never {
-  fail(422, "validation_failed", "The query has invalid parameters.", { details });
+  throw invalidFields(details, "The query has invalid parameters.");
 }
 
 /** The filters as query parameters, without empty ones (for links and file names). */
@@ -257,18 +257,26 @@ const LEAD_ROW_COLUMNS =
 type RawLeadRow = [string, string, string, number | bigint, number | bigint, string, ...Array<string | null>];
 
 /** SQLite only: one keyset page of leads matching the filters, newest first. */
-export async function sqliteLeadPage(filters: LeadFilters, cursor: Cursor | undefined, take: number): Promise<LeadRow[]> {
+export async function sqliteLeadPage(
+  filters: LeadFilters,
+  cursor: Cursor | undefined,
+  take: number,
+): Promise<LeadRow[]> {
   const conditions: string[] = [];
   const params: unknown[] = [];
-  if (filters.formId) (conditions.push(`"formId" = ?`), params.push(filters.formId));
+  const where = (condition: string, value: unknown) => {
+    conditions.push(condition);
+    params.push(value);
+  };
+  if (filters.formId) where(`"formId" = ?`, filters.formId);
   const range = dayRange(filters.from, filters.to);
-  if (range.gte) (conditions.push(`"createdAt" >= ?`), params.push(sqliteTime(range.gte)));
-  if (range.lt) (conditions.push(`"createdAt" < ?`), params.push(sqliteTime(range.lt)));
-  if (filters.utm_source) (conditions.push(`"utmSource" = ?`), params.push(filters.utm_source));
-  if (filters.utm_medium) (conditions.push(`"utmMedium" = ?`), params.push(filters.utm_medium));
-  if (filters.utm_campaign) (conditions.push(`"utmCampaign" = ?`), params.push(filters.utm_campaign));
+  if (range.gte) where(`"createdAt" >= ?`, sqliteTime(range.gte));
+  if (range.lt) where(`"createdAt" < ?`, sqliteTime(range.lt));
+  if (filters.utm_source) where(`"utmSource" = ?`, filters.utm_source);
+  if (filters.utm_medium) where(`"utmMedium" = ?`, filters.utm_medium);
+  if (filters.utm_campaign) where(`"utmCampaign" = ?`, filters.utm_campaign);
   // instr: a literal substring, as `contains` means (no LIKE wildcards to escape).
-  if (filters.q) (conditions.push(`instr("searchText", ?) > 0`), params.push(filters.q));
+  if (filters.q) where(`instr("searchText", ?) > 0`, filters.q);
   if (cursor) {
     // The `<=` gives SQLite an index range to start from; the OR alone would scan from the top.
     conditions.push(`"createdAt" <= ? AND ("createdAt" < ? OR "id" < ?)`);
@@ -281,30 +289,28 @@ export async function sqliteLeadPage(filters: LeadFilters, cursor: Cursor | unde
     ` ORDER BY "createdAt" DESC, "id" DESC LIMIT ?`;
   const connection = await idleSqlite();
   const statement = prepared(connection, sql);
-  const runs = spamValues(filters.spam).map(
-    (spam) => statement.all(spam ? 1 : 0, ...params, take) as RawLeadRow[],
-  );
-  const rows = runs.flat().map(
-    (row): LeadRow => ({
-      id: row[0],
-      createdAt: isoFromSqlite(row[1]),
-      formId: row[2],
-      isSpam: Number(row[3]) === 1,
-      schemaVersion: Number(row[4]),
-      data: JSON.parse(row[5]) as LeadData,
-      utmSource: row[6],
-      utmMedium: row[7],
-      utmCampaign: row[8],
-      utmTerm: row[9],
-      utmContent: row[10],
-      referrerHost: row[11],
-      referrerUrl: row[12],
-      landingPageUrl: row[13],
-    }),
-  );
+  const runs = spamValues(filters.spam).map((spam) => statement.all(spam ? 1 : 0, ...params, take) as RawLeadRow[]);
+  const rows = runs.flat().map((row): LeadRow => ({
+    id: row[0],
+    createdAt: isoFromSqlite(row[1]),
+    formId: row[2],
+    isSpam: Number(row[3]) === 1,
+    schemaVersion: Number(row[4]),
+    data: JSON.parse(row[5]) as LeadData,
+    utmSource: row[6],
+    utmMedium: row[7],
+    utmCampaign: row[8],
+    utmTerm: row[9],
+    utmContent: row[10],
+    referrerHost: row[11],
+    referrerUrl: row[12],
+    landingPageUrl: row[13],
+  }));
   if (runs.length === 1) return rows;
   return rows
-    .sort((a, b) => newestFirst({ createdAt: new Date(a.createdAt), id: a.id }, { createdAt: new Date(b.createdAt), id: b.id }))
+    .sort((a, b) =>
+      newestFirst({ createdAt: new Date(a.createdAt), id: a.id }, { createdAt: new Date(b.createdAt), id: b.id }),
+    )
     .slice(0, take);
 }
 
@@ -376,9 +382,7 @@ async function formNames(formIds: string[]): Promise<Map<string, string>> {
 }
 
 /** A page of leads, newest first, and the cursor of the next page (null on the last). */
-export async function listLeads(
-  query: LeadListQuery,
-): Promise<{ leads: LeadSummary[]; nextCursor: string | null }> {
+export async function listLeads(query: LeadListQuery): Promise<{ leads: LeadSummary[]; nextCursor: string | null }> {
   const rows: Array<Omit<LeadRow, "createdAt"> & { createdAt: Date }> = isPostgres
     ? await findLeadPage(query, query.cursor, query.limit + 1, listSelect).then((found) =>
         found.map((row) => ({ ...row, data: row.data as LeadData, referrerUrl: null, landingPageUrl: null })),

@@ -5,6 +5,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { db, idleSqlite, isoFromSqlite, isPostgres, prepared } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
+import { every } from "~/utils/periodic.server";
 import { sessionUserSelect, type SessionUser } from "./user.server";
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -33,8 +34,7 @@ const SQLITE_SESSION = `SELECT s."lastSeenAt", s."expiresAt", s."revokedAt", u."
 
 async function sqliteSessionRow(idHash: string): Promise<SessionRow | null> {
   const row = prepared(await idleSqlite(), SQLITE_SESSION).get(idHash) as
-    | [unknown, unknown, unknown, string, string, string | null]
-    | undefined;
+    [unknown, unknown, unknown, string, string, string | null] | undefined;
   if (!row) return null;
   const [lastSeenAt, expiresAt, revokedAt, id, email, name] = row;
   return {
@@ -134,17 +134,18 @@ export async function listUserSessions(userId: string, currentIdHash: string): P
 export async function deleteEndedSessions(now = Date.now()): Promise<number> {
   const dayAgo = new Date(now - 24 * HOUR_MS);
   const { count } = await db.session.deleteMany({
-    where: { OR: [{ expiresAt: { lt: dayAgo } }, { revokedAt: { lt: dayAgo } }, { lastSeenAt: { lt: new Date(dayAgo.getTime() - sessionLifetime().idleMs) } }] },
+    where: {
+      OR: [
+        { expiresAt: { lt: dayAgo } },
+        { revokedAt: { lt: dayAgo } },
+        { lastSeenAt: { lt: new Date(dayAgo.getTime() - sessionLifetime().idleMs) } },
+      ],
+    },
   });
   return count;
 }
 
 /** Runs deleteEndedSessions hourly while the server runs, so the table does not grow forever. */
 export function startSessionCleanup(): { stop: () => Promise<void> } {
-  const timer = setInterval(() => {
-    deleteEndedSessions().catch((error) => console.error("session clean-up failed:", error));
-  }, HOUR_MS);
-  timer.unref();
-  return { stop: async () => clearInterval(timer) };
+  return every(HOUR_MS, "session clean-up", () => deleteEndedSessions());
 }
-

@@ -18,11 +18,7 @@ const scrypt = promisify(scryptCallback) as (
   options: { N: number; r: number; p: number; maxmem: number },
 ) => Promise<Buffer>;
 
-export const EmailSchema = z
-  .string()
-  .trim()
-  .toLowerCase()
-  .pipe(z.email("Enter a valid email address.").max(254));
+export const EmailSchema = z.string().trim().toLowerCase().pipe(z.email("Enter a valid email address.").max(254));
 export const PasswordSchema = z.string().min(12, "Use at least 12 characters.").max(200);
 
 export type SessionUser = { id: string; email: string; name: string | null };
@@ -131,7 +127,5 @@ export function countUsers(): Promise<number> {
 }
 
 export function isStaffEmail(email: string): Promise<boolean> {
-  return db.user
-    .findUnique({ where: { email: email.trim().toLowerCase() }, select: { id: true } })
-    .then(Boolean);
+  return db.user.findUnique({ where: { email: email.trim().toLowerCase() }, select: { id: true } }).then(Boolean);
 }

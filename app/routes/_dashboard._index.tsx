@@ -1,8 +1,8 @@
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Link, useLoaderData } from "@remix-run/react";
 import { RouteError } from "~/components/RouteError";
 import { requireUser } from "~/utils/auth.server";
 import { db } from "~/utils/db.server";
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Dashboard · Lead Capture" }];
 

@@ -1,16 +1,17 @@
-import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { RouteError } from "~/components/RouteError";
 import { listUserSessions, revokeUserSessions } from "~/models/session.server";
 import { ChangePasswordSchema, changePassword } from "~/models/user.server";
 import { requireUserSession } from "~/utils/auth.server";
+import { page } from "~/utils/page.server";
 import { clientIp } from "~/utils/request.server";
 import { commitUserSession } from "~/utils/session.server";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Your account · Lead Capture" }];
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export const loader = page(async function loader({ request }: LoaderFunctionArgs) {
   const { user, idHash } = await requireUserSession(request);
   const sessions = await listUserSessions(user.id, idHash);
   return {
@@ -23,11 +24,11 @@ export async function loader({ request }: LoaderFunctionArgs) {
       current,
     })),
   };
-}
+});
 
 type FieldErrors = Partial<Record<"currentPassword" | "newPassword" | "confirmPassword", string>>;
 
-export async function action({ request, context }: ActionFunctionArgs) {
+export const action = page(async function action({ request, context }: ActionFunctionArgs) {
   const { user, idHash } = await requireUserSession(request);
   const form = await request.formData();
   const intent = form.get("intent");
@@ -52,13 +53,18 @@ export async function action({ request, context }: ActionFunctionArgs) {
   // Every session ended with the old password; this device carries on in a new one.
   const cookie = await commitUserSession(user.id, request, clientIp(context));
   return redirect("/account?changed=1", { headers: { "Set-Cookie": cookie } });
-}
+});
 
 function when(iso: string): string {
   return `${iso.slice(0, 16).replace("T", " ")} UTC`;
 }
 
-function PasswordField({ name, label, error, autoComplete }: {
+function PasswordField({
+  name,
+  label,
+  error,
+  autoComplete,
+}: {
   name: keyof FieldErrors;
   label: string;
   error?: string;
@@ -103,7 +109,9 @@ export default function AccountPage() {
         <p role="status">Your password was changed. Every other session has been logged out.</p>
       ) : null}
       {ended !== null ? (
-        <p role="status">{ended === "1" ? "1 other session was logged out." : `${ended} other sessions were logged out.`}</p>
+        <p role="status">
+          {ended === "1" ? "1 other session was logged out." : `${ended} other sessions were logged out.`}
+        </p>
       ) : null}
 
       <h2>Where you are logged in</h2>
@@ -138,9 +146,24 @@ export default function AccountPage() {
       <h2>Change your password</h2>
       <Form method="post" noValidate>
         <input type="hidden" name="intent" value="change-password" />
-        <PasswordField name="currentPassword" label="Current password" autoComplete="current-password" error={errors.currentPassword} />
-        <PasswordField name="newPassword" label="New password (12 characters or more)" autoComplete="new-password" error={errors.newPassword} />
-        <PasswordField name="confirmPassword" label="New password again" autoComplete="new-password" error={errors.confirmPassword} />
+        <PasswordField
+          name="currentPassword"
+          label="Current password"
+          autoComplete="current-password"
+          error={errors.currentPassword}
+        />
+        <PasswordField
+          name="newPassword"
+          label="New password (12 characters or more)"
+          autoComplete="new-password"
+          error={errors.newPassword}
+        />
+        <PasswordField
+          name="confirmPassword"
+          label="New password again"
+          autoComplete="new-password"
+          error={errors.confirmPassword}
+        />
         <p>
           <button type="submit" disabled={busy}>
             {busy ? "Saving…" : "Change password"}

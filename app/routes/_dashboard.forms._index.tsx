@@ -1,10 +1,13 @@
 // /forms: every form with its lead counts, and a new form.
-import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { RouteError } from "~/components/RouteError";
 import { createForm, listForms } from "~/models/form.server";
+import { statusOf } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
+import { DomainError } from "~/utils/domain-error";
+import { page } from "~/utils/page.server";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Forms · Lead Capture" }];
 
@@ -14,7 +17,7 @@ type ActionError = {
   description?: string;
 };
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export const loader = page(async function loader({ request }: LoaderFunctionArgs) {
   await requireUser(request);
   const url = new URL(request.url);
   const status = url.searchParams.get("status");
@@ -24,9 +27,9 @@ export async function loader({ request }: LoaderFunctionArgs) {
     limit: 50,
   });
   return page;
-}
+});
 
-export async function action({ request }: ActionFunctionArgs) {
+export const action = page(async function action({ request }: ActionFunctionArgs) {
   await requireUser(request);
   const form = await request.formData();
   if (form.get("intent") !== "create") {
@@ -38,13 +41,13 @@ export async function action({ request }: ActionFunctionArgs) {
     const created = await createForm({ name, description });
     return redirect(`/forms/${created.id}`);
   } catch (thrown) {
-    if (thrown instanceof Response && thrown.status < 500) {
-      const body = (await thrown.json()) as ActionError;
-      return data<ActionError>({ error: body.error, name, description }, { status: thrown.status });
-    }
-    throw thrown;
+    if (!(thrown instanceof DomainError)) throw thrown;
+    return data<ActionError>(
+      { error: { message: thrown.message, details: thrown.details }, name, description },
+      { status: statusOf(thrown) },
+    );
   }
-}
+});
 
 export default function FormsPage() {
   const { items, nextCursor } = useLoaderData<typeof loader>();
@@ -150,9 +153,7 @@ export default function FormsPage() {
       )}
       {nextCursor ? (
         <p>
-          <Link
-            to={`/forms?${new URLSearchParams({ ...(status ? { status } : {}), cursor: nextCursor })}`}
-          >
+          <Link to={`/forms?${new URLSearchParams({ ...(status ? { status } : {}), cursor: nextCursor })}`}>
             Next page
           </Link>
         </p>

@@ -1,25 +1,26 @@
-import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
 import { RouteError } from "~/components/RouteError";
 import type { LeadValue } from "~/models/form-schema";
 import { deleteLead, getLead } from "~/models/lead.server";
 import { requireUser } from "~/utils/auth.server";
+import { page } from "~/utils/page.server";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data ? `Lead from ${data.lead.formName} · Lead Capture` : "Lead · Lead Capture" },
 ];
 
-export async function loader({ request, params }: LoaderFunctionArgs) {
+export const loader = page(async function loader({ request, params }: LoaderFunctionArgs) {
   await requireUser(request);
   const lead = await getLead(params.id ?? "");
   if (!lead) throw new Response("There is no lead with this id; it may have been deleted.", { status: 404 });
   // Deleting takes two steps that both work without JavaScript: ?confirm=delete shows the question.
   const confirming = new URL(request.url).searchParams.get("confirm") === "delete";
   return { lead, confirming };
-}
+});
 
-export async function action({ request, params }: ActionFunctionArgs) {
+export const action = page(async function action({ request, params }: ActionFunctionArgs) {
   await requireUser(request);
   const form = await request.formData();
   if (form.get("intent") !== "delete") throw new Response("Unknown action.", { status: 400 });
@@ -27,7 +28,7 @@ export async function action({ request, params }: ActionFunctionArgs) {
     throw new Response("There is no lead with this id; it may have been deleted.", { status: 404 });
   }
   return redirect("/leads?deleted=1");
-}
+});
 
 function display(value: LeadValue | undefined): string {
   if (value === undefined || value === "") return "—";

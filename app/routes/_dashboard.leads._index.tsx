@@ -1,4 +1,3 @@
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
 import { RouteError } from "~/components/RouteError";
@@ -12,12 +11,14 @@ import {
   type LeadSummary,
 } from "~/models/lead.server";
 import { requireUser } from "~/utils/auth.server";
+import { page } from "~/utils/page.server";
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Leads · Lead Capture" }];
 
 const FILTER_NAMES = ["formId", "from", "to", "utm_source", "utm_medium", "utm_campaign", "q", "spam"] as const;
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export const loader = page(async function loader({ request }: LoaderFunctionArgs) {
   await requireUser(request);
   const url = new URL(request.url);
   const values = Object.fromEntries(FILTER_NAMES.map((name) => [name, url.searchParams.get(name) ?? ""]));
@@ -25,7 +26,16 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const forms = await listFormChoices();
   if (!parsed.ok) {
     return data(
-      { values, errors: parsed.details, forms, leads: [] as LeadSummary[], nextCursor: null, filterQuery: "", isFirstPage: true, deleted: false },
+      {
+        values,
+        errors: parsed.details,
+        forms,
+        leads: [] as LeadSummary[],
+        nextCursor: null,
+        filterQuery: "",
+        isFirstPage: true,
+        deleted: false,
+      },
       { status: 422 },
     );
   }
@@ -39,11 +49,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
     nextCursor,
     // Page size travels with the pages, so "Next" shows the same number of rows.
     filterQuery:
-      parsed.value.limit !== DEFAULT_PAGE_SIZE ? `${filterQuery}${filterQuery ? "&" : ""}limit=${parsed.value.limit}` : filterQuery,
+      parsed.value.limit !== DEFAULT_PAGE_SIZE
+        ? `${filterQuery}${filterQuery ? "&" : ""}limit=${parsed.value.limit}`
+        : filterQuery,
     isFirstPage: !parsed.value.cursor,
     deleted: url.searchParams.get("deleted") === "1",
   };
-}
+});
 
 function preview(value: LeadValue | undefined): string {
   if (value === undefined) return "";
@@ -56,11 +68,13 @@ function summary(lead: LeadSummary): string {
 }
 
 export default function LeadsPage() {
-  const { values, errors, forms, leads, nextCursor, filterQuery, isFirstPage, deleted } = useLoaderData<typeof loader>();
+  const { values, errors, forms, leads, nextCursor, filterQuery, isFirstPage, deleted } =
+    useLoaderData<typeof loader>();
   const navigation = useNavigation();
   const busy = navigation.state === "loading" && navigation.location?.pathname === "/leads";
   const errorFor = (name: string) => errors.find((error) => error.path === name)?.message;
-  const exportHref = (format: "csv" | "xlsx") => `/api/leads/export?format=${format}${filterQuery ? `&${filterQuery}` : ""}`;
+  const exportHref = (format: "csv" | "xlsx") =>
+    `/api/leads/export?format=${format}${filterQuery ? `&${filterQuery}` : ""}`;
   const field = (name: (typeof FILTER_NAMES)[number], label: string, type = "text") => (
     <div>
       <label htmlFor={`filter-${name}`}>{label}</label>
@@ -155,9 +169,7 @@ export default function LeadsPage() {
         </p>
       )}
 
-      {leads.length === 0 && errors.length === 0 ? (
-        <p className="muted">No leads match these filters.</p>
-      ) : null}
+      {leads.length === 0 && errors.length === 0 ? <p className="muted">No leads match these filters.</p> : null}
       {leads.length > 0 ? (
         <table aria-label="Leads">
           <thead>
@@ -182,8 +194,7 @@ export default function LeadsPage() {
                 </td>
                 <td>
                   {[lead.utm.utm_source, lead.utm.utm_medium, lead.utm.utm_campaign].filter(Boolean).join(" / ") ||
-                    lead.referrerHost ||
-                    <span className="muted">direct</span>}
+                    lead.referrerHost || <span className="muted">direct</span>}
                 </td>
               </tr>
             ))}
@@ -194,7 +205,10 @@ export default function LeadsPage() {
       <nav className="actions" aria-label="Pages" style={{ marginTop: "1rem" }}>
         {!isFirstPage ? <Link to={`/leads${filterQuery ? `?${filterQuery}` : ""}`}>Newest</Link> : null}
         {nextCursor ? (
-          <Link to={`/leads?${filterQuery ? `${filterQuery}&` : ""}cursor=${encodeURIComponent(nextCursor)}`} rel="next">
+          <Link
+            to={`/leads?${filterQuery ? `${filterQuery}&` : ""}cursor=${encodeURIComponent(nextCursor)}`}
+            rel="next"
+          >
             Older leads
           </Link>
         ) : null}

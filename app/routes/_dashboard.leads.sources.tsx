@@ -1,4 +1,3 @@
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { RouteError } from "~/components/RouteError";
@@ -11,10 +10,12 @@ import {
 } from "~/models/lead.server";
 import { zodDetails } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
+import { page } from "~/utils/page.server";
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Where leads come from · Lead Capture" }];
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export const loader = page(async function loader({ request }: LoaderFunctionArgs) {
   await requireUser(request);
   const url = new URL(request.url);
   const values = {
@@ -33,7 +34,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const stats = await getSourceStats(parsed.data);
   if (!stats) throw new Response("There is no form with this id.", { status: 404 });
   return { values: { ...values, formId, from: stats.from, to: stats.to }, forms, stats, errors: [] };
-}
+});
 
 export default function SourcesPage() {
   const { values, forms, stats, errors } = useLoaderData<typeof loader>();
@@ -87,8 +88,8 @@ function Breakdown({ stats }: { stats: SourceStats }) {
   return (
     <>
       <p>
-        <strong>{stats.total}</strong> leads for <strong>{stats.formName}</strong> from {stats.from} to {stats.to}{" "}
-        (UTC, spam left out). <Link to={leadsLink({})}>See them</Link>
+        <strong>{stats.total}</strong> leads for <strong>{stats.formName}</strong> from {stats.from} to {stats.to} (UTC,
+        spam left out). <Link to={leadsLink({})}>See them</Link>
       </p>
       <section className="card" aria-labelledby="per-day-heading">
         <h2 id="per-day-heading">Leads per day</h2>
@@ -96,7 +97,11 @@ function Breakdown({ stats }: { stats: SourceStats }) {
       </section>
       <div className="row" style={{ alignItems: "start" }}>
         <CountTable title="By utm_source" rows={stats.bySource} link={(value) => leadsLink({ utm_source: value })} />
-        <CountTable title="By utm_campaign" rows={stats.byCampaign} link={(value) => leadsLink({ utm_campaign: value })} />
+        <CountTable
+          title="By utm_campaign"
+          rows={stats.byCampaign}
+          link={(value) => leadsLink({ utm_campaign: value })}
+        />
         <CountTable title="By referrer" rows={stats.byReferrerHost} />
       </div>
     </>

@@ -1,15 +1,14 @@
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
 import { RouteError } from "~/components/RouteError";
 import { ListTicketsSchema, listTickets } from "~/models/support.server";
+import { TICKET_STATUSES } from "~/models/ticket-status";
 import { requireUser } from "~/utils/auth.server";
-
-// Also in support.server.ts; repeated because the component cannot import server code.
-const STATUSES = ["open", "pending", "closed"] as const;
+import { page } from "~/utils/page.server";
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Support · Lead Capture" }];
 
-export async function loader({ request }: LoaderFunctionArgs) {
+export const loader = page(async function loader({ request }: LoaderFunctionArgs) {
   await requireUser(request);
   const url = new URL(request.url);
   const parsed = ListTicketsSchema.safeParse(Object.fromEntries(url.searchParams));
@@ -17,7 +16,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   const query = parsed.success ? parsed.data : ListTicketsSchema.parse({});
   const { tickets, nextCursor } = await listTickets(query);
   return { tickets, nextCursor, status: query.status ?? "", q: query.q ?? "", paged: Boolean(query.cursor) };
-}
+});
 
 function pageLink(status: string, q: string, cursor?: string) {
   const params = new URLSearchParams();
@@ -40,7 +39,7 @@ export default function SupportList() {
           <label htmlFor="status">Status</label>
           <select id="status" name="status" defaultValue={status}>
             <option value="">Any status</option>
-            {STATUSES.map((value) => (
+            {TICKET_STATUSES.map((value) => (
               <option key={value} value={value}>
                 {value}
               </option>

@@ -1,7 +1,7 @@
-import type { LoaderFunctionArgs } from "@remix-run/node";
 import { Form, NavLink, Outlet, useLoaderData } from "@remix-run/react";
 import { RouteError } from "~/components/RouteError";
 import { requireUser } from "~/utils/auth.server";
+import type { LoaderFunctionArgs } from "@remix-run/node";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);

@@ -1,14 +1,9 @@
-import type { ActionFunctionArgs } from "@remix-run/node";
 import { verifyLogin } from "~/models/user.server";
 import { apiRoute, fail, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
-import {
-  InvalidCredentialsError,
-  LoginSchema,
-  assertSameOrigin,
-  withLoginLimits,
-} from "~/utils/auth.server";
+import { InvalidCredentialsError, LoginSchema, assertSameOrigin, withLoginLimits } from "~/utils/auth.server";
 import { clientIp } from "~/utils/request.server";
 import { commitUserSession } from "~/utils/session.server";
+import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["POST"]));
 

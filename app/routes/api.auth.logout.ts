@@ -1,7 +1,7 @@
-import type { ActionFunctionArgs } from "@remix-run/node";
 import { apiRoute, methodNotAllowed } from "~/utils/api.server";
 import { assertSameOrigin } from "~/utils/auth.server";
 import { destroySessionCookie } from "~/utils/session.server";
+import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["POST"]));
 

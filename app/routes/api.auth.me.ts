@@ -1,6 +1,6 @@
-import type { LoaderFunctionArgs } from "@remix-run/node";
 import { apiRoute, json, methodNotAllowed } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
+import type { LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
   const user = await requireUser(request);

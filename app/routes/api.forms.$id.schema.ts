@@ -1,8 +1,8 @@
 // PUT /api/forms/:id/schema: replace the field list, making a new schemaVersion.
-import type { ActionFunctionArgs } from "@remix-run/node";
 import { ReplaceSchemaBodySchema, formJson, replaceFormSchema } from "~/models/form.server";
 import { apiRoute, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
+import type { ActionFunctionArgs } from "@remix-run/node";
 
 const SCHEMA_BODY_LIMIT = 512 * 1024;
 

@@ -1,9 +1,9 @@
 // GET, PATCH and DELETE /api/forms/:id.
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
 import { deleteForm, formJson, getFormWithCounts, updateForm } from "~/models/form.server";
 import { apiRoute, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 const DeleteQuerySchema = z
   .object({ deleteLeads: z.enum(["true", "false"], { error: "Use true or false." }).optional() })

@@ -1,8 +1,8 @@
 // GET /api/forms: one page of forms. POST /api/forms: create a form (201).
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { createForm, formJson, listForms } from "~/models/form.server";
 import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 // A whole field list fits: 100 fields with options and help texts pass 64 KiB.
 const FORM_BODY_LIMIT = 512 * 1024;

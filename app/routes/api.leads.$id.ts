@@ -1,8 +1,8 @@
 // GET /api/leads/:id: one lead, labelled by its schema version. DELETE: 204, or 404.
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { deleteLead, getLead } from "~/models/lead.server";
 import { apiRoute, fail, json, methodNotAllowed } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 function notFound(id: string): never {
   fail(404, "not_found", `No lead with id ${JSON.stringify(id)}.`);

@@ -1,8 +1,8 @@
 // GET /api/leads: the filtered lead list, newest first, keyset-paginated.
-import type { LoaderFunctionArgs } from "@remix-run/node";
 import { leadListQueryOrFail, listLeads } from "~/models/lead.server";
 import { apiRoute, json, methodNotAllowed } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
+import type { LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
   await requireUser(request);
@@ -12,6 +12,6 @@ export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
 
 export const action = apiRoute(() => methodNotAllowed(["GET"]));
 
-// server.js calls this loader directly, skipping Remix's router: the dashboard's list
+// The server calls this loader directly, skipping Remix's router: the dashboard's list
 // is the most frequent staff request (docs/decisions/004-direct-dispatch.md).
 export const handle = { directDispatch: true };

@@ -1,6 +1,5 @@
 // GET /api/leads/export?format=csv|xlsx&<list filters>: the filtered leads as a file,
 // streamed from the database page by page.
-import type { LoaderFunctionArgs } from "@remix-run/node";
 import { z } from "zod";
 import {
   CONTENT_TYPES,
@@ -12,6 +11,7 @@ import {
 import { parseLeadFilters } from "~/models/lead.server";
 import { apiRoute, fail, methodNotAllowed, zodDetails, type ErrorDetail } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
+import type { LoaderFunctionArgs } from "@remix-run/node";
 
 const FormatSchema = z.enum(EXPORT_FORMATS, { error: "Use csv or xlsx." });
 
@@ -38,7 +38,6 @@ export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
       "Content-Type": CONTENT_TYPES[format.data],
       "Content-Disposition": `attachment; filename="${filename}"`,
       "Cache-Control": "no-store",
-      "X-Content-Type-Options": "nosniff",
     },
   });
 });

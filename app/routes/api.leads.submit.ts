@@ -2,7 +2,6 @@
 // scripts (JSON), by the embed script (multipart, Accept: application/json) and by
 // plain HTML forms on any website (URL-encoded or multipart: answered with redirects).
 // Rules and examples: docs/api/lead-capture.md.
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import {
   findOpenForm,
   idempotencyKeyOf,
@@ -11,14 +10,28 @@ import {
   parseSubmission,
   signErrors,
   storeLead,
+  submissionKind,
+  SUBMISSION_BODY_LIMIT,
   validateSubmission,
   UTM_KEYS,
   type PublicForm,
   type Submission,
 } from "~/models/lead-capture.server";
-import { apiRoute, errorResponse, json, methodNotAllowed } from "~/utils/api.server";
+import {
+  apiRoute,
+  domainErrorHeaders,
+  domainErrorResponse,
+  errorResponse,
+  json,
+  methodNotAllowed,
+  readBodyText,
+  statusOf,
+} from "~/utils/api.server";
+import { DomainError } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
+import { escapeHtml } from "~/utils/html";
 import { clientIp } from "~/utils/request.server";
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 const APP_ORIGIN = new URL(env.APP_URL).origin;
 
@@ -50,7 +63,13 @@ export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) 
   let form: PublicForm | null = null;
   let submission: Submission | null = null;
   try {
-    submission = await parseSubmission(request);
+    const contentType = request.headers.get("Content-Type") ?? "";
+    submissionKind(contentType); // an unsupported type is refused before the body is read
+    submission = await parseSubmission({
+      contentType,
+      body: await readBodyText(request, SUBMISSION_BODY_LIMIT),
+      referer: request.headers.get("Referer"),
+    });
     form = await findOpenForm(submission.formId);
     const ownOrigin = () => new URL(request.url).origin;
     if (!isOriginAllowed(form, origin, ownOrigin) && origin !== APP_ORIGIN) {
@@ -60,7 +79,7 @@ export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) 
       });
     }
     await limitSubmissions(form.id, clientIp(context));
-    const idempotencyKey = idempotencyKeyOf(request);
+    const idempotencyKey = idempotencyKeyOf(request.headers.get("Idempotency-Key"));
     const lead = validateSubmission(form, submission);
     const stored = await storeLead(lead, {
       ip: clientIp(context),
@@ -75,8 +94,8 @@ export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) 
       { status: stored.replayed ? 200 : 201, headers: corsHeaders(corsOrigin) },
     );
   } catch (thrown) {
-    if (!(thrown instanceof Response)) throw thrown;
-    return await answerRefusal(request, thrown, corsOrigin, form, submission);
+    if (!(thrown instanceof DomainError)) throw thrown;
+    return answerRefusal(request, thrown, corsOrigin, form, submission);
   }
 });
 
@@ -97,7 +116,10 @@ function wantsRedirect(request: Request, submission: Submission | null): boolean
 }
 
 function redirect303(location: string, corsOrigin: string | null): Response {
-  return new Response(null, { status: 303, headers: { Location: location, "Cache-Control": "no-store", ...corsHeaders(corsOrigin) } });
+  return new Response(null, {
+    status: 303,
+    headers: { Location: location, "Cache-Control": "no-store", ...corsHeaders(corsOrigin) },
+  });
 }
 
 /**
@@ -105,32 +127,26 @@ function redirect303(location: string, corsOrigin: string | null): Response {
  * failure goes back to the hosted form with the problems named by field, and anything
  * else becomes a short HTML page when the browser asked for HTML.
  */
-async function answerRefusal(
+function answerRefusal(
   request: Request,
-  refusal: Response,
+  refusal: DomainError,
   corsOrigin: string | null,
   form: PublicForm | null,
   submission: Submission | null,
-): Promise<Response> {
-  const headers = new Headers(refusal.headers);
-  for (const [name, value] of Object.entries(corsHeaders(corsOrigin))) headers.set(name, value);
-  if (!wantsRedirect(request, submission) || refusal.status < 400) {
-    return new Response(refusal.body, { status: refusal.status, headers });
+): Response {
+  const status = statusOf(refusal);
+  const browserPage = wantsRedirect(request, submission) && (request.headers.get("Accept") ?? "").includes("text/html");
+  if (wantsRedirect(request, submission) && refusal.code === "validation_failed" && form && submission) {
+    return redirect303(hostedFormWithErrors(form, submission, refusal.details), corsOrigin);
   }
-  const body = (await refusal.json().catch(() => null)) as {
-    error?: { code?: string; message?: string; details?: { path: string; message: string }[] };
-  } | null;
-  if (refusal.status === 422 && form && submission && body?.error?.details) {
-    return redirect303(hostedFormWithErrors(form, submission, body.error.details), corsOrigin);
-  }
-  if (!(request.headers.get("Accept") ?? "").includes("text/html")) {
-    return new Response(JSON.stringify(body), { status: refusal.status, headers });
-  }
-  headers.set("Content-Type", "text/html; charset=utf-8");
-  return new Response(refusalPage(refusal.status, body?.error?.message ?? "The submission was not accepted."), {
-    status: refusal.status,
-    headers,
-  });
+  const response = browserPage
+    ? new Response(refusalPage(status, refusal.message), {
+        status,
+        headers: { "Content-Type": "text/html; charset=utf-8", ...domainErrorHeaders(refusal) },
+      })
+    : domainErrorResponse(refusal);
+  for (const [name, value] of Object.entries(corsHeaders(corsOrigin))) response.headers.set(name, value);
+  return response;
 }
 
 function hostedFormWithErrors(
@@ -151,7 +167,8 @@ function hostedFormWithErrors(
     const value = utm[key];
     if (typeof value === "string" && value) params.set(key, value.slice(0, 200));
   }
-  if (typeof submission.referrerUrl === "string" && submission.referrerUrl) params.set("ref", submission.referrerUrl.slice(0, 2048));
+  if (typeof submission.referrerUrl === "string" && submission.referrerUrl)
+    params.set("ref", submission.referrerUrl.slice(0, 2048));
   if (typeof submission.landingPageUrl === "string" && submission.landingPageUrl) {
     params.set("landing", submission.landingPageUrl.slice(0, 2048));
   }
@@ -160,9 +177,6 @@ function hostedFormWithErrors(
   params.set("sig", signed.sig);
   return `/f/${encodeURIComponent(form.id)}?${params}`;
 }
-
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (char) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[char]!);
 
 function refusalPage(status: number, message: string): string {
   return `<!doctype html>
@@ -177,6 +191,6 @@ function refusalPage(status: number, message: string): string {
 </main></body></html>`;
 }
 
-// server.js calls this route's loader and action directly, skipping Remix's router
+// The server calls this route's loader and action directly, skipping Remix's router
 // (docs/decisions/004-direct-dispatch.md): this endpoint takes every website's traffic.
 export const handle = { directDispatch: true };

@@ -1,8 +1,8 @@
 // POST: a staff reply. It joins the thread at once and is emailed by the outbox worker.
-import type { ActionFunctionArgs } from "@remix-run/node";
 import { ReplySchema, addStaffReply } from "~/models/support.server";
 import { apiRoute, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
 import { requireStaff } from "~/utils/auth.server";
+import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["POST"]));
 

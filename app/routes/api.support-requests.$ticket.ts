@@ -1,9 +1,9 @@
 // GET: a support request and its thread. PATCH: change its status. `:ticket` is the
 // id or the reference in any letter case (SR-1042, sr-1042).
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import { StatusSchema, getTicketThread, setTicketStatus } from "~/models/support.server";
 import { apiRoute, fail, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
 import { requireStaff } from "~/utils/auth.server";
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request, params, context }: LoaderFunctionArgs) => {
   await requireStaff(request, context);

@@ -1,6 +1,5 @@
 // POST: a customer opens a support request (public, rate limited per client address,
 // with a honeypot). GET: staff list the requests.
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 import {
   CreateTicketSchema,
   ListTicketsSchema,
@@ -22,6 +21,7 @@ import {
 } from "~/utils/api.server";
 import { requireStaff } from "~/utils/auth.server";
 import { clientIp } from "~/utils/request.server";
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request, context }: LoaderFunctionArgs) => {
   await requireStaff(request, context);

@@ -3,7 +3,6 @@
 // JavaScript; with JavaScript the post goes by fetch and errors show without losing
 // what the visitor typed. It carries its own URL's utm_* values, the page that sent
 // the visitor (Referer) and its own address as the landing page into the submission.
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
@@ -19,6 +18,8 @@ import {
   readSignedErrors,
   signTimestamp,
 } from "~/models/lead-capture.server";
+import { page } from "~/utils/page.server";
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 const OWN_PARAMS = ["errors", "sig", "ref", "landing"];
 
@@ -26,7 +27,7 @@ function validUrl(value: string | null | undefined): string {
   return value && HttpUrlSchema.safeParse(value).success ? value.trim() : "";
 }
 
-export async function loader({ request, params }: LoaderFunctionArgs) {
+export const loader = page(async function loader({ request, params }: LoaderFunctionArgs) {
   const form = await getPublicForm(params.formId ?? "");
   if (!form) throw new Response("This form does not exist.", { status: 404 });
   const url = new URL(request.url);
@@ -64,7 +65,7 @@ export async function loader({ request, params }: LoaderFunctionArgs) {
     },
     { status: form.status === "archived" ? 410 : 200, headers: { "Cache-Control": "private, no-store" } },
   );
-}
+});
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data ? data.form.name : "Form not found" },
@@ -99,7 +100,9 @@ export default function HostedForm() {
       window.location.assign(doneUrl);
       return;
     }
-    const body = (await response.json().catch(() => null)) as { error?: { message?: string; details?: Problem[] } } | null;
+    const body = (await response.json().catch(() => null)) as {
+      error?: { message?: string; details?: Problem[] };
+    } | null;
     const next: Record<string, string> = {};
     for (const detail of body?.error?.details ?? []) {
       const key = detail.path.startsWith("data.") ? detail.path.slice(5) : "_form";

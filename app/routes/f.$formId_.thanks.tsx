@@ -1,14 +1,15 @@
 // /f/:formId/thanks: where a plain form post lands after a lead is stored, when the
 // form has no redirectUrl of its own. Shows the form's success message.
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { getPublicForm } from "~/models/lead-capture.server";
+import { page } from "~/utils/page.server";
+import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
-export async function loader({ params }: LoaderFunctionArgs) {
+export const loader = page(async function loader({ params }: LoaderFunctionArgs) {
   const form = await getPublicForm(params.formId ?? "");
   if (!form) throw new Response("This form does not exist.", { status: 404 });
   return { name: form.name, successMessage: form.settings.successMessage };
-}
+});
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data ? `Thank you · ${data.name}` : "Form not found" },

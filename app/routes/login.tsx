@@ -1,4 +1,3 @@
-import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data, redirect } from "@remix-run/node";
 import { Form, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
 import { z } from "zod";
@@ -10,8 +9,10 @@ import {
   safeRedirect,
   withLoginLimits,
 } from "~/utils/auth.server";
+import { RateLimited } from "~/utils/domain-error";
 import { clientIp } from "~/utils/request.server";
 import { commitUserSession } from "~/utils/session.server";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Log in · Lead Capture" }];
 
@@ -28,16 +29,14 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const email = String(form.get("email") ?? "");
   const redirectTo = safeRedirect(form.get("redirectTo"), "/");
   try {
-    const user = await withLoginLimits(clientIp(context), email, () =>
-      authenticator.authenticate("form", request),
-    );
+    const user = await withLoginLimits(clientIp(context), email, () => authenticator.authenticate("form", request));
     const cookie = await commitUserSession(user.id, request, clientIp(context));
     return redirect(redirectTo, { headers: { "Set-Cookie": cookie } });
   } catch (error) {
-    if (error instanceof Response && error.status === 429) {
+    if (error instanceof RateLimited) {
       return data(
         { error: "Too many failed logins. Wait a few minutes and try again.", email },
-        { status: 429, headers: { "Retry-After": error.headers.get("Retry-After") ?? "60" } },
+        { status: 429, headers: { "Retry-After": String(error.retryAfterSeconds) } },
       );
     }
     if (error instanceof InvalidCredentialsError || error instanceof z.ZodError) {

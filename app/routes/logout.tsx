@@ -1,7 +1,7 @@
-import type { ActionFunctionArgs } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { assertSameOrigin } from "~/utils/auth.server";
 import { destroySessionCookie } from "~/utils/session.server";
+import type { ActionFunctionArgs } from "@remix-run/node";
 
 export async function loader() {
   return redirect("/");

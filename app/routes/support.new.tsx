@@ -2,7 +2,6 @@
 // form that works without JavaScript, with the lead forms' spam defences (a hidden
 // honeypot, a signed time-to-submit, the per-address and per-recipient limits); errors
 // come back in the page with what the customer typed.
-import type { ActionFunctionArgs, MetaFunction } from "@remix-run/node";
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { Honeypot } from "~/components/Honeypot";
@@ -15,8 +14,11 @@ import {
   limitSupportRequestsFor,
   limitSupportRequestsFrom,
 } from "~/models/support.server";
+import { RateLimited } from "~/utils/domain-error";
+import { page } from "~/utils/page.server";
 import { clientIp } from "~/utils/request.server";
 import { textPolicyIssues } from "~/utils/text-policy";
+import type { ActionFunctionArgs, MetaFunction } from "@remix-run/node";
 
 /** The scope the page's timestamp is signed for (lead forms sign theirs with the form id). */
 const TIMESTAMP_SCOPE = "support-request";
@@ -32,10 +34,9 @@ export function loader() {
 }
 
 type ActionResult =
-  | { sent: string }
-  | { errors: Partial<Record<Field | "_form", string>>; values: Values; timestamp: string };
+  { sent: string } | { errors: Partial<Record<Field | "_form", string>>; values: Values; timestamp: string };
 
-export async function action({ request, context }: ActionFunctionArgs) {
+export const action = page(async function action({ request, context }: ActionFunctionArgs) {
   const form = await request.formData();
   const values = Object.fromEntries(FIELDS.map((field) => [field, String(form.get(field) ?? "")])) as Values;
   const again = (errors: Partial<Record<Field | "_form", string>>, status: number) =>
@@ -44,7 +45,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   try {
     await limitSupportRequestsFrom(clientIp(context));
   } catch (refusal) {
-    if (refusal instanceof Response && refusal.status === 429) {
+    if (refusal instanceof RateLimited) {
       return again({ _form: "Too many requests from your network just now. Please try again in an hour." }, 429);
     }
     throw refusal;
@@ -66,16 +67,21 @@ export async function action({ request, context }: ActionFunctionArgs) {
   try {
     await limitSupportRequestsFor(parsed.data.email);
   } catch (refusal) {
-    if (refusal instanceof Response && refusal.status === 429) {
+    if (refusal instanceof RateLimited) {
       return again({ email: "We have had several requests for this address today. Please try again tomorrow." }, 429);
     }
     throw refusal;
   }
   const ticket = await createTicket(parsed.data);
   return data<ActionResult>({ sent: ticket.reference });
-}
+});
 
-const LABELS: Record<Field, string> = { email: "Your email", name: "Your name (optional)", subject: "Subject", message: "How can we help?" };
+const LABELS: Record<Field, string> = {
+  email: "Your email",
+  name: "Your name (optional)",
+  subject: "Subject",
+  message: "How can we help?",
+};
 
 export default function NewSupportRequest() {
   const { timestamp } = useLoaderData<typeof loader>();
@@ -85,8 +91,8 @@ export default function NewSupportRequest() {
       <main className="centered">
         <h1>We have your request</h1>
         <p role="status">
-          Its reference is <strong>{result.sent}</strong>. We have emailed you a confirmation; reply to that email to add
-          anything.
+          Its reference is <strong>{result.sent}</strong>. We have emailed you a confirmation; reply to that email to
+          add anything.
         </p>
       </main>
     );
@@ -120,7 +126,11 @@ export default function NewSupportRequest() {
               {field === "message" ? (
                 <textarea rows={8} {...props} />
               ) : (
-                <input type={field === "email" ? "email" : "text"} autoComplete={field === "email" ? "email" : field === "name" ? "name" : "off"} {...props} />
+                <input
+                  type={field === "email" ? "email" : "text"}
+                  autoComplete={field === "email" ? "email" : field === "name" ? "name" : "off"}
+                  {...props}
+                />
               )}
               {error ? (
                 <span id={`${field}-error`} className="field-error">

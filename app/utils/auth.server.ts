@@ -1,7 +1,6 @@
 // Who is calling: staff login (remix-auth + remix-auth-form), the session guard used
 // by every protected loader and action, and the limits on guessing passwords and keys.
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { AppLoadContext } from "@remix-run/node";
 import { redirect } from "@remix-run/node";
 import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
@@ -13,6 +12,7 @@ import { env } from "./env.server";
 import { consumeOrFail, createRateLimiter, secondsBlocked, tooManyRequests } from "./rate-limit.server";
 import { clientIp, isApiRequest, isCrossSiteMutation } from "./request.server";
 import { getActiveSession } from "./session.server";
+import type { AppLoadContext } from "@remix-run/node";
 
 export const LoginSchema = z.object({
   email: z.string().trim().toLowerCase().pipe(z.email("Enter a valid email address.").max(254)),
@@ -47,7 +47,11 @@ const WINDOW_SECONDS = 15 * 60;
 /** Attempts per client address per window. */
 const loginsByIp = createRateLimiter({ keyPrefix: "login-ip", points: 10, durationSeconds: WINDOW_SECONDS });
 /** Failures per account per window (never refuses by itself: it only counts). */
-const failuresByAccount = createRateLimiter({ keyPrefix: "login-account", points: 1_000_000, durationSeconds: WINDOW_SECONDS });
+const failuresByAccount = createRateLimiter({
+  keyPrefix: "login-account",
+  points: 1_000_000,
+  durationSeconds: WINDOW_SECONDS,
+});
 /** The growing wait an attacked account imposes on addresses that have failed. */
 const accountDelay = createRateLimiter({ keyPrefix: "login-delay", points: 1, durationSeconds: WINDOW_SECONDS });
 /** Failures an account takes before it slows down, and the longest wait it imposes. */

@@ -82,7 +82,12 @@ const EnvSchema = z
         const setting = value.trim();
         if (/^(true|false|\d+)$/.test(setting)) return;
         try {
-          proxyaddr.compile(setting.split(",").map((entry) => entry.trim()).filter(Boolean));
+          proxyaddr.compile(
+            setting
+              .split(",")
+              .map((entry) => entry.trim())
+              .filter(Boolean),
+          );
         } catch {
           ctx.addIssue({
             code: "custom",
@@ -150,9 +155,7 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
     const lines = result.error.issues.map(
       (issue) => `  - ${issue.path.join(".") || "(environment)"}: ${issue.message}`,
     );
-    throw new Error(
-      `Invalid environment (see .env.example):\n${lines.join("\n")}`,
-    );
+    throw new Error(`Invalid environment (see .env.example):\n${lines.join("\n")}`);
   }
   return result.data;
 }

@@ -3,7 +3,7 @@
 // clients; anything that is not one we gave out is refused with 422 naming `cursor`,
 // never passed to the database (PostgreSQL and JavaScript disagree past year 9999).
 import { z } from "zod";
-import { fail } from "./api.server";
+import { invalidFields } from "./domain-error";
 
 /** The years a date filter or cursor may name: both databases and Date agree on these. */
 export const MIN_YEAR = 1970;
@@ -36,9 +36,7 @@ export const INVALID_CURSOR = "Use the nextCursor of a previous page.";
 export function decodeCursorOrFail(value: string): KeysetPosition {
   const position = decodeCursor(value);
   if (!position) {
-    fail(422, "validation_failed", "The query has invalid parameters.", {
-      details: [{ path: "cursor", message: INVALID_CURSOR }],
-    });
+    throw invalidFields([{ path: "cursor", message: INVALID_CURSOR }], "The query has invalid parameters.");
   }
   return position;
 }

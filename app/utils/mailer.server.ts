@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto";
 import nodemailer, { type Transporter } from "nodemailer";
 import { env } from "./env.server";
 
-/** The line customers reply above; inbound mail is cut at it (app/workers/email-body.worker.mjs). */
+/** The line customers reply above; inbound mail is cut at it (app/workers/inbound-email.worker.ts). */
 export const REPLY_MARKER = "##- Please type your reply above this line -##";
 
 function mailDomain(): string {

@@ -1,14 +1,9 @@
 // Rate limits for the public and login endpoints (rate-limiter-flexible).
 // The store is process memory for the embedded single-process setup and the database
 // when several instances share one PostgreSQL (RATE_LIMIT_STORE, see env.server.ts).
-import {
-  RateLimiterMemory,
-  RateLimiterPrisma,
-  RateLimiterRes,
-  type RateLimiterAbstract,
-} from "rate-limiter-flexible";
-import { fail } from "./api.server";
+import { RateLimiterMemory, RateLimiterPrisma, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
 import { db } from "./db.server";
+import { RateLimited } from "./domain-error";
 import { env } from "./env.server";
 
 export type RateLimiter = RateLimiterAbstract;
@@ -33,7 +28,7 @@ function retryAfterSeconds(res: RateLimiterRes): number {
 }
 
 export function tooManyRequests(retryAfter: number, message: string): never {
-  fail(429, "rate_limited", message, { headers: { "Retry-After": String(retryAfter) } });
+  throw new RateLimited(message, retryAfter);
 }
 
 /** Counts one request against `key`; over the limit, stops with 429 and Retry-After. */

@@ -32,11 +32,7 @@ export async function getActiveSession(request: Request): Promise<ActiveSession 
 }
 
 /** Starts a session for the user and returns the Set-Cookie header value for it. */
-export async function commitUserSession(
-  userId: string,
-  request: Request,
-  clientIp: string,
-): Promise<string> {
+export async function commitUserSession(userId: string, request: Request, clientIp: string): Promise<string> {
   const { id, expiresAt } = await startSession(userId, {
     userAgent: request.headers.get("User-Agent"),
     ipHash: hashIp(clientIp),

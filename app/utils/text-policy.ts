@@ -65,7 +65,8 @@ export function textPolicyIssues(value: unknown, path: (string | number)[] = [],
     return issues;
   }
   for (const [key, item] of Object.entries(value)) {
-    if (hasForbiddenText(key)) issues.push({ path: [...path, stripForbiddenText(key)], message: FORBIDDEN_TEXT_MESSAGE });
+    if (hasForbiddenText(key))
+      issues.push({ path: [...path, stripForbiddenText(key)], message: FORBIDDEN_TEXT_MESSAGE });
     else issues.push(...textPolicyIssues(item, [...path, key], depth + 1));
   }
   return issues;
@@ -76,7 +77,8 @@ export function withTextPolicy<S extends z.ZodType>(schema: S) {
   return z
     .unknown()
     .superRefine((value, ctx) => {
-      for (const issue of textPolicyIssues(value)) ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
+      for (const issue of textPolicyIssues(value))
+        ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
     })
     .pipe(schema);
 }

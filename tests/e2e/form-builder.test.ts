@@ -1,9 +1,9 @@
-import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/utils/db.server";
 import { launchBrowser } from "../support/browser";
 import { loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
+import type { Browser, Page } from "playwright-core";
 
 let server: TestServer;
 let browser: Browser;
@@ -46,7 +46,10 @@ function fieldRow(page: Page, label: string) {
 }
 
 async function storedForm(id: string) {
-  return db.form.findUnique({ where: { id }, select: { fields: true, schemaVersion: true, settings: true, status: true } });
+  return db.form.findUnique({
+    where: { id },
+    select: { fields: true, schemaVersion: true, settings: true, status: true },
+  });
 }
 
 describe.each([
@@ -137,7 +140,11 @@ describe.each([
     ];
     const stored = await storedForm(formId);
     expect(stored!.fields).toEqual(expectedFields);
-    const versions = await db.formVersion.findMany({ where: { formId }, orderBy: { version: "asc" }, select: { version: true } });
+    const versions = await db.formVersion.findMany({
+      where: { formId },
+      orderBy: { version: "asc" },
+      select: { version: true },
+    });
     expect(versions.map((version) => version.version)).toEqual([1, 2, 3, 4, 5, 6]);
     const api = await page.request.get(`${server.url}/api/forms/${formId}`);
     expect((await api.json()).fields).toEqual(expectedFields);
@@ -162,7 +169,10 @@ describe.each([
     await expect
       .poll(() => page.getByRole("form", { name: "Settings" }).locator(".field-error").textContent())
       .toContain("Line 1: Use an origin");
-    await page.getByRole("form", { name: "Settings" }).getByLabel(/^Allowed origins/).fill("https://www.example.com");
+    await page
+      .getByRole("form", { name: "Settings" })
+      .getByLabel(/^Allowed origins/)
+      .fill("https://www.example.com");
     await page.getByRole("form", { name: "Settings" }).getByRole("button", { name: "Save settings" }).click();
     await expect
       .poll(async () => ((await storedForm(formId))!.settings as { allowedOrigins: string[] }).allowedOrigins)

@@ -1,12 +1,12 @@
 import http from "node:http";
-import type { AddressInfo } from "node:net";
-import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FieldsSchema, FormSettingsSchema } from "~/models/form-schema";
 import { MIN_SUBMIT_MS } from "~/models/lead-capture.server";
 import { db } from "~/utils/db.server";
 import { launchBrowser } from "../support/browser";
 import { startServer, type TestServer } from "../support/server";
+import type { AddressInfo } from "node:net";
+import type { Browser, Page } from "playwright-core";
 
 let server: TestServer;
 let browser: Browser;
@@ -116,7 +116,8 @@ describe("a customer's own website", () => {
     await new Promise((resolve) => site.close(resolve));
   });
 
-  const shell = (content: string) => `<!doctype html><html><head><title>Shop</title></head><body>${content}</body></html>`;
+  const shell = (content: string) =>
+    `<!doctype html><html><head><title>Shop</title></head><body>${content}</body></html>`;
 
   it("sends its own form through the embed script with the visit's first-touch source, showing errors and then the success message", async () => {
     const formId = await createForm({ allowedOrigins: [siteUrl] });
@@ -129,7 +130,9 @@ describe("a customer's own website", () => {
       </form>
       <script src="${server.url}/embed.js" defer></script>`;
     pages = {
-      "/landing": shell(`<h1>Welcome</h1><a href="/contact">Contact us</a><script src="${server.url}/embed.js" defer></script>`),
+      "/landing": shell(
+        `<h1>Welcome</h1><a href="/contact">Contact us</a><script src="${server.url}/embed.js" defer></script>`,
+      ),
       "/contact": shell(`<h1>Contact</h1>${form}`),
     };
     const context = await browser.newContext();
@@ -190,7 +193,10 @@ describe("a customer's own website", () => {
     await page.waitForURL(`${server.url}/f/${formId}/thanks`);
     await expect.poll(() => page.getByRole("status").textContent()).toBe(SUCCESS);
     const [lead] = await db.lead.findMany({ where: { formId } });
-    expect(lead).toMatchObject({ data: { name: "Katherine Johnson", email: "katherine@example.com" }, utmSource: "flyer" });
+    expect(lead).toMatchObject({
+      data: { name: "Katherine Johnson", email: "katherine@example.com" },
+      utmSource: "flyer",
+    });
     // The posting page, as far as the browser's referrer policy tells it.
     expect(lead.landingPageUrl).toMatch(new RegExp(`^${siteUrl}/`));
     await context.close();

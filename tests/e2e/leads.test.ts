@@ -1,14 +1,14 @@
 import fs from "node:fs";
 import ExcelJS from "exceljs";
 import Papa from "papaparse";
-import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/models/user.server";
 import { db } from "~/utils/db.server";
+import { createForm, createLeads, day, field } from "../integration/leads.helpers";
 import { launchBrowser } from "../support/browser";
 import { STAFF } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
-import { createForm, createLeads, day, field } from "../integration/leads.helpers";
+import type { Browser, Page } from "playwright-core";
 
 let server: TestServer;
 let browser: Browser;
@@ -20,12 +20,32 @@ beforeAll(async () => {
   contact = await createForm("Contact form", [[field("name", "Name"), field("email", "Email", "email")]]);
   const other = await createForm("Newsletter", [[field("email", "Email", "email")]]);
   await createLeads(contact.id, [
-    { data: { name: "Ada Lovelace", email: "ada@example.com" }, utmCampaign: "spring", utmSource: "google", createdAt: day("2026-03-01T10:00:00") },
-    { data: { name: "Zoë, \"the\" tester", email: "zoe@example.com" }, utmCampaign: "spring", utmSource: "newsletter", createdAt: day("2026-03-05T10:00:00") },
-    { data: { name: "=cmd|' /C calc'!A0", email: "evil@example.com" }, utmCampaign: "spring", createdAt: day("2026-03-06T10:00:00") },
-    { data: { name: "Grace Hopper", email: "grace@example.com" }, utmCampaign: "summer", createdAt: day("2026-03-02T10:00:00") },
+    {
+      data: { name: "Ada Lovelace", email: "ada@example.com" },
+      utmCampaign: "spring",
+      utmSource: "google",
+      createdAt: day("2026-03-01T10:00:00"),
+    },
+    {
+      data: { name: 'Zoë, "the" tester', email: "zoe@example.com" },
+      utmCampaign: "spring",
+      utmSource: "newsletter",
+      createdAt: day("2026-03-05T10:00:00"),
+    },
+    {
+      data: { name: "=cmd|' /C calc'!A0", email: "evil@example.com" },
+      utmCampaign: "spring",
+      createdAt: day("2026-03-06T10:00:00"),
+    },
+    {
+      data: { name: "Grace Hopper", email: "grace@example.com" },
+      utmCampaign: "summer",
+      createdAt: day("2026-03-02T10:00:00"),
+    },
   ]);
-  await createLeads(other.id, [{ data: { email: "news@example.com" }, utmCampaign: "spring", createdAt: day("2026-03-03T10:00:00") }]);
+  await createLeads(other.id, [
+    { data: { email: "news@example.com" }, utmCampaign: "spring", createdAt: day("2026-03-03T10:00:00") },
+  ]);
 });
 afterAll(async () => {
   await browser?.close();
@@ -67,7 +87,9 @@ describe("the leads page", () => {
       page.waitForEvent("download"),
       page.getByRole("link", { name: "Download CSV" }).click(),
     ]);
-    expect(csvDownload.suggestedFilename()).toMatch(/^leads-contact-form-spring-start-to-2026-03-05-\d{4}-\d{2}-\d{2}\.csv$/);
+    expect(csvDownload.suggestedFilename()).toMatch(
+      /^leads-contact-form-spring-start-to-2026-03-05-\d{4}-\d{2}-\d{2}\.csv$/,
+    );
     const csv = fs.readFileSync((await csvDownload.path())!, "utf8");
     const rows = Papa.parse<string[]>(csv.replace(/^\uFEFF/, ""), { skipEmptyLines: true }).data;
     expect(rows[0].slice(0, 5)).toEqual(["Lead ID", "Submitted at", "Form", "Name", "Email"]);
@@ -84,7 +106,10 @@ describe("the leads page", () => {
     const sheet = workbook.worksheets[0];
     expect(sheet.getRow(1).getCell(4).value).toBe("Name");
     expect(sheet.rowCount).toBe(3);
-    expect([sheet.getRow(2).getCell(4).value, sheet.getRow(3).getCell(4).value]).toEqual(['Zoë, "the" tester', "Ada Lovelace"]);
+    expect([sheet.getRow(2).getCell(4).value, sheet.getRow(3).getCell(4).value]).toEqual([
+      'Zoë, "the" tester',
+      "Ada Lovelace",
+    ]);
     await context.close();
   });
 
@@ -97,7 +122,9 @@ describe("the leads page", () => {
       page.waitForEvent("download"),
       page.getByRole("link", { name: "Download CSV" }).click(),
     ]);
-    const rows = Papa.parse<string[]>(fs.readFileSync((await download.path())!, "utf8").slice(1), { skipEmptyLines: true }).data;
+    const rows = Papa.parse<string[]>(fs.readFileSync((await download.path())!, "utf8").slice(1), {
+      skipEmptyLines: true,
+    }).data;
     expect(rows[1][3]).toBe("'=cmd|' /C calc'!A0");
     await context.close();
   });
@@ -125,7 +152,9 @@ describe("the leads page", () => {
     const context = await browser.newContext({ javaScriptEnabled: false });
     const page = await context.newPage();
     await logIn(page, `/leads/sources?formId=${contact.id}&from=2026-03-01&to=2026-03-07`, "Where leads come from");
-    expect(await page.getByRole("img", { name: /Leads per day from 2026-03-01 to 2026-03-07: 3 in all/ }).count()).toBe(1);
+    expect(await page.getByRole("img", { name: /Leads per day from 2026-03-01 to 2026-03-07: 3 in all/ }).count()).toBe(
+      1,
+    );
     expect(await page.getByRole("table", { name: "By utm_campaign" }).textContent()).toContain("spring");
     await context.close();
   });

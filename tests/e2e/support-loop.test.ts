@@ -1,14 +1,14 @@
 // The whole support loop: a customer opens a request, staff answers in the browser,
 // the answer arrives by email, the customer's email reply comes back through the
 // inbound webhook and shows in the thread.
-import type { ParsedMail } from "mailparser";
-import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/models/user.server";
+import { startSmtp, type TestSmtp } from "../integration/support-mail.helpers";
 import { launchBrowser } from "../support/browser";
 import { STAFF, apiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
-import { startSmtp, type TestSmtp } from "../integration/support-mail.helpers";
+import type { ParsedMail } from "mailparser";
+import type { Browser, Page } from "playwright-core";
 
 let smtp: TestSmtp;
 let server: TestServer;
@@ -89,7 +89,11 @@ describe.each([
     expect(replyAddress).toMatch(new RegExp(`^support\\+${reference.toLowerCase()}\\.[0-9a-f]{16}@`));
 
     // 5. The customer answers it; their mail client quotes our email under "wrote:".
-    const quoted = reply.text!.trimEnd().split("\n").map((line) => `> ${line}`).join("\n");
+    const quoted = reply
+      .text!.trimEnd()
+      .split("\n")
+      .map((line) => `> ${line}`)
+      .join("\n");
     const answer = `Found it, thanks! (${javaScriptEnabled ? "js" : "no js"})`;
     const inbound = await apiClient(server.url)(
       "POST",

@@ -1,8 +1,8 @@
-import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/utils/db.server";
 import { launchBrowser } from "../support/browser";
 import { startServer, type TestServer } from "../support/server";
+import type { Browser } from "playwright-core";
 
 let server: TestServer;
 let browser: Browser;

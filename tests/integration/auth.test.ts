@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { STAFF, apiClient, cookieFrom, loginAsStaff } from "../support/http";
+import { STAFF, apiClient, cookieFrom, loginAsStaff, ownClientAddress } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 
 let server: TestServer;
@@ -79,7 +79,16 @@ describe("staff authentication", () => {
 
   it("never redirects off-site after login, whatever redirectTo holds", async () => {
     await loginAsStaff(server.url);
-    const hostile = ["//evil.example/", "/\t/evil.example", "/\n/", "/\\evil.example", "https://evil.example/", "/%0a/x\r", "javascript:alert(1)", "/\u0000/x"];
+    const hostile = [
+      "//evil.example/",
+      "/\t/evil.example",
+      "/\n/",
+      "/\\evil.example",
+      "https://evil.example/",
+      "/%0a/x\r",
+      "javascript:alert(1)",
+      "/\u0000/x",
+    ];
     for (const redirectTo of hostile) {
       const res = await fetch(`${server.url}/login`, {
         method: "POST",
@@ -185,13 +194,16 @@ describe("login rate limit", () => {
   });
 
   it("evaluates at most 10 of 200 wrong passwords sent at once from one address", async () => {
-    const limited = await startServer();
+    const limited = await startServer({ TRUST_PROXY: "true" });
     try {
       const target = { email: "parallel@example.com", password: "the right password 123" };
-      await loginAsStaff(limited.url, target);
-      const call = apiClient(limited.url);
+      const address = ownClientAddress();
+      await loginAsStaff(limited.url, target, address);
+      const call = apiClient(limited.url, undefined, address);
       const answers = await Promise.all(
-        Array.from({ length: 200 }, (_, i) => call("POST", "/api/auth/login", { email: target.email, password: `guess ${i}` })),
+        Array.from({ length: 200 }, (_, i) =>
+          call("POST", "/api/auth/login", { email: target.email, password: `guess ${i}` }),
+        ),
       );
       const statuses = answers.map((answer) => answer.status);
       // A point is taken before the slow hash: only 10 guesses were ever checked.
@@ -204,8 +216,8 @@ describe("login rate limit", () => {
   });
 
   it("blocks a client address after 10 failures, whichever emails it tries", async () => {
-    const limited = await startServer();
-    const call = apiClient(limited.url);
+    const limited = await startServer({ TRUST_PROXY: "true" });
+    const call = apiClient(limited.url, undefined, ownClientAddress());
     for (let i = 0; i < 10; i++) {
       const res = await call("POST", "/api/auth/login", { email: `guess${i}@example.com`, password: "guess" });
       expect(res.status).toBe(401);
@@ -219,11 +231,12 @@ describe("login rate limit", () => {
   });
 
   it("never slows down successful logins: a right password gives its point back", async () => {
-    const limited = await startServer();
+    const limited = await startServer({ TRUST_PROXY: "true" });
     try {
-      await loginAsStaff(limited.url);
+      const address = ownClientAddress();
+      await loginAsStaff(limited.url, STAFF, address);
       for (let i = 0; i < 15; i++) {
-        expect((await apiClient(limited.url)("POST", "/api/auth/login", STAFF)).status).toBe(200);
+        expect((await apiClient(limited.url, undefined, address)("POST", "/api/auth/login", STAFF)).status).toBe(200);
       }
     } finally {
       await limited.stop();
@@ -238,10 +251,20 @@ describe("password hashes", () => {
     const password = "an old password 123";
     const salt = randomBytes(16);
     const N = 2 ** 15;
-    const legacy = ["scrypt", N, 8, 1, salt.toString("base64"), scryptSync(password, salt, 32, { N, r: 8, p: 1, maxmem: 256 * N * 8 }).toString("base64")].join("$");
+    const legacy = [
+      "scrypt",
+      N,
+      8,
+      1,
+      salt.toString("base64"),
+      scryptSync(password, salt, 32, { N, r: 8, p: 1, maxmem: 256 * N * 8 }).toString("base64"),
+    ].join("$");
     await db.user.create({ data: { email: "legacy@example.com", passwordHash: legacy } });
 
-    const wrong = await apiClient(server.url)("POST", "/api/auth/login", { email: "legacy@example.com", password: "not it" });
+    const wrong = await apiClient(server.url)("POST", "/api/auth/login", {
+      email: "legacy@example.com",
+      password: "not it",
+    });
     expect(wrong.status).toBe(401);
     expect((await db.user.findUniqueOrThrow({ where: { email: "legacy@example.com" } })).passwordHash).toBe(legacy);
 
@@ -249,7 +272,9 @@ describe("password hashes", () => {
     expect(right.status).toBe(200);
     const upgraded = (await db.user.findUniqueOrThrow({ where: { email: "legacy@example.com" } })).passwordHash;
     expect(upgraded).toMatch(/^\$argon2id\$v=19\$m=19456,p=1,t=2\$/);
-    expect((await apiClient(server.url)("POST", "/api/auth/login", { email: "legacy@example.com", password })).status).toBe(200);
+    expect(
+      (await apiClient(server.url)("POST", "/api/auth/login", { email: "legacy@example.com", password })).status,
+    ).toBe(200);
   });
 });
 

@@ -114,12 +114,32 @@ describe("secrets", () => {
     const bodies: string[] = [];
     const call = apiClient(server.url);
     const attempts = [
-      call("POST", "/api/support-requests/inbound", { from: "a@b.c", subject: "x", text: "y" }, { "x-inbound-secret": `${process.env.INBOUND_SECRET}x` }),
-      call("POST", "/api/support-requests/inbound", { from: "a@b.c", subject: "x" }, { "x-inbound-secret": process.env.INBOUND_SECRET! }),
-      call("POST", `/api/support-requests/${reference}/replies`, { message: "hi" }, { Authorization: `Bearer ${process.env.SUPPORT_API_KEY}-wrong` }),
+      call(
+        "POST",
+        "/api/support-requests/inbound",
+        { from: "a@b.c", subject: "x", text: "y" },
+        { "x-inbound-secret": `${process.env.INBOUND_SECRET}x` },
+      ),
+      call(
+        "POST",
+        "/api/support-requests/inbound",
+        { from: "a@b.c", subject: "x" },
+        { "x-inbound-secret": process.env.INBOUND_SECRET! },
+      ),
+      call(
+        "POST",
+        `/api/support-requests/${reference}/replies`,
+        { message: "hi" },
+        { Authorization: `Bearer ${process.env.SUPPORT_API_KEY}-wrong` },
+      ),
       call("GET", "/api/support-requests", undefined, { Authorization: `Bearer ${process.env.SESSION_SECRET}` }),
       call("POST", "/api/auth/login", { email: "a@b.c", password: process.env.SESSION_SECRET }),
-      call("POST", "/api/leads/submit", { formId, data: { name: process.env.SUPPORT_API_KEY } }, { "Idempotency-Key": "k".repeat(300) }),
+      call(
+        "POST",
+        "/api/leads/submit",
+        { formId, data: { name: process.env.SUPPORT_API_KEY } },
+        { "Idempotency-Key": "k".repeat(300) },
+      ),
       call("GET", "/api/leads/export?format=nope", undefined, { Cookie: cookie }),
     ];
     for (const attempt of await Promise.all(attempts)) {

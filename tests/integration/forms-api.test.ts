@@ -66,7 +66,11 @@ describe("forms API without a session", () => {
 
 describe("creating a form", () => {
   it("answers 201 with the form, its fields, default settings and version 1 stored", async () => {
-    const res = await api("POST", "/api/forms", { name: "  Contact us ", description: "Main site", fields: CONTACT_FIELDS });
+    const res = await api("POST", "/api/forms", {
+      name: "  Contact us ",
+      description: "Main site",
+      fields: CONTACT_FIELDS,
+    });
     expect(res.status).toBe(201);
     expect(res.headers.get("location")).toBe(`/api/forms/${res.body.id}`);
     expect(res.body).toEqual({
@@ -99,7 +103,11 @@ describe("creating a form", () => {
   it("normalises settings given at creation", async () => {
     const res = await api("POST", "/api/forms", {
       name: "With settings",
-      settings: { allowedOrigins: ["https://WWW.Example.com/"], redirectUrl: "https://example.com/thanks", successMessage: "Thanks!" },
+      settings: {
+        allowedOrigins: ["https://WWW.Example.com/"],
+        redirectUrl: "https://example.com/thanks",
+        successMessage: "Thanks!",
+      },
     });
     expect(res.status).toBe(201);
     expect(res.body.settings).toEqual({
@@ -173,7 +181,10 @@ describe("listing forms", () => {
     const seen: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: { status: number; body: any } = await api("GET", `/api/forms?limit=1${cursor ? `&cursor=${cursor}` : ""}`);
+      const page: { status: number; body: any } = await api(
+        "GET",
+        `/api/forms?limit=1${cursor ? `&cursor=${cursor}` : ""}`,
+      );
       expect(page.status).toBe(200);
       expect(page.body.items.length).toBeLessThanOrEqual(1);
       seen.push(...page.body.items.map((item: { id: string }) => item.id));
@@ -231,9 +242,19 @@ describe("reading one form", () => {
 describe("updating a form", () => {
   it("changes name, description and status without touching the schema", async () => {
     const form = await createForm();
-    const res = await api("PATCH", `/api/forms/${form.id}`, { name: "Renamed", description: "New", status: "archived" });
+    const res = await api("PATCH", `/api/forms/${form.id}`, {
+      name: "Renamed",
+      description: "New",
+      status: "archived",
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ name: "Renamed", description: "New", status: "archived", schemaVersion: 1, fields: form.fields });
+    expect(res.body).toMatchObject({
+      name: "Renamed",
+      description: "New",
+      status: "archived",
+      schemaVersion: 1,
+      fields: form.fields,
+    });
     const back = await api("PATCH", `/api/forms/${form.id}`, { status: "active" });
     expect(back.body.status).toBe("active");
     expect(back.body.name).toBe("Renamed");
@@ -250,7 +271,9 @@ describe("updating a form", () => {
       redirectUrl: "https://a.example/thanks",
       successMessage: "Merci !",
     });
-    const cleared = await api("PATCH", `/api/forms/${form.id}`, { settings: { redirectUrl: null, allowedOrigins: [] } });
+    const cleared = await api("PATCH", `/api/forms/${form.id}`, {
+      settings: { redirectUrl: null, allowedOrigins: [] },
+    });
     expect(cleared.body.settings).toEqual({ allowedOrigins: [], redirectUrl: null, successMessage: "Merci !" });
   });
 
@@ -273,7 +296,12 @@ describe("updating a form", () => {
       expect(detailPaths(res), JSON.stringify(body)).toContain(path);
     }
     const after = await api("GET", `/api/forms/${form.id}`);
-    expect(after.body).toMatchObject({ name: form.name, status: "active", settings: form.settings, updatedAt: form.updatedAt });
+    expect(after.body).toMatchObject({
+      name: form.name,
+      status: "active",
+      settings: form.settings,
+      updatedAt: form.updatedAt,
+    });
   });
 });
 
@@ -465,7 +493,11 @@ describe("changes reach the public submit endpoint at once", () => {
     expect(missingPhone.status).toBe(422);
     expect(JSON.stringify(missingPhone.body)).toContain("phone");
     expect((await submit({ ...lead, phone: "+44 20 7946 0000" })).status).toBe(201);
-    const versions = await db.lead.findMany({ where: { formId: form.id }, orderBy: { createdAt: "asc" }, select: { schemaVersion: true } });
+    const versions = await db.lead.findMany({
+      where: { formId: form.id },
+      orderBy: { createdAt: "asc" },
+      select: { schemaVersion: true },
+    });
     expect(versions.map((row) => row.schemaVersion)).toEqual([1, 2]);
 
     await api("PATCH", `/api/forms/${form.id}`, { status: "archived" });

@@ -100,9 +100,14 @@ describe("the builder page without JavaScript", () => {
   it("adds a text field, a select with options and a checkbox, each a new schema version", async () => {
     const id = await newForm();
     expect((await post(`/forms/${id}`, addText("Full name", { required: "on", maxLength: "80" }))).status).toBe(200);
-    const select = await post(`/forms/${id}`, addText("Topic", { type: "select", options: "Sales\r\nSupport\r\n\r\n", maxLength: "5" }));
+    const select = await post(
+      `/forms/${id}`,
+      addText("Topic", { type: "select", options: "Sales\r\nSupport\r\n\r\n", maxLength: "5" }),
+    );
     expect(select.status).toBe(200);
-    expect((await post(`/forms/${id}`, addText("Subscribe", { type: "checkbox", defaultValue: "yes" }))).status).toBe(200);
+    expect((await post(`/forms/${id}`, addText("Subscribe", { type: "checkbox", defaultValue: "yes" }))).status).toBe(
+      200,
+    );
 
     const form = await stored(id);
     expect(form!.fields).toEqual([
@@ -155,7 +160,9 @@ describe("the builder page without JavaScript", () => {
     });
     expect(edit.status).toBe(200);
     expect((await post(`/forms/${id}`, { intent: "move-field", fieldKey: "third", direction: "up" })).status).toBe(200);
-    expect((await post(`/forms/${id}`, { intent: "move-field", fieldKey: "given_name", direction: "down" })).status).toBe(200);
+    expect(
+      (await post(`/forms/${id}`, { intent: "move-field", fieldKey: "given_name", direction: "down" })).status,
+    ).toBe(200);
     expect((await post(`/forms/${id}`, { intent: "remove-field", fieldKey: "second" })).status).toBe(200);
 
     const form = await stored(id);
@@ -183,7 +190,11 @@ describe("the builder page without JavaScript", () => {
     const form = await stored(id);
     expect((form!.fields as { label: string }[]).map((field) => field.label).sort()).toEqual([...labels].sort());
     expect(form!.schemaVersion).toBe(labels.length + 1);
-    const versions = await db.formVersion.findMany({ where: { formId: id }, select: { version: true }, orderBy: { version: "asc" } });
+    const versions = await db.formVersion.findMany({
+      where: { formId: id },
+      select: { version: true },
+      orderBy: { version: "asc" },
+    });
     expect(versions.map((row) => row.version)).toEqual([1, 2, 3, 4, 5, 6]);
   });
 
@@ -199,7 +210,9 @@ describe("the builder page without JavaScript", () => {
 
   it("saves name, settings (origins one per line) and refuses a bad origin next to its input", async () => {
     const id = await newForm();
-    expect((await post(`/forms/${id}`, { intent: "update-details", name: "Renamed", description: "About" })).status).toBe(200);
+    expect(
+      (await post(`/forms/${id}`, { intent: "update-details", name: "Renamed", description: "About" })).status,
+    ).toBe(200);
     const bad = await post(`/forms/${id}`, {
       intent: "update-settings",
       allowedOrigins: "https://ok.example\nftp://bad.example",

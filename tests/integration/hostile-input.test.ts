@@ -24,7 +24,12 @@ beforeAll(async () => {
     { key: "ok", label: "OK", type: "checkbox" },
   ]);
   const form = await db.form.create({
-    data: { name: "Fuzz", fields, settings: FormSettingsSchema.parse({}), versions: { create: { version: 1, fields } } },
+    data: {
+      name: "Fuzz",
+      fields,
+      settings: FormSettingsSchema.parse({}),
+      versions: { create: { version: 1, fields } },
+    },
   });
   formId = form.id;
   await createOrResetUser({ email: "staff@example.com", password: "correct horse battery staple" });
@@ -74,7 +79,10 @@ const submission = fc.record(
   {
     formId: fc.oneof(fc.constant("FORM"), fc.string(), anyValue),
     data: fc.oneof(
-      fc.record({ name: anyValue, email: anyValue, size: anyValue, topic: anyValue, tags: anyValue, ok: anyValue }, { requiredKeys: [] }),
+      fc.record(
+        { name: anyValue, email: anyValue, size: anyValue, topic: anyValue, tags: anyValue, ok: anyValue },
+        { requiredKeys: [] },
+      ),
       anyValue,
       fc.dictionary(fc.string(), anyValue, { maxKeys: 5 }),
     ),
@@ -88,7 +96,13 @@ const submission = fc.record(
 );
 
 const ticketBody = fc.record(
-  { email: fc.oneof(fc.emailAddress(), anyValue), name: anyValue, subject: anyValue, message: anyValue, website: anyValue },
+  {
+    email: fc.oneof(fc.emailAddress(), anyValue),
+    name: anyValue,
+    subject: anyValue,
+    message: anyValue,
+    website: anyValue,
+  },
   { requiredKeys: [] },
 );
 
@@ -96,7 +110,11 @@ const inboundBody = fc.oneof(
   fc.record(
     {
       from: fc.oneof(fc.emailAddress(), fc.constant("customer@example.com"), anyValue),
-      subject: fc.oneof(fc.constant("Re: Help [#REF]"), fc.string().map((s) => `${s} #REF ${s}`), anyValue),
+      subject: fc.oneof(
+        fc.constant("Re: Help [#REF]"),
+        fc.string().map((s) => `${s} #REF ${s}`),
+        anyValue,
+      ),
       text: anyValue,
       html: fc.oneof(fc.constant("<p>Hi <script>x()</script></p>"), anyValue),
       headers: anyValue,
@@ -104,7 +122,14 @@ const inboundBody = fc.oneof(
     { requiredKeys: [] },
   ),
   fc.record(
-    { From: anyValue, Subject: fc.oneof(fc.constant("RE: [#REF]"), anyValue), TextBody: anyValue, HtmlBody: anyValue, MessageID: anyValue, Headers: anyValue },
+    {
+      From: anyValue,
+      Subject: fc.oneof(fc.constant("RE: [#REF]"), anyValue),
+      TextBody: anyValue,
+      HtmlBody: anyValue,
+      MessageID: anyValue,
+      Headers: anyValue,
+    },
     { requiredKeys: [] },
   ),
 );
@@ -118,24 +143,39 @@ function encodings(value: unknown) {
   const replace = (text: string) => text.replaceAll("FORM", formId).replaceAll("REF", reference);
   return fc.oneof(
     fc.constant<Encoded>({ body: replace(JSON.stringify(value) ?? "null"), contentType: "application/json" }),
-    fc.constantFrom(...CONTENT_TYPES).map<Encoded>((contentType) => ({ body: replace(JSON.stringify(value) ?? ""), contentType })),
+    fc
+      .constantFrom(...CONTENT_TYPES)
+      .map<Encoded>((contentType) => ({ body: replace(JSON.stringify(value) ?? ""), contentType })),
     fc.constantFrom(...CONTENT_TYPES).map<Encoded>((contentType) => {
       const params = new URLSearchParams();
       if (value && typeof value === "object") {
-        for (const [key, item] of Object.entries(value)) params.append(key, replace(typeof item === "string" ? item : JSON.stringify(item) ?? ""));
+        for (const [key, item] of Object.entries(value))
+          params.append(key, replace(typeof item === "string" ? item : (JSON.stringify(item) ?? "")));
       }
       return { body: params.toString(), contentType };
     }),
-    fc.uint8Array({ maxLength: 300 }).map<Encoded>((bytes) => ({ body: Buffer.from(bytes), contentType: "application/json" })),
-    fc.string({ maxLength: 300 }).chain((text) => fc.constantFrom(...CONTENT_TYPES).map<Encoded>((contentType) => ({ body: text, contentType }))),
-    fc.constant<Encoded>({ body: `--xyz\r\nContent-Disposition: form-data; name="formId"\r\n\r\n${formId}\r\n--xyz\r\nContent-Disposition: form-data; name="name"\r\n\r\nAda`, contentType: "multipart/form-data; boundary=xyz" }),
+    fc
+      .uint8Array({ maxLength: 300 })
+      .map<Encoded>((bytes) => ({ body: Buffer.from(bytes), contentType: "application/json" })),
+    fc
+      .string({ maxLength: 300 })
+      .chain((text) => fc.constantFrom(...CONTENT_TYPES).map<Encoded>((contentType) => ({ body: text, contentType }))),
+    fc.constant<Encoded>({
+      body: `--xyz\r\nContent-Disposition: form-data; name="formId"\r\n\r\n${formId}\r\n--xyz\r\nContent-Disposition: form-data; name="name"\r\n\r\nAda`,
+      contentType: "multipart/form-data; boundary=xyz",
+    }),
     fc.constant<Encoded>({ body: undefined, contentType: "application/json" }),
   );
 }
 
 const extraHeaders = fc.record(
   {
-    Origin: fc.oneof(fc.constant("https://evil.example"), fc.constant("null"), fc.webUrl(), fc.string({ maxLength: 30 })),
+    Origin: fc.oneof(
+      fc.constant("https://evil.example"),
+      fc.constant("null"),
+      fc.webUrl(),
+      fc.string({ maxLength: 30 }),
+    ),
     Accept: fc.constantFrom("application/json", "text/html", "*/*", "", "image/png"),
     "Idempotency-Key": fc.string({ maxLength: 250 }),
     "Accept-Language": fc.string({ maxLength: 20 }),
@@ -193,7 +233,11 @@ describe("hostile input at the public endpoints", () => {
       fc.asyncProperty(submission.chain(encodings), extraHeaders, async (encoded, headers) => {
         const outcome = await send("/api/leads/submit", encoded, headers);
         expectNoServerErrorAndOneShape(outcome, "submit");
-        const newLead = outcome.status === 201 || (outcome.status === 303 && !/[?&]errors=/.test(outcome.location ?? "") && !/\/f\/[^/]+\?/.test(outcome.location ?? ""));
+        const newLead =
+          outcome.status === 201 ||
+          (outcome.status === 303 &&
+            !/[?&]errors=/.test(outcome.location ?? "") &&
+            !/\/f\/[^/]+\?/.test(outcome.location ?? ""));
         if (newLead) accepted++;
       }),
       { numRuns: RUNS },
@@ -243,17 +287,30 @@ describe("hostile input at the public endpoints", () => {
 
   it(`login: ${RUNS} generated requests, JSON API and HTML form, never a 500 and never a session without the password`, async () => {
     await fc.assert(
-      fc.asyncProperty(loginBody.chain(encodings), extraHeaders, fc.constantFrom("/api/auth/login", "/login"), async (encoded, headers, path) => {
-        const response = await fetch(`${server.url}${path}`, {
-          method: "POST",
-          headers: safeHeaders({ ...headers, ...(encoded.contentType ? { "Content-Type": encoded.contentType } : {}) }),
-          body: encoded.body,
-          redirect: "manual",
-        });
-        const outcome = { status: response.status, body: await response.text(), contentType: response.headers.get("content-type") ?? "", location: null };
-        expectNoServerErrorAndOneShape(outcome, `login ${path}`);
-        expect(response.headers.get("set-cookie") ?? "").not.toMatch(/__session=[^;]+\./);
-      }),
+      fc.asyncProperty(
+        loginBody.chain(encodings),
+        extraHeaders,
+        fc.constantFrom("/api/auth/login", "/login"),
+        async (encoded, headers, path) => {
+          const response = await fetch(`${server.url}${path}`, {
+            method: "POST",
+            headers: safeHeaders({
+              ...headers,
+              ...(encoded.contentType ? { "Content-Type": encoded.contentType } : {}),
+            }),
+            body: encoded.body,
+            redirect: "manual",
+          });
+          const outcome = {
+            status: response.status,
+            body: await response.text(),
+            contentType: response.headers.get("content-type") ?? "",
+            location: null,
+          };
+          expectNoServerErrorAndOneShape(outcome, `login ${path}`);
+          expect(response.headers.get("set-cookie") ?? "").not.toMatch(/__session=[^;]+\./);
+        },
+      ),
       { numRuns: RUNS },
     );
   });

@@ -15,7 +15,8 @@ let formId: string;
 beforeAll(async () => {
   server = await startServer({ SUBMIT_RATE_LIMIT_PER_MINUTE: "0", SUPPORT_RATE_LIMIT_PER_HOUR: "0" });
   staff = apiClient(server.url, await loginAsStaff(server.url));
-  formId = (await createForm("Policy", [[field("name", "Name", "text", { required: true }), field("note", "Note")]])).id;
+  formId = (await createForm("Policy", [[field("name", "Name", "text", { required: true }), field("note", "Note")]]))
+    .id;
 });
 afterAll(async () => {
   await server?.stop();
@@ -39,14 +40,23 @@ describe("control characters in submitted values", () => {
         "utm.utm_source",
       );
       expectRefused(
-        await call("POST", "/api/leads/submit", { formId, data: { name: "Ada" }, referrerUrl: `https://a.example/${value}` }),
+        await call("POST", "/api/leads/submit", {
+          formId,
+          data: { name: "Ada" },
+          referrerUrl: `https://a.example/${value}`,
+        }),
         "referrerUrl",
       );
     }
-    const form = await call("POST", "/api/leads/submit", new URLSearchParams({ formId, name: "Ada", note: "x\u0000y" }), {
-      "Content-Type": "application/x-www-form-urlencoded",
-      Accept: "application/json",
-    });
+    const form = await call(
+      "POST",
+      "/api/leads/submit",
+      new URLSearchParams({ formId, name: "Ada", note: "x\u0000y" }),
+      {
+        "Content-Type": "application/x-www-form-urlencoded",
+        Accept: "application/json",
+      },
+    );
     expect(form.status).toBe(422);
     expect(await db.lead.count({ where: { formId } })).toBe(0);
     // Tab, newline and carriage return are ordinary text.
@@ -66,7 +76,10 @@ describe("control characters in submitted values", () => {
       await call("POST", `/api/support-requests/${ticket.body.reference}/replies`, { message: "x\u0000" }, bearer()),
       "message",
     );
-    expectRefused(await call("GET", `/api/support-requests?q=${encodeURIComponent("a\u0000")}`, undefined, bearer()), "q");
+    expectRefused(
+      await call("GET", `/api/support-requests?q=${encodeURIComponent("a\u0000")}`, undefined, bearer()),
+      "q",
+    );
     expectRefused(await staff("GET", `/api/leads?q=${encodeURIComponent("a\u0000")}`), "q");
     expectRefused(await staff("GET", "/api/leads/export?format=csv&q=a%01b"), "q");
   });
@@ -159,12 +172,19 @@ describe("dates and cursors outside what the databases store", () => {
 describe("field keys that name built-in object members", () => {
   it("are refused when a form is created, and never made from a label", async () => {
     for (const key of ["constructor", "toString", "valueOf", "hasOwnProperty", "isPrototypeOf"]) {
-      expectRefused(await staff("POST", "/api/forms", { name: "Keys", fields: [{ key, label: "X", type: "text" }] }), "fields.0.key");
+      expectRefused(
+        await staff("POST", "/api/forms", { name: "Keys", fields: [{ key, label: "X", type: "text" }] }),
+        "fields.0.key",
+      );
     }
     const made = await staff("POST", "/api/forms", { name: "Labels", fields: [] });
     const added = await fetch(`${server.url}/forms/${made.body.id}`, {
       method: "POST",
-      headers: { Cookie: await loginAsStaff(server.url), Origin: server.url, "Content-Type": "application/x-www-form-urlencoded" },
+      headers: {
+        Cookie: await loginAsStaff(server.url),
+        Origin: server.url,
+        "Content-Type": "application/x-www-form-urlencoded",
+      },
       body: new URLSearchParams({ intent: "add-field", label: "Constructor", type: "text" }),
       redirect: "manual",
     });
@@ -175,7 +195,9 @@ describe("field keys that name built-in object members", () => {
 
   it("an older form with such an optional field still takes leads without it, and __proto__ is just a key", async () => {
     // Stored before the rule existed.
-    const legacy = await createForm("Legacy", [[field("name", "Name"), field("toString", "To string"), field("valueOf", "Value of")]]);
+    const legacy = await createForm("Legacy", [
+      [field("name", "Name"), field("toString", "To string"), field("valueOf", "Value of")],
+    ]);
     const call = apiClient(server.url);
     expect((await call("POST", "/api/leads/submit", { formId: legacy.id, data: { name: "Ada" } })).status).toBe(201);
     const body = `formId=${legacy.id}&name=Bo&__proto__=a&__proto__=b&constructor=c`;

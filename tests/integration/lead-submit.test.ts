@@ -307,7 +307,13 @@ describe("refusals", () => {
     const formId = await createForm();
     const reply = await postJson({
       formId,
-      data: { email: "not-an-email", employees: 0, plan: "enterprise", favouriteColour: "blue", interests: ["crm", "tv"] },
+      data: {
+        email: "not-an-email",
+        employees: 0,
+        plan: "enterprise",
+        favouriteColour: "blue",
+        interests: ["crm", "tv"],
+      },
     });
     expectError(reply, 422, "validation_failed");
     const paths = reply.body.error.details.map((detail: { path: string }) => detail.path).sort();
@@ -402,7 +408,10 @@ describe("idempotency", () => {
     const formId = await createForm();
     const first = await postJson({ formId, data: GOOD_DATA }, { "Idempotency-Key": "order-123" });
     expect(first.status).toBe(201);
-    const retry = await postJson({ formId, data: { ...GOOD_DATA, name: "Changed" } }, { "Idempotency-Key": "order-123" });
+    const retry = await postJson(
+      { formId, data: { ...GOOD_DATA, name: "Changed" } },
+      { "Idempotency-Key": "order-123" },
+    );
     expect(retry.status).toBe(200);
     expect(retry.body).toEqual(first.body);
     expect(await leadCount(formId)).toBe(1);
@@ -509,7 +518,9 @@ describe("hosted form and embed script", () => {
     expect(page).toMatch(new RegExp(`name="formId" value="${formId}"`));
     expect(page).toContain('name="utm_term" value="a&quot;b"');
     expect(page).toContain('name="referrerUrl" value="https://news.example/post"');
-    expect(page).toContain(`name="landingPageUrl" value="${server.url}/f/${formId}?utm_source=news&amp;utm_term=a%22b"`);
+    expect(page).toContain(
+      `name="landingPageUrl" value="${server.url}/f/${formId}?utm_source=news&amp;utm_term=a%22b"`,
+    );
     expect(page).toContain(`name="${HONEYPOT_FIELD}"`);
 
     expect((await fetch(`${server.url}/f/no-such-form`)).status).toBe(404);
@@ -533,7 +544,15 @@ describe("hosted form and embed script", () => {
 
 describe("reserved names", () => {
   it("refuses a form field named like a form post's own fields, so no lead value can be taken for tracking", () => {
-    for (const key of ["formId", "utm_source", "UTM_Campaign", "referrerUrl", "landingPageUrl", HONEYPOT_FIELD, TIMESTAMP_FIELD]) {
+    for (const key of [
+      "formId",
+      "utm_source",
+      "UTM_Campaign",
+      "referrerUrl",
+      "landingPageUrl",
+      HONEYPOT_FIELD,
+      TIMESTAMP_FIELD,
+    ]) {
       const result = FieldsSchema.safeParse([{ key, label: "X", type: "text" }]);
       expect(result.success, key).toBe(false);
     }

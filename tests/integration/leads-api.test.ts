@@ -18,13 +18,46 @@ beforeAll(async () => {
   ]);
   newsletter = await createForm("Newsletter", [[field("email", "Email", "email")]]);
   await createLeads(contact.id, [
-    { data: { name: "Ada", email: "ada@example.com" }, createdAt: day("2026-03-01T09:00:00"), utmSource: "google", utmMedium: "cpc", utmCampaign: "spring", schemaVersion: 1, referrerUrl: "https://www.google.com/search?q=ada" },
-    { data: { name: "Grace", email: "grace@example.com", company: "Navy" }, createdAt: day("2026-03-02T23:59:59.999"), utmSource: "google", utmMedium: "organic", utmCampaign: "summer", schemaVersion: 2 },
-    { data: { name: "Zoë Ünal", email: "zoe@example.com", company: "100% Café" }, createdAt: day("2026-03-03T00:00:00"), utmSource: "newsletter", utmMedium: "email", utmCampaign: "spring", schemaVersion: 2 },
-    { data: { name: "Spammy", email: "bot@example.com" }, createdAt: day("2026-03-02T12:00:00"), isSpam: true, utmSource: "google", schemaVersion: 2 },
+    {
+      data: { name: "Ada", email: "ada@example.com" },
+      createdAt: day("2026-03-01T09:00:00"),
+      utmSource: "google",
+      utmMedium: "cpc",
+      utmCampaign: "spring",
+      schemaVersion: 1,
+      referrerUrl: "https://www.google.com/search?q=ada",
+    },
+    {
+      data: { name: "Grace", email: "grace@example.com", company: "Navy" },
+      createdAt: day("2026-03-02T23:59:59.999"),
+      utmSource: "google",
+      utmMedium: "organic",
+      utmCampaign: "summer",
+      schemaVersion: 2,
+    },
+    {
+      data: { name: "Zoë Ünal", email: "zoe@example.com", company: "100% Café" },
+      createdAt: day("2026-03-03T00:00:00"),
+      utmSource: "newsletter",
+      utmMedium: "email",
+      utmCampaign: "spring",
+      schemaVersion: 2,
+    },
+    {
+      data: { name: "Spammy", email: "bot@example.com" },
+      createdAt: day("2026-03-02T12:00:00"),
+      isSpam: true,
+      utmSource: "google",
+      schemaVersion: 2,
+    },
   ]);
   await createLeads(newsletter.id, [
-    { data: { email: "news@example.com" }, createdAt: day("2026-03-02T10:00:00"), utmSource: "twitter", utmCampaign: "spring" },
+    {
+      data: { email: "news@example.com" },
+      createdAt: day("2026-03-02T10:00:00"),
+      utmSource: "twitter",
+      utmCampaign: "spring",
+    },
   ]);
 });
 afterAll(async () => {
@@ -182,7 +215,10 @@ describe("keyset pagination", () => {
     const seen: number[] = [];
     let cursor: string | null = null;
     do {
-      const res: { body: any } = await api("GET", `/api/leads?formId=${form.id}&spam=all&limit=6${cursor ? `&cursor=${cursor}` : ""}`);
+      const res: { body: any } = await api(
+        "GET",
+        `/api/leads?formId=${form.id}&spam=all&limit=6${cursor ? `&cursor=${cursor}` : ""}`,
+      );
       seen.push(...res.body.leads.map((lead: { data: { n: number } }) => lead.data.n));
       cursor = res.body.nextCursor;
     } while (cursor);
@@ -191,7 +227,10 @@ describe("keyset pagination", () => {
 
   it("defaults to 50 per page and allows up to 500", async () => {
     const form = await createForm("Many", [[field("n", "Number", "number")]]);
-    await createLeads(form.id, Array.from({ length: 520 }, (_, i) => ({ data: { n: i } })));
+    await createLeads(
+      form.id,
+      Array.from({ length: 520 }, (_, i) => ({ data: { n: i } })),
+    );
     const first = await api("GET", `/api/leads?formId=${form.id}`);
     expect(first.body.leads).toHaveLength(50);
     expect(first.body.nextCursor).toEqual(expect.any(String));

@@ -17,7 +17,12 @@ let formId: string;
 
 beforeAll(async () => {
   const form = await createForm("Big form", [
-    [field("name", "Name"), field("email", "Email", "email"), field("company", "Company"), field("message", "Message", "textarea")],
+    [
+      field("name", "Name"),
+      field("email", "Email", "email"),
+      field("company", "Company"),
+      field("message", "Message", "textarea"),
+    ],
   ]);
   formId = form.id;
   const start = Date.UTC(2025, 0, 1);

@@ -31,7 +31,15 @@ const TRICKY_TEXTS = [
   "plain",
 ];
 
-const TRAILING = ["utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content", "Referrer URL", "Landing page URL"];
+const TRAILING = [
+  "utm_source",
+  "utm_medium",
+  "utm_campaign",
+  "utm_term",
+  "utm_content",
+  "Referrer URL",
+  "Landing page URL",
+];
 
 beforeAll(async () => {
   server = await startServer();
@@ -56,13 +64,20 @@ beforeAll(async () => {
       schemaVersion: i % 2 === 0 ? 2 : 1,
       data:
         i % 2 === 0
-          ? { name: text, email: `p${i}@example.com`, phone: text, count: i - 5, agree: i % 4 === 0, tags: ["a, b", "=c"] }
+          ? {
+              name: text,
+              email: `p${i}@example.com`,
+              phone: text,
+              count: i - 5,
+              agree: i % 4 === 0,
+              tags: ["a, b", "=c"],
+            }
           : ({ name: text, email: `p${i}@example.com`, notes: text } as LeadData),
       createdAt: new Date(Date.UTC(2026, 2, 1, 12, i)),
-      utmSource: i === 3 ? "=HYPERLINK(\"http://evil\")" : "google",
+      utmSource: i === 3 ? '=HYPERLINK("http://evil")' : "google",
       utmMedium: "cpc",
       utmCampaign: i < 6 ? "spring" : "summer",
-      utmTerm: i === 1 ? "kw, \"quoted\"" : null,
+      utmTerm: i === 1 ? 'kw, "quoted"' : null,
       utmContent: null,
       referrerUrl: "https://www.google.com/search?q=a,b",
       landingPageUrl: `https://example.com/landing?x=${i}`,
@@ -70,7 +85,11 @@ beforeAll(async () => {
     })),
   );
   await createLeads(other.id, [
-    { data: { email: "other@example.com", city: "Zürich" }, createdAt: day("2026-03-01T12:30:00"), utmCampaign: "spring" },
+    {
+      data: { email: "other@example.com", city: "Zürich" },
+      createdAt: day("2026-03-01T12:30:00"),
+      utmCampaign: "spring",
+    },
   ]);
 });
 afterAll(async () => {
@@ -86,7 +105,9 @@ function expectedText(value: LeadValue | string | null | undefined, format: "csv
   return /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
 }
 
-async function storedLeads(where: Parameters<typeof db.lead.findMany>[0] extends infer A ? (A extends { where?: infer W } ? W : never) : never) {
+async function storedLeads(
+  where: Parameters<typeof db.lead.findMany>[0] extends infer A ? (A extends { where?: infer W } ? W : never) : never,
+) {
   return db.lead.findMany({
     where,
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
@@ -105,9 +126,15 @@ function expectedRow(
     lead.createdAt.toISOString(),
     lead.form.name,
     ...keys.map((key) => (key === null ? "" : expectedText(data[key], format))),
-    ...[lead.utmSource, lead.utmMedium, lead.utmCampaign, lead.utmTerm, lead.utmContent, lead.referrerUrl, lead.landingPageUrl].map(
-      (value) => expectedText(value, format),
-    ),
+    ...[
+      lead.utmSource,
+      lead.utmMedium,
+      lead.utmCampaign,
+      lead.utmTerm,
+      lead.utmContent,
+      lead.referrerUrl,
+      lead.landingPageUrl,
+    ].map((value) => expectedText(value, format)),
   ];
 }
 
@@ -146,7 +173,19 @@ function sheetRows(sheet: ExcelJS.Worksheet, width: number): unknown[][] {
   return rows;
 }
 
-const TRICKY_HEADERS = ["Lead ID", "Submitted at", "Form", "Full name", "Email", "Notes", "Phone", "How many", "Agrees", "Interests", ...TRAILING];
+const TRICKY_HEADERS = [
+  "Lead ID",
+  "Submitted at",
+  "Form",
+  "Full name",
+  "Email",
+  "Notes",
+  "Phone",
+  "How many",
+  "Agrees",
+  "Interests",
+  ...TRAILING,
+];
 const TRICKY_KEYS = ["name", "email", "notes", "phone", "count", "agree", "tags"];
 
 describe("CSV export", () => {
@@ -171,7 +210,7 @@ describe("CSV export", () => {
     expect(flat).toContain("'@SUM(1)");
     expect(flat).toContain("'\tstarts with a tab");
     expect(flat).toContain("'\rstarts with a carriage return");
-    expect(flat).toContain("'=HYPERLINK(\"http://evil\")");
+    expect(flat).toContain('\'=HYPERLINK("http://evil")');
     expect(flat).toContain("a, b, =c");
     expect(flat).not.toContain("=SUM(A1:A9)");
     // Numbers stay numbers (a negative number is not a formula).
@@ -244,7 +283,9 @@ describe("Excel export", () => {
     const { res, bytes } = await download(`format=xlsx&formId=${tricky.id}`);
     expect(res.status).toBe(200);
     expect(res.headers.get("content-type")).toBe("application/vnd.openxmlformats-officedocument.spreadsheetml.sheet");
-    expect(res.headers.get("content-disposition")).toMatch(/^attachment; filename="leads-tricky-form-\d{4}-\d{2}-\d{2}\.xlsx"$/);
+    expect(res.headers.get("content-disposition")).toMatch(
+      /^attachment; filename="leads-tricky-form-\d{4}-\d{2}-\d{2}\.xlsx"$/,
+    );
     const sheet = await readXlsx(bytes);
     const rows = sheetRows(sheet, TRICKY_HEADERS.length);
     expect(rows[0]).toEqual(TRICKY_HEADERS);
@@ -355,7 +396,10 @@ describe("export requests", () => {
 describe("streamLeadsCsv", () => {
   it("reads no further page once its request is aborted", async () => {
     const form = await createForm("Abortable", [[field("n", "N", "number")]]);
-    await createLeads(form.id, Array.from({ length: 200 }, (_, i) => ({ data: { n: i } })));
+    await createLeads(
+      form.id,
+      Array.from({ length: 200 }, (_, i) => ({ data: { n: i } })),
+    );
     const filters = LeadFilterSchema.parse({ formId: form.id });
     const controller = new AbortController();
     const stream = await streamLeadsCsv(filters, { signal: controller.signal, pageSize: 10 });
@@ -375,7 +419,10 @@ describe("streamLeadsCsv", () => {
 
   it("reads the next page only when the previous one has been taken", async () => {
     const form = await createForm("Lazy", [[field("n", "N", "number")]]);
-    await createLeads(form.id, Array.from({ length: 100 }, (_, i) => ({ data: { n: i }, createdAt: new Date(Date.UTC(2024, 0, 1, 0, i)) })));
+    await createLeads(
+      form.id,
+      Array.from({ length: 100 }, (_, i) => ({ data: { n: i }, createdAt: new Date(Date.UTC(2024, 0, 1, 0, i)) })),
+    );
     const filters = LeadFilterSchema.parse({ formId: form.id });
     const stream = await streamLeadsCsv(filters, { pageSize: 10 });
     const reader = stream.getReader();

@@ -97,7 +97,14 @@ describe("ending a session", () => {
     const root = path.resolve(import.meta.dirname, "..", "..");
     const { stdout } = await promisify(execFile)(
       process.execPath,
-      [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), "scripts/user-create.ts", "--email", user.email, "--password", "after reset 456"],
+      [
+        path.join(root, "node_modules", "tsx", "dist", "cli.mjs"),
+        "scripts/user-create.ts",
+        "--email",
+        user.email,
+        "--password",
+        "after reset 456",
+      ],
       { cwd: root, env: process.env },
     );
     expect(stdout).toContain(`Reset the password of ${user.email}.`);
@@ -235,4 +242,3 @@ describe("clean-up", () => {
     expect((await me(server.url, cookie)).status).toBe(200);
   });
 });
-

@@ -32,16 +32,28 @@ describe("environment validation", () => {
 
   it("marks the session cookie Secure whenever the service's address is https", () => {
     expect(parseEnv({ ...base, NODE_ENV: "production", ALLOW_INSECURE_HTTP: "true" }).COOKIE_SECURE).toBe(false);
-    expect(parseEnv({ ...base, NODE_ENV: "production", APP_URL: "https://leads.example.com" }).COOKIE_SECURE).toBe(true);
-    expect(parseEnv({ ...base, NODE_ENV: "development", APP_URL: "https://leads.example.com" }).COOKIE_SECURE).toBe(true);
+    expect(parseEnv({ ...base, NODE_ENV: "production", APP_URL: "https://leads.example.com" }).COOKIE_SECURE).toBe(
+      true,
+    );
+    expect(parseEnv({ ...base, NODE_ENV: "development", APP_URL: "https://leads.example.com" }).COOKIE_SECURE).toBe(
+      true,
+    );
     expect(parseEnv({ ...base, NODE_ENV: "development" }).COOKIE_SECURE).toBe(false);
   });
 
   it("refuses a production start without an https address unless plain http is allowed on purpose", () => {
-    expect(() => parseEnv({ ...base, NODE_ENV: "production" })).toThrowError(/APP_URL: must be the service's https:\/\/ address/);
-    expect(() => parseEnv({ ...base, NODE_ENV: "production", APP_URL: "http://leads.example.com" })).toThrowError(/APP_URL/);
-    expect(parseEnv({ ...base, NODE_ENV: "production", APP_URL: "https://leads.example.com" }).APP_URL).toBe("https://leads.example.com");
-    expect(parseEnv({ ...base, NODE_ENV: "production", ALLOW_INSECURE_HTTP: "true" }).APP_URL).toBe("http://localhost:3000");
+    expect(() => parseEnv({ ...base, NODE_ENV: "production" })).toThrowError(
+      /APP_URL: must be the service's https:\/\/ address/,
+    );
+    expect(() => parseEnv({ ...base, NODE_ENV: "production", APP_URL: "http://leads.example.com" })).toThrowError(
+      /APP_URL/,
+    );
+    expect(parseEnv({ ...base, NODE_ENV: "production", APP_URL: "https://leads.example.com" }).APP_URL).toBe(
+      "https://leads.example.com",
+    );
+    expect(parseEnv({ ...base, NODE_ENV: "production", ALLOW_INSECURE_HTTP: "true" }).APP_URL).toBe(
+      "http://localhost:3000",
+    );
   });
 
   it("refuses short secrets and the example values, naming each variable", () => {
@@ -50,12 +62,16 @@ describe("environment validation", () => {
     expect(parse).toThrowError(/SESSION_SECRET: is still the example value/);
     expect(parse).toThrowError(/SUPPORT_API_KEY: must be at least 32 characters/);
     expect(parse).toThrowError(/INBOUND_SECRET: must be at least 32 characters/);
-    expect(parseEnv({ ...base, SUPPORT_API_KEY: "k".repeat(32), INBOUND_SECRET: "i".repeat(40) }).SUPPORT_API_KEY).toBe("k".repeat(32));
+    expect(parseEnv({ ...base, SUPPORT_API_KEY: "k".repeat(32), INBOUND_SECRET: "i".repeat(40) }).SUPPORT_API_KEY).toBe(
+      "k".repeat(32),
+    );
   });
 
   it("knows every secret value .env.example ships with as a placeholder", () => {
     const example = fs.readFileSync(path.resolve(import.meta.dirname, "../../.env.example"), "utf8");
-    const shipped = [...example.matchAll(/^(SESSION_SECRET|SUPPORT_API_KEY|INBOUND_SECRET)=(.+)$/gm)].map((m) => m[2].trim());
+    const shipped = [...example.matchAll(/^(SESSION_SECRET|SUPPORT_API_KEY|INBOUND_SECRET)=(.+)$/gm)].map((m) =>
+      m[2].trim(),
+    );
     expect(shipped.length).toBeGreaterThan(0);
     for (const value of shipped) expect(PLACEHOLDER_SECRETS).toContain(value);
   });
@@ -66,7 +82,9 @@ describe("environment validation", () => {
       SESSION_MAX_DAYS: 1.5,
     });
     expect(parseEnv(base)).toMatchObject({ SESSION_IDLE_HOURS: 12, SESSION_MAX_DAYS: 30 });
-    expect(() => parseEnv({ ...base, SESSION_IDLE_HOURS: "0" })).toThrowError(/SESSION_IDLE_HOURS: must be a number above 0/);
+    expect(() => parseEnv({ ...base, SESSION_IDLE_HOURS: "0" })).toThrowError(
+      /SESSION_IDLE_HOURS: must be a number above 0/,
+    );
     expect(() => parseEnv({ ...base, SESSION_MAX_DAYS: "soon" })).toThrowError(/SESSION_MAX_DAYS/);
   });
 });

@@ -37,12 +37,36 @@ describe("the builder's form inputs", () => {
   it("reads numbers, options one per line, and leaves out rules the type does not take", () => {
     expect(
       fieldInputFromFormData(
-        formData({ key: "", label: " Size ", type: "number", required: "on", min: "1", max: "9", maxLength: "5", options: "x" }),
+        formData({
+          key: "",
+          label: " Size ",
+          type: "number",
+          required: "on",
+          min: "1",
+          max: "9",
+          maxLength: "5",
+          options: "x",
+        }),
       ),
     ).toEqual({ key: "", label: "Size", type: "number", required: true, min: 1, max: 9 });
     expect(
-      fieldInputFromFormData(formData({ key: "plan", label: "Plan", type: "multiselect", options: "Basic\r\n\r\n Pro \n", defaultValue: "Basic, Pro" })),
-    ).toEqual({ key: "plan", label: "Plan", type: "multiselect", required: false, options: ["Basic", "Pro"], defaultValue: ["Basic", "Pro"] });
+      fieldInputFromFormData(
+        formData({
+          key: "plan",
+          label: "Plan",
+          type: "multiselect",
+          options: "Basic\r\n\r\n Pro \n",
+          defaultValue: "Basic, Pro",
+        }),
+      ),
+    ).toEqual({
+      key: "plan",
+      label: "Plan",
+      type: "multiselect",
+      required: false,
+      options: ["Basic", "Pro"],
+      defaultValue: ["Basic", "Pro"],
+    });
   });
 });
 
@@ -51,16 +75,24 @@ describe("field list edits", () => {
     const added = addFieldTo(fields, { label: "Email", type: "email" });
     expect(added.ok && added.fields.map((field) => field.key)).toEqual(["name", "topic", "email"]);
     const duplicate = addFieldTo(fields, { key: "Name", label: "Name", type: "text" });
-    expect(duplicate).toMatchObject({ ok: false, status: 422, details: [{ path: "field.key" }] });
+    expect(duplicate).toMatchObject({ ok: false, code: "validation_failed", details: [{ path: "field.key" }] });
   });
 
   it("names each bad rule of an edited field, and refuses a field that is gone with 404", () => {
     const bad = updateFieldIn(fields, "topic", { label: "", type: "select", options: [] });
     expect(bad.ok).toBe(false);
     expect(!bad.ok && bad.details!.map((detail) => detail.path).sort()).toEqual(["field.label", "field.options"]);
-    expect(updateFieldIn(fields, "gone", { label: "X", type: "text" })).toMatchObject({ ok: false, status: 404 });
+    expect(updateFieldIn(fields, "gone", { label: "X", type: "text" })).toMatchObject({
+      ok: false,
+      code: "field_not_found",
+    });
     const renamed = updateFieldIn(fields, "topic", { key: "subject", label: "Subject", type: "text" });
-    expect(renamed.ok && renamed.fields[1]).toEqual({ key: "subject", label: "Subject", type: "text", required: false });
+    expect(renamed.ok && renamed.fields[1]).toEqual({
+      key: "subject",
+      label: "Subject",
+      type: "text",
+      required: false,
+    });
   });
 
   it("moves a field one place and leaves it at either end; removes by key", () => {

@@ -37,8 +37,20 @@ describe("field schema", () => {
 describe("lead data validator", () => {
   it("accepts typed JSON and refuses unknown keys by name", () => {
     const schema = buildLeadDataSchema(fields, "json");
-    const ok = schema.safeParse({ name: " Ada ", email: "ada@example.com", budget: 10, consent: true, channels: ["Email"] });
-    expect(ok.success && ok.data).toEqual({ name: "Ada", email: "ada@example.com", budget: 10, consent: true, channels: ["Email"] });
+    const ok = schema.safeParse({
+      name: " Ada ",
+      email: "ada@example.com",
+      budget: 10,
+      consent: true,
+      channels: ["Email"],
+    });
+    expect(ok.success && ok.data).toEqual({
+      name: "Ada",
+      email: "ada@example.com",
+      budget: 10,
+      consent: true,
+      channels: ["Email"],
+    });
     const unknown = schema.safeParse({ name: "Ada", email: "ada@example.com", consent: true, extra: 1 });
     expect(unknown.success).toBe(false);
     expect(JSON.stringify(unknown.error!.issues)).toContain("extra");
@@ -57,7 +69,11 @@ describe("lead data validator", () => {
     expect(paths.sort()).toEqual(["budget", "consent", "email", "name", "start", "topic"]);
     const name = result.error!.issues.find((issue) => issue.path[0] === "name");
     expect(name?.message).toBe("This field is required.");
-    const blank = buildLeadDataSchema(fields, "form").safeParse({ name: "   ", email: "ada@example.com", consent: "on" });
+    const blank = buildLeadDataSchema(fields, "form").safeParse({
+      name: "   ",
+      email: "ada@example.com",
+      consent: "on",
+    });
     expect(blank.error?.issues.map((issue) => [issue.path.join("."), issue.message])).toEqual([
       ["name", "This field is required."],
     ]);

@@ -1,0 +1,107 @@
+// One row of the builder's field list, with its move, edit and remove buttons.
+import { useFetcher } from "@remix-run/react";
+import { type FormField } from "~/models/form-schema";
+import { FieldEditor } from "./FieldEditor";
+import { resultFor, type ActionResult, type Draft } from "./shared";
+
+export function FieldRow({
+  field,
+  fields,
+  index,
+  count,
+  actionData,
+  onDraft,
+}: {
+  field: FormField;
+  fields: FormField[];
+  index: number;
+  count: number;
+  actionData: ActionResult | undefined;
+  onDraft: (draft: Draft) => void;
+}) {
+  const editResult = resultFor(actionData, "update-field", field.key);
+  const rowResult = resultFor(actionData, ["move-field", "remove-field"], field.key);
+  return (
+    <li className="card" aria-label={`Field ${field.label}`}>
+      <div className="actions" style={{ justifyContent: "space-between" }}>
+        <div>
+          <strong>{field.label}</strong> <code>{field.key}</code> <span className="badge">{field.type}</span>
+          {field.required ? <span className="badge">required</span> : null}
+        </div>
+        <div className="actions">
+          <RowAction
+            intent="move-field"
+            fieldKey={field.key}
+            extra={{ direction: "up" }}
+            disabled={index === 0}
+            label={`Move ${field.label} up`}
+            text="↑ Up"
+          />
+          <RowAction
+            intent="move-field"
+            fieldKey={field.key}
+            extra={{ direction: "down" }}
+            disabled={index === count - 1}
+            label={`Move ${field.label} down`}
+            text="↓ Down"
+          />
+          <RowAction intent="remove-field" fieldKey={field.key} label={`Remove ${field.label}`} text="Remove" danger />
+        </div>
+      </div>
+      {rowResult && !rowResult.ok ? (
+        <p className="error" role="alert">
+          {rowResult.message}
+        </p>
+      ) : null}
+      <details open={editResult ? !editResult.ok : undefined}>
+        <summary>Edit {field.label}</summary>
+        <FieldEditor
+          mode="edit"
+          field={field}
+          fields={fields}
+          idPrefix={`edit-${index}`}
+          actionData={editResult}
+          onDraft={onDraft}
+        />
+      </details>
+    </li>
+  );
+}
+
+function RowAction({
+  intent,
+  fieldKey,
+  extra = {},
+  disabled,
+  label,
+  text,
+  danger,
+}: {
+  intent: string;
+  fieldKey: string;
+  extra?: Record<string, string>;
+  disabled?: boolean;
+  label: string;
+  text: string;
+  danger?: boolean;
+}) {
+  const fetcher = useFetcher<ActionResult>();
+  return (
+    <fetcher.Form method="post" style={{ margin: 0 }}>
+      <input type="hidden" name="intent" value={intent} />
+      <input type="hidden" name="fieldKey" value={fieldKey} />
+      {Object.entries(extra).map(([name, value]) => (
+        <input key={name} type="hidden" name={name} value={value} />
+      ))}
+      <button type="submit" className={danger ? "danger" : "secondary"} disabled={disabled} aria-label={label}>
+        {text}
+      </button>
+      {fetcher.data && !fetcher.data.ok ? (
+        <span className="error" role="alert">
+          {" "}
+          {fetcher.data.message}
+        </span>
+      ) : null}
+    </fetcher.Form>
+  );
+}

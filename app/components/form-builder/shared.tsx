@@ -1,0 +1,65 @@
+// What the form builder's parts share: the action's answer, the draft being edited, and
+// the helpers that read refusals back into field errors.
+import { useEffect, useState } from "react";
+import type { FormField } from "~/models/form-schema";
+
+export type Detail = { path: string; message: string };
+export type ActionResult = {
+  ok: boolean;
+  intent: string;
+  fieldKey: string;
+  message?: string;
+  details?: Detail[];
+  /** What was posted, to fill the form again after a refusal without JavaScript. */
+  values?: Record<string, string>;
+};
+
+export function useHydrated() {
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
+  return hydrated;
+}
+
+/** `{label: "..."}` from details like `field.label` or `settings.redirectUrl`. */
+export function errorsByName(details: Detail[] | undefined, prefix: string): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const detail of details ?? []) {
+    if (!detail.path.startsWith(`${prefix}.`)) continue;
+    const [name, index] = detail.path.slice(prefix.length + 1).split(".");
+    const message =
+      index !== undefined && /^\d+$/.test(index) ? `Line ${Number(index) + 1}: ${detail.message}` : detail.message;
+    errors[name] = errors[name] ? `${errors[name]} ${message}` : message;
+  }
+  return errors;
+}
+
+export function resultFor(
+  actionData: ActionResult | undefined,
+  intent: string | string[],
+  fieldKey = "",
+): ActionResult | undefined {
+  const intents = Array.isArray(intent) ? intent : [intent];
+  if (!actionData || !intents.includes(actionData.intent) || actionData.fieldKey !== fieldKey) return undefined;
+  return actionData;
+}
+
+export function FieldError({ id, message }: { id: string; message?: string }) {
+  return message ? (
+    <p id={id} className="field-error">
+      {message}
+    </p>
+  ) : null;
+}
+
+export type Draft = { target: string | null; field: FormField } | null;
+
+export const IN_PLACE_INTENTS = ["add-field", "update-details", "update-settings", "delete"];
+
+/** Whether a refusal has a form on the page to show it (a field edit needs its field). */
+export function shownInPlace(result: ActionResult, fields: FormField[]): boolean {
+  if (IN_PLACE_INTENTS.includes(result.intent)) return true;
+  if (["update-field", "move-field", "remove-field"].includes(result.intent)) {
+    return fields.some((field) => field.key === result.fieldKey);
+  }
+  return false;
+}
