@@ -1,7 +1,7 @@
-# Production image: builds the app and runs `node server.js` (no Docker engine runs on our
+# Production image: builds the app and runs `node build/node/server.js` (no Docker engine runs on our
 # build machines, so this file is exercised by its commands, which CI runs natively).
 #   docker build -t lead-capture .
-#   docker run --rm -e DATABASE_URL=postgresql://... lead-capture node scripts/prisma.mjs migrate deploy
+#   docker run --rm -e DATABASE_URL=postgresql://... lead-capture node --import tsx scripts/prisma.ts migrate deploy
 #   docker run -p 3000:3000 -e SESSION_SECRET=... -e DATABASE_URL=postgresql://... lead-capture
 FROM node:20-bookworm-slim
 WORKDIR /app
@@ -15,4 +15,4 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=3s \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["node", "server.js"]
+CMD ["node", "build/node/server.js"]

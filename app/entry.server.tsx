@@ -2,17 +2,18 @@
 // work of the process: server.js calls startBackgroundWork once it listens and
 // stopBackgroundWork on shutdown.
 import { PassThrough } from "node:stream";
-import type { AppLoadContext, EntryContext } from "@remix-run/node";
 import { createReadableStreamFromReadable } from "@remix-run/node";
 import { RemixServer, isRouteErrorResponse } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
-import { stopEmailBodyWorkers } from "~/models/email-body.server";
+import { startAttachmentCleanup } from "~/models/attachment-store.server";
+import { startInboundWorkers } from "~/models/inbound-worker.server";
 import { startOutboxWorker } from "~/models/outbox.server";
 import { startSessionCleanup } from "~/models/session.server";
 import { db } from "~/utils/db.server";
 import { NonceProvider } from "~/utils/nonce";
 import { documentSecurityHeaders } from "~/utils/security-headers.server";
+import type { AppLoadContext, EntryContext } from "@remix-run/node";
 
 const ABORT_DELAY = 5_000;
 
@@ -72,10 +73,15 @@ export function handleError(error: unknown, { request }: { request: Request }) {
 const backgroundWork: Array<{ stop: () => Promise<void> }> = [];
 
 export async function startBackgroundWork(): Promise<void> {
-  backgroundWork.push(await startOutboxWorker(), startSessionCleanup());
+  backgroundWork.push(
+    await startOutboxWorker(),
+    startSessionCleanup(),
+    startAttachmentCleanup(),
+    startInboundWorkers(),
+  );
 }
 
 export async function stopBackgroundWork(): Promise<void> {
-  await Promise.all([...backgroundWork.map((work) => work.stop()), stopEmailBodyWorkers()]);
+  await Promise.all(backgroundWork.map((work) => work.stop()));
   await db.$disconnect();
 }

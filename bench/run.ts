@@ -48,7 +48,7 @@ fs.mkdirSync(tmp, { recursive: true });
 // ---------------------------------------------------------------- databases
 
 function migrate(databaseUrl: string) {
-  execFileSync(process.execPath, [path.join(root, "scripts", "prisma.mjs"), "migrate", "deploy"], {
+  execFileSync(process.execPath, ["--import", "tsx", path.join(root, "scripts", "prisma.ts"), "migrate", "deploy"], {
     cwd: root,
     env: { ...process.env, DATABASE_URL: databaseUrl },
     stdio: ["ignore", "ignore", "inherit"],
@@ -117,7 +117,7 @@ async function startApp(databaseUrl: string, extra: Record<string, string> = {})
 }
 
 async function startBaseline(databaseUrl: string): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, [path.join(root, "bench", "baseline-submit.mjs")], {
+  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "bench", "baseline-submit.ts")], {
     env: { ...process.env, DATABASE_URL: databaseUrl },
     stdio: ["ignore", "pipe", "inherit"],
   });
@@ -136,7 +136,14 @@ async function startBaseline(databaseUrl: string): Promise<{ url: string; stop: 
 async function staffCookie(app: TestServer, databaseUrl: string): Promise<string> {
   execFileSync(
     process.execPath,
-    [path.join(root, "node_modules", "tsx", "dist", "cli.mjs"), path.join(root, "scripts", "user-create.ts"), "--email", STAFF.email, "--password", STAFF.password],
+    [
+      path.join(root, "node_modules", "tsx", "dist", "cli.mjs"),
+      path.join(root, "scripts", "user-create.ts"),
+      "--email",
+      STAFF.email,
+      "--password",
+      STAFF.password,
+    ],
     { cwd: root, env: { ...process.env, ...SECRETS, DATABASE_URL: databaseUrl, ENV_FILE: "" }, stdio: "ignore" },
   );
   const res = await fetch(`${app.url}/api/auth/login`, {
@@ -145,7 +152,10 @@ async function staffCookie(app: TestServer, databaseUrl: string): Promise<string
     body: JSON.stringify(STAFF),
   });
   if (!res.ok) throw new Error(`bench login failed: ${res.status}`);
-  return res.headers.getSetCookie().map((c) => c.split(";")[0]).join("; ");
+  return res.headers
+    .getSetCookie()
+    .map((c) => c.split(";")[0])
+    .join("; ");
 }
 
 const FIELDS = [
@@ -176,7 +186,13 @@ function leadBody(formId: string) {
       size: 12,
       message: "We would like a demo of the product next week, please.",
     },
-    utm: { utm_source: "newsletter", utm_medium: "email", utm_campaign: "spring-launch", utm_term: "forms", utm_content: "cta" },
+    utm: {
+      utm_source: "newsletter",
+      utm_medium: "email",
+      utm_campaign: "spring-launch",
+      utm_term: "forms",
+      utm_content: "cta",
+    },
     referrerUrl: "https://news.example.com/issue/42",
     landingPageUrl: "https://www.example.com/pricing?utm_source=newsletter",
   });
@@ -190,8 +206,7 @@ async function load(
   url: string,
   options: Omit<autocannon.Options, "url" | "duration"> & { seconds?: number },
 ): Promise<Load> {
-  const run = (seconds: number) =>
-    autocannon({ url, duration: seconds, ...options });
+  const run = (seconds: number) => autocannon({ url, duration: seconds, ...options });
   const warm = await run(3);
   const result = await run(options.seconds ?? SECONDS);
   return {
@@ -204,7 +219,8 @@ async function load(
   };
 }
 
-const fmt = (n: number, digits = 0) => n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+const fmt = (n: number, digits = 0) =>
+  n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 
 // ---------------------------------------------------------------- sections
 
@@ -234,13 +250,17 @@ async function benchSubmit(kind: "sqlite" | "postgres") {
   try {
     if (baseDb.startsWith("file:")) {
       const db = new Database(baseDb.slice(5));
-      db.prepare(`INSERT INTO "Form" (id, name, fields, settings, "createdAt", "updatedAt") VALUES (?, 'Contact', ?, '{}', ?, ?)`).run(
-        formId, JSON.stringify(FIELDS), new Date().toISOString(), new Date().toISOString());
+      db.prepare(
+        `INSERT INTO "Form" (id, name, fields, settings, "createdAt", "updatedAt") VALUES (?, 'Contact', ?, '{}', ?, ?)`,
+      ).run(formId, JSON.stringify(FIELDS), new Date().toISOString(), new Date().toISOString());
       db.close();
     } else {
       const client = new pg.Client({ connectionString: baseDb });
       await client.connect();
-      await client.query(`INSERT INTO "Form" (id, name, fields, settings, "updatedAt") VALUES ($1, 'Contact', $2, '{}', now())`, [formId, JSON.stringify(FIELDS)]);
+      await client.query(
+        `INSERT INTO "Form" (id, name, fields, settings, "updatedAt") VALUES ($1, 'Contact', $2, '{}', now())`,
+        [formId, JSON.stringify(FIELDS)],
+      );
       await client.end();
     }
     baseLoad = await load(`${baseline.url}/`, {
@@ -291,22 +311,39 @@ function seedLeads(databaseUrl: string, count: number): { formId: string; campai
   const now = new Date().toISOString();
   const forms = ["Contact", "Demo request", "Newsletter"].map((name, i) => {
     const id = `benchform${i}`;
-    db.prepare(`INSERT INTO "Form" (id, name, fields, "schemaVersion", settings, "createdAt", "updatedAt") VALUES (?, ?, ?, 1, '{}', ?, ?)`)
-      .run(id, name, JSON.stringify(FIELDS), now, now);
-    db.prepare(`INSERT INTO "FormVersion" ("formId", version, fields, "createdAt") VALUES (?, 1, ?, ?)`).run(id, JSON.stringify(FIELDS), now);
+    db.prepare(
+      `INSERT INTO "Form" (id, name, fields, "schemaVersion", settings, "createdAt", "updatedAt") VALUES (?, ?, ?, 1, '{}', ?, ?)`,
+    ).run(id, name, JSON.stringify(FIELDS), now, now);
+    db.prepare(`INSERT INTO "FormVersion" ("formId", version, fields, "createdAt") VALUES (?, 1, ?, ?)`).run(
+      id,
+      JSON.stringify(FIELDS),
+      now,
+    );
     return id;
   });
-  const insert = db.prepare(`INSERT INTO "Lead" (id, "formId", "schemaVersion", data, "searchText", "utmSource", "utmMedium", "utmCampaign", "referrerUrl", "referrerHost", "landingPageUrl", "isSpam", "createdAt")
+  const insert =
+    db.prepare(`INSERT INTO "Lead" (id, "formId", "schemaVersion", data, "searchText", "utmSource", "utmMedium", "utmCampaign", "referrerUrl", "referrerHost", "landingPageUrl", "isSpam", "createdAt")
     VALUES (?, ?, 1, ?, ?, ?, 'email', ?, 'https://news.example.com/a', 'news.example.com', 'https://www.example.com/', 0, ?)`);
   const sources = ["newsletter", "google", "linkedin", "partner"];
   const campaigns = ["spring-launch", "black-friday", "webinar", "retargeting", "brand"];
   const start = Date.now() - count * 1000;
   const batch = db.transaction((from: number, to: number) => {
     for (let i = from; i < to; i++) {
-      const data = { name: `Lead ${i}, "quoted"`, email: `lead${i}@example.com`, company: `Company ${i % 997}`, size: i % 500, message: `Hello from lead ${i}\nsecond line` };
+      const data = {
+        name: `Lead ${i}, "quoted"`,
+        email: `lead${i}@example.com`,
+        company: `Company ${i % 997}`,
+        size: i % 500,
+        message: `Hello from lead ${i}\nsecond line`,
+      };
       insert.run(
-        `lead${String(i).padStart(9, "0")}`, forms[i % 3], JSON.stringify(data), Object.values(data).join(" ").toLowerCase(),
-        sources[i % 4], campaigns[i % 5], new Date(start + i * 1000).toISOString().replace("Z", "+00:00"),
+        `lead${String(i).padStart(9, "0")}`,
+        forms[i % 3],
+        JSON.stringify(data),
+        Object.values(data).join(" ").toLowerCase(),
+        sources[i % 4],
+        campaigns[i % 5],
+        new Date(start + i * 1000).toISOString().replace("Z", "+00:00"),
       );
     }
   });
@@ -356,14 +393,36 @@ function baselineCsv(databaseUrl: string): { ms: number; bytes: number } {
     const text = value === null || value === undefined ? "" : String(value);
     return /[",\n\r]/.test(text) ? `"${text.replace(/"/g, '""')}"` : text;
   };
-  let buffer = "\ufeffid,submitted_at,form,name,email,company,size,message,utm_source,utm_medium,utm_campaign,utm_term,utm_content,referrer,landing\n";
+  let buffer =
+    "\ufeffid,submitted_at,form,name,email,company,size,message,utm_source,utm_medium,utm_campaign,utm_term,utm_content,referrer,landing\n";
   let bytes = 0;
   const rows = db
-    .prepare(`SELECT l.id, l."createdAt", f.name AS form, l.data, l."utmSource", l."utmMedium", l."utmCampaign", l."utmTerm", l."utmContent", l."referrerUrl", l."landingPageUrl" FROM "Lead" l JOIN "Form" f ON f.id = l."formId" WHERE l."isSpam" = 0 ORDER BY l."createdAt" DESC, l.id DESC`)
+    .prepare(
+      `SELECT l.id, l."createdAt", f.name AS form, l.data, l."utmSource", l."utmMedium", l."utmCampaign", l."utmTerm", l."utmContent", l."referrerUrl", l."landingPageUrl" FROM "Lead" l JOIN "Form" f ON f.id = l."formId" WHERE l."isSpam" = 0 ORDER BY l."createdAt" DESC, l.id DESC`,
+    )
     .iterate() as Iterable<Record<string, unknown>>;
   for (const row of rows) {
     const data = JSON.parse(row.data as string);
-    buffer += [row.id, row.createdAt, row.form, data.name, data.email, data.company, data.size, data.message, row.utmSource, row.utmMedium, row.utmCampaign, row.utmTerm, row.utmContent, row.referrerUrl, row.landingPageUrl].map(quote).join(",") + "\n";
+    buffer +=
+      [
+        row.id,
+        row.createdAt,
+        row.form,
+        data.name,
+        data.email,
+        data.company,
+        data.size,
+        data.message,
+        row.utmSource,
+        row.utmMedium,
+        row.utmCampaign,
+        row.utmTerm,
+        row.utmContent,
+        row.referrerUrl,
+        row.landingPageUrl,
+      ]
+        .map(quote)
+        .join(",") + "\n";
     if (buffer.length > 1 << 16) {
       bytes += fs.writeSync(out, buffer);
       buffer = "";
@@ -453,7 +512,12 @@ async function benchInbound() {
       const res = await fetch(`${app.url}/api/support-requests`, {
         method: "POST",
         headers: { "Content-Type": "application/json" },
-        body: JSON.stringify({ email: `customer${i}@example.com`, name: `Customer ${i}`, subject: `Question ${i}`, message: "Hello, I have a question." }),
+        body: JSON.stringify({
+          email: `customer${i}@example.com`,
+          name: `Customer ${i}`,
+          subject: `Question ${i}`,
+          message: "Hello, I have a question.",
+        }),
       });
       if (res.status !== 201) throw new Error(`create ticket: ${res.status} ${await res.text()}`);
       references.push(((await res.json()) as { reference: string }).reference);
@@ -516,12 +580,17 @@ const widths = ["figure", "app", "baseline", "ratio", "goal"].map((key) =>
 const line = (cells: string[]) => cells.map((cell, i) => cell.padEnd(widths[i])).join("  ");
 console.log(`\n${line(["figure", "app", "baseline", "ratio", "goal"])}  met`);
 for (const row of rows) {
-  console.log(`${line([row.figure, row.app, row.baseline, row.ratio, row.goal])}  ${row.ok === null ? "" : row.ok ? "yes" : "NO"}`);
+  console.log(
+    `${line([row.figure, row.app, row.baseline, row.ratio, row.goal])}  ${row.ok === null ? "" : row.ok ? "yes" : "NO"}`,
+  );
 }
 
 fs.mkdirSync(resultsDir, { recursive: true });
 const stamp = new Date().toISOString().replace(/[:.]/g, "-");
 fs.writeFileSync(path.join(resultsDir, `${stamp}.json`), JSON.stringify({ ...results, table: rows }, null, 2) + "\n");
-const kept = fs.readdirSync(resultsDir).filter((file) => file.endsWith(".json")).sort();
+const kept = fs
+  .readdirSync(resultsDir)
+  .filter((file) => file.endsWith(".json"))
+  .sort();
 for (const old of kept.slice(0, -5)) fs.rmSync(path.join(resultsDir, old));
 console.log(`\nwrote bench/results/${stamp}.json`);

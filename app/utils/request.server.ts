@@ -14,17 +14,24 @@ export function clientIp(context: AppLoadContext | undefined): string {
   return context?.clientIp || "unknown";
 }
 
+/** Whether a path is the JSON API's (answered in its error shape) rather than a page's. */
+export function isApiPath(pathname: string): boolean {
+  return pathname.startsWith("/api/");
+}
+
 export function isApiRequest(request: Request): boolean {
-  return new URL(request.url).pathname.startsWith("/api/");
+  return isApiPath(new URL(request.url).pathname);
 }
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
 /**
  * A mutating request that names another site in Origin (or, lacking Origin, in
- * Referer) is cross-site. Requests with neither are API clients such as curl.
+ * Referer) is cross-site. Requests with neither are API clients such as curl. The one
+ * same-origin rule: the server's page-post guard (server/guards.ts) and the session
+ * checks (assertSameOrigin) both ask this.
  */
-export function isCrossSiteMutation(request: Request): boolean {
+export function isCrossSiteMutation(request: Pick<Request, "method" | "headers" | "url">): boolean {
   if (SAFE_METHODS.has(request.method)) return false;
   const source = request.headers.get("Origin") ?? request.headers.get("Referer");
   if (!source || source === "null") return source === "null";

@@ -1,4 +1,5 @@
-// Security headers of every HTML page. The CSP allows only this site's scripts and the
+// Security headers of every HTML page (the server adds nosniff and the referrer policy to
+// every response: server/node-http.ts). The CSP allows only this site's scripts and the
 // inline scripts Remix renders with this request's nonce.
 //
 // The dashboard may not be framed and its forms post only here. The hosted form pages
@@ -21,8 +22,6 @@ export function documentSecurityHeaders(pathname: string, nonce: string): Record
   ];
   const headers: Record<string, string> = {
     "Content-Security-Policy": directives.join("; "),
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "strict-origin-when-cross-origin",
     "Cross-Origin-Opener-Policy": "same-origin",
   };
   if (!hosted) headers["X-Frame-Options"] = "DENY";

@@ -1,9 +1,9 @@
-import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/models/user.server";
 import { launchBrowser } from "../support/browser";
 import { STAFF } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
+import type { Browser } from "playwright-core";
 
 let server: TestServer;
 let browser: Browser;

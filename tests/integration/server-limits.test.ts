@@ -37,7 +37,8 @@ function raw(url: string, text: string, waitMs = 5_000): Promise<{ reply: string
     });
     socket.on("error", (error) => {
       clearTimeout(timer);
-      if ((error as NodeJS.ErrnoException).code === "ECONNRESET") resolve({ reply, closedAfterMs: Date.now() - started });
+      if ((error as NodeJS.ErrnoException).code === "ECONNRESET")
+        resolve({ reply, closedAfterMs: Date.now() - started });
       else reject(error);
     });
   });
@@ -91,7 +92,7 @@ describe("slow clients", () => {
   it("closes a connection whose body does not arrive within REQUEST_TIMEOUT_MS", async () => {
     const { closedAfterMs } = await raw(
       server.url,
-      "POST /api/leads/submit HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"formId\":",
+      'POST /api/leads/submit HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"formId":',
       8_000,
     );
     expect(closedAfterMs).not.toBeNull();
@@ -103,7 +104,9 @@ describe("slow clients", () => {
     const before = server.output().length;
     await new Promise<void>((resolve) => {
       const socket = net.connect(addressOf(server.url), () => {
-        socket.write("POST /api/leads/submit HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{\"a\":");
+        socket.write(
+          'POST /api/leads/submit HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 5000\r\n\r\n{"a":',
+        );
         setTimeout(() => {
           socket.destroy();
           resolve();
@@ -129,7 +132,11 @@ describe("open connections", () => {
         sockets.push(socket);
       }
       await new Promise((resolve) => setTimeout(resolve, 100));
-      const refused = await raw(capped.url, "GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n", 3_000);
+      const refused = await raw(
+        capped.url,
+        "GET /healthz HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n",
+        3_000,
+      );
       expect(refused.reply).toBe("");
       expect(refused.closedAfterMs).not.toBeNull();
 
@@ -151,9 +158,14 @@ describe("client addresses behind proxies", () => {
       const form = await createForm("Proxied", [[{ key: "name", label: "Name", type: "text", required: true }]]);
       const statuses: number[] = [];
       for (let i = 0; i < 6; i++) {
-        const res = await apiClient(proxied.url)("POST", "/api/leads/submit", { formId: form.id, data: { name: `n${i}` } }, {
-          "X-Forwarded-For": forwardedFor(i),
-        });
+        const res = await apiClient(proxied.url)(
+          "POST",
+          "/api/leads/submit",
+          { formId: form.id, data: { name: `n${i}` } },
+          {
+            "X-Forwarded-For": forwardedFor(i),
+          },
+        );
         statuses.push(res.status);
       }
       return statuses;
@@ -183,7 +195,11 @@ describe("client addresses behind proxies", () => {
 
 describe("requests that are not HTTP", () => {
   it("answers unparseable requests with 400 in the error shape, not Node's bare page", async () => {
-    for (const text of ["GARBAGE\r\n\r\n", "GET /api/leads HTTP/1.1\r\nHost: localhost\r\nContent-Length: abc\r\n\r\n", "GET /api/\u0001 HTTP/1.1\r\n\r\n"]) {
+    for (const text of [
+      "GARBAGE\r\n\r\n",
+      "GET /api/leads HTTP/1.1\r\nHost: localhost\r\nContent-Length: abc\r\n\r\n",
+      "GET /api/\u0001 HTTP/1.1\r\n\r\n",
+    ]) {
       const { reply } = await raw(server.url, text);
       expect(statusOf(reply), JSON.stringify(text)).toBe(400);
       expect(reply).toContain("application/json");
@@ -192,10 +208,16 @@ describe("requests that are not HTTP", () => {
   });
 
   it("answers headers larger than Node accepts with 431 in the error shape", async () => {
-    const { reply } = await raw(server.url, `GET /api/leads HTTP/1.1\r\nHost: localhost\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`);
+    const { reply } = await raw(
+      server.url,
+      `GET /api/leads HTTP/1.1\r\nHost: localhost\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`,
+    );
     expect(statusOf(reply)).toBe(431);
     expect(reply).toContain('"code":"headers_too_large"');
-    const page = await raw(server.url, `GET /leads HTTP/1.1\r\nHost: localhost\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`);
+    const page = await raw(
+      server.url,
+      `GET /leads HTTP/1.1\r\nHost: localhost\r\nX-Big: ${"a".repeat(20_000)}\r\n\r\n`,
+    );
     expect(statusOf(page.reply)).toBe(431);
     expect(page.reply).toContain("text/html");
   });

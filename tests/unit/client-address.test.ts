@@ -1,7 +1,8 @@
 // @vitest-environment node
-import type { IncomingMessage } from "node:http";
 import { describe, expect, it } from "vitest";
-import { clientAddressOf, compileTrustProxy, serverLimits } from "../../server.js";
+import { clientAddressOf, compileTrustProxy } from "../../server/client-address";
+import { serverLimits } from "../../server/limits";
+import type { IncomingMessage } from "node:http";
 
 const request = (socket: string, forwardedFor?: string) =>
   ({

@@ -1,9 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { isCrossSiteMutation } from "~/utils/request.server";
 import { safeRedirect } from "~/utils/auth.server";
+import { isCrossSiteMutation } from "~/utils/request.server";
 
-const post = (headers: Record<string, string>) =>
-  new Request("http://app.test/api/forms", { method: "POST", headers });
+const post = (headers: Record<string, string>) => new Request("http://app.test/api/forms", { method: "POST", headers });
 
 describe("cross-site mutation check", () => {
   it("refuses a POST whose Origin or Referer names another site", () => {
@@ -15,7 +14,9 @@ describe("cross-site mutation check", () => {
   it("allows same-site posts, API clients without Origin, and reads", () => {
     expect(isCrossSiteMutation(post({ Origin: "http://app.test" }))).toBe(false);
     expect(isCrossSiteMutation(post({}))).toBe(false);
-    expect(isCrossSiteMutation(new Request("http://app.test/x", { headers: { Origin: "https://evil.example" } }))).toBe(false);
+    expect(isCrossSiteMutation(new Request("http://app.test/x", { headers: { Origin: "https://evil.example" } }))).toBe(
+      false,
+    );
   });
 });
 

@@ -2,18 +2,35 @@
 // server that parses the same JSON and inserts the same row, with a prepared
 // better-sqlite3 statement (SQLite) or one parameterised pg query (PostgreSQL).
 //
-//   DATABASE_URL=file:... node bench/baseline-submit.mjs   prints "listening on http://127.0.0.1:PORT"
+//   DATABASE_URL=file:... node --import tsx bench/baseline-submit.ts   prints "listening on http://127.0.0.1:PORT"
 import { createHash, randomBytes } from "node:crypto";
-import http from "node:http";
+import http, { type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 
 const url = process.env.DATABASE_URL ?? "";
 const columns = [
-  "id", "formId", "schemaVersion", "data", "searchText", "utmSource", "utmMedium", "utmCampaign", "utmTerm",
-  "utmContent", "referrerUrl", "referrerHost", "landingPageUrl", "userAgent", "ipHash", "isSpam", "createdAt",
+  "id",
+  "formId",
+  "schemaVersion",
+  "data",
+  "searchText",
+  "utmSource",
+  "utmMedium",
+  "utmCampaign",
+  "utmTerm",
+  "utmContent",
+  "referrerUrl",
+  "referrerHost",
+  "landingPageUrl",
+  "userAgent",
+  "ipHash",
+  "isSpam",
+  "createdAt",
 ];
 const quoted = columns.map((column) => `"${column}"`).join(", ");
 
-let insert;
+type Row = Array<string | number | boolean | null>;
+let insert: (row: Row) => Promise<unknown>;
 if (url.startsWith("postgres")) {
   const { default: pg } = await import("pg");
   const pool = new pg.Pool({ connectionString: url, max: 10 });
@@ -28,16 +45,22 @@ if (url.startsWith("postgres")) {
   insert = async (row) => statement.run(row);
 }
 
-function send(res, status, body) {
+function send(res: ServerResponse, status: number, body: unknown) {
   res.writeHead(status, { "Content-Type": "application/json" });
   res.end(JSON.stringify(body));
 }
 
 const server = http.createServer((req, res) => {
-  const chunks = [];
-  req.on("data", (chunk) => chunks.push(chunk));
-  req.on("end", async () => {
-    let body;
+  const chunks: Buffer[] = [];
+  req.on("data", (chunk: Buffer) => chunks.push(chunk));
+  const finish = async () => {
+    let body: {
+      formId: string;
+      data: Record<string, unknown>;
+      utm?: Record<string, string>;
+      referrerUrl?: string;
+      landingPageUrl?: string;
+    };
     try {
       body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
     } catch {
@@ -46,12 +69,25 @@ const server = http.createServer((req, res) => {
     const id = randomBytes(12).toString("hex");
     const createdAt = new Date().toISOString();
     const utm = body.utm ?? {};
-    const row = [
-      id, body.formId, 1, JSON.stringify(body.data), Object.values(body.data).join(" ").toLowerCase(),
-      utm.utm_source ?? null, utm.utm_medium ?? null, utm.utm_campaign ?? null, utm.utm_term ?? null,
-      utm.utm_content ?? null, body.referrerUrl ?? null, body.referrerUrl ? new URL(body.referrerUrl).host : null,
-      body.landingPageUrl ?? null, req.headers["user-agent"] ?? null,
-      createHash("sha256").update(req.socket.remoteAddress ?? "").digest("hex"), url.startsWith("postgres") ? false : 0,
+    const row: Row = [
+      id,
+      body.formId,
+      1,
+      JSON.stringify(body.data),
+      Object.values(body.data).join(" ").toLowerCase(),
+      utm.utm_source ?? null,
+      utm.utm_medium ?? null,
+      utm.utm_campaign ?? null,
+      utm.utm_term ?? null,
+      utm.utm_content ?? null,
+      body.referrerUrl ?? null,
+      body.referrerUrl ? new URL(body.referrerUrl).host : null,
+      body.landingPageUrl ?? null,
+      req.headers["user-agent"] ?? null,
+      createHash("sha256")
+        .update(req.socket.remoteAddress ?? "")
+        .digest("hex"),
+      url.startsWith("postgres") ? false : 0,
       createdAt,
     ];
     try {
@@ -60,7 +96,10 @@ const server = http.createServer((req, res) => {
     } catch (error) {
       send(res, 500, { error: { code: "internal_error", message: String(error) } });
     }
-  });
+  };
+  req.on("end", () => void finish());
 });
-server.listen(0, "127.0.0.1", () => console.log(`listening on http://127.0.0.1:${server.address().port}`));
+server.listen(0, "127.0.0.1", () =>
+  console.log(`listening on http://127.0.0.1:${(server.address() as AddressInfo).port}`),
+);
 process.on("SIGTERM", () => server.close(() => process.exit(0)));

@@ -1,0 +1,8 @@
+// planer ships no types: the one function used here (app/models/email-body.ts).
+declare module "planer" {
+  const planer: {
+    /** The message without quoted history; for text/html, a serialized document. */
+    extractFrom(body: string, contentType: "text/plain" | "text/html", document?: Document): string;
+  };
+  export default planer;
+}

@@ -1,0 +1,275 @@
+// The HTTP server around the Remix app, the same in production and development: limits
+// for a public endpoint, the checks before routing, the direct-dispatch fast path, the
+// Remix handler, static files (sirv over build/client, or Vite's middleware in
+// development) and graceful shutdown. Decisions 002, 004 and 020.
+import { randomBytes } from "node:crypto";
+import http, { type IncomingMessage, type ServerResponse } from "node:http";
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { createRequestHandler, type ServerBuild } from "@remix-run/node";
+import sirv from "sirv";
+import { isApiPath } from "../app/utils/request.server";
+import { clientAddressOf, compileTrustProxy, requestUrl, type Trust } from "./client-address";
+import { callDirect, directHandler, directRoutes } from "./direct-dispatch";
+import { guardPageMutation, MUTATIONS, refusedBeforeRouting } from "./guards";
+import { serverLimits } from "./limits";
+import {
+  BASE_HEADERS,
+  answer,
+  htmlError,
+  jsonError,
+  readBody,
+  refuse,
+  responseHeaders,
+  sendResponse,
+  toDirectRequest,
+  toRequest,
+} from "./node-http";
+import type { Duplex } from "node:stream";
+
+const PREREAD_LIMIT = 64 * 1024;
+
+/** What app/entry.server.tsx exports beside Remix's own entry functions. */
+type BackgroundWork = { startBackgroundWork?: () => Promise<void>; stopBackgroundWork?: () => Promise<void> };
+
+type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
+
+/** Where the app comes from: a production build, or Vite compiling app/ on demand. */
+type AppSource = {
+  mode: "production" | "development";
+  load: () => Promise<ServerBuild>;
+  assets: Middleware;
+  close: () => Promise<void>;
+};
+
+export type AppServerOptions = {
+  /** The production build folder (default BUILD_DIR or build/). */
+  buildDir?: string;
+  /** Serve app/ through Vite in middleware mode, with hot reload (npm run dev). */
+  dev?: boolean;
+  /** Call directly dispatched routes through Remix too (the tests compare both paths). */
+  directDispatch?: boolean;
+};
+
+export type AppServer = {
+  server: http.Server;
+  /** Starts the app's background work (outbox, cleanups); call once listening. */
+  startBackgroundWork: () => Promise<void>;
+  /** Stops accepting, waits for requests in flight (10 s at most), then stops background work. */
+  shutdown: () => Promise<void>;
+};
+
+async function productionSource(buildDir: string): Promise<AppSource> {
+  const build = (await import(pathToFileURL(path.join(buildDir, "server", "index.js")).href)) as ServerBuild;
+  const assets = sirv(path.join(buildDir, "client"), {
+    etag: true,
+    gzip: false,
+    setHeaders(res, pathname) {
+      for (const [name, value] of Object.entries(BASE_HEADERS)) res.setHeader(name, value);
+      const immutable = pathname.startsWith("/assets/");
+      res.setHeader("Cache-Control", immutable ? "public, max-age=31536000, immutable" : "public, max-age=3600");
+    },
+  });
+  return { mode: "production", load: async () => build, assets, close: async () => {} };
+}
+
+async function developmentSource(server: http.Server): Promise<AppSource> {
+  const vite = await import("vite");
+  const before = new Set(process.listeners("SIGTERM"));
+  const dev = await vite.createServer({ appType: "custom", server: { middlewareMode: true, hmr: { server } } });
+  // The Remix plugin's child compiler exits the process on SIGTERM; our shutdown finishes
+  // the requests in flight first, then closes Vite.
+  for (const listener of process.listeners("SIGTERM")) {
+    if (!before.has(listener)) process.off("SIGTERM", listener);
+  }
+  return {
+    mode: "development",
+    load: () => dev.ssrLoadModule("virtual:remix/server-build") as Promise<ServerBuild>,
+    assets: dev.middlewares as unknown as Middleware,
+    close: () => dev.close(),
+  };
+}
+
+/** A client that hung up or was cut off mid-request: its own doing, not our failure. */
+function isClientAbort(req: IncomingMessage, error: unknown): boolean {
+  const failure = error as { code?: string; message?: string; cause?: { code?: string } } | null;
+  const code = failure?.code ?? failure?.cause?.code;
+  return (
+    req.destroyed || code === "ECONNRESET" || code === "ERR_STREAM_PREMATURE_CLOSE" || failure?.message === "aborted"
+  );
+}
+
+/** The end of a request that threw: a client abort is no failure of ours; anything else is a 500. */
+function failed(req: IncomingMessage, res: ServerResponse, error: unknown) {
+  if (isClientAbort(req, error)) {
+    // Logged once, as the connection closes (see the request listener).
+    if (!res.destroyed) res.destroy();
+    return;
+  }
+  console.error("request failed:", error);
+  void jsonError(res, 500, "internal_error", "Something went wrong on our side.");
+}
+
+/** Requests Node cannot parse (bad framing, oversized headers, timeouts), answered in our shapes. */
+function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) {
+  if (error.code === "ECONNRESET" || !socket.writable) return socket.destroy();
+  const [status, code, message] =
+    error.code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? [408, "request_timeout", "The request took too long to arrive."]
+      : error.code === "HPE_HEADER_OVERFLOW"
+        ? [431, "headers_too_large", "The request headers are too large."]
+        : [400, "bad_request", "The request could not be parsed as HTTP."];
+  const requestLine = error.rawPacket?.subarray(0, 64).toString("latin1") ?? "";
+  // A page (by the request line, when it could be read) gets a page; anything else the JSON shape.
+  const page = /^[A-Z]+ \/(?!api\/)/.test(requestLine);
+  const [type, text] = page
+    ? ["text/html", `<!doctype html><meta charset="utf-8"><title>${status}</title><p>${message}</p>`]
+    : ["application/json", JSON.stringify({ error: { code, message } })];
+  // An answer to HEAD carries no body, or the client would read it as a second response.
+  const body = requestLine.startsWith("HEAD ") ? "" : text;
+  socket.end(
+    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: ${type}; charset=utf-8\r\n` +
+      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
+/**
+ * Builds the HTTP server around the app. Listen on `server`, then call
+ * `startBackgroundWork`; `shutdown` on SIGTERM.
+ */
+export async function createAppServer(options: AppServerOptions = {}): Promise<AppServer> {
+  const trust: Trust | null = compileTrustProxy(process.env.TRUST_PROXY);
+  const limits = serverLimits(process.env);
+  const logRequests = process.env.LOG_REQUESTS === "true";
+  let inFlight = 0;
+  let idle: (() => void) | null = null;
+
+  const server = http.createServer({
+    // Slow clients: headers must arrive within headersTimeout and the whole request
+    // within requestTimeout, checked this often (Node's default is every 30 s).
+    headersTimeout: limits.headersTimeoutMs,
+    requestTimeout: limits.requestTimeoutMs,
+    connectionsCheckingInterval: Math.min(1_000, limits.headersTimeoutMs / 4),
+  });
+  server.on("clientError", answerClientError);
+  server.keepAliveTimeout = 65_000;
+  // Past this many open connections new ones are closed at once, so slow or idle
+  // clients cannot exhaust the process's sockets and memory.
+  server.maxConnections = limits.maxConnections;
+
+  const source = options.dev
+    ? await developmentSource(server)
+    : await productionSource(path.resolve(options.buildDir ?? process.env.BUILD_DIR ?? "build"));
+  // In production the build is loaded once; in development Vite reloads it as app/ changes.
+  const productionBuild = source.mode === "production" ? await source.load() : null;
+  const currentBuild = () => productionBuild ?? source.load();
+  const handle = createRequestHandler(productionBuild ?? source.load, source.mode);
+  const directByBuild = new WeakMap<ServerBuild, ReturnType<typeof directRoutes>>();
+  const directFor = (build: ServerBuild) => {
+    let routes = directByBuild.get(build);
+    if (!routes) directByBuild.set(build, (routes = directRoutes(build)));
+    return routes;
+  };
+
+  /** The fast path (direct-dispatch.ts); false when the request is Remix's to route. */
+  async function dispatchDirect(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean> {
+    if (options.directDispatch === false) return false;
+    const build = productionBuild ?? (await source.load());
+    const module = directFor(build).get(pathname);
+    const url = requestUrl(req, trust);
+    const handler = module ? directHandler(module, req.method ?? "GET", url.search) : null;
+    if (!handler) return false;
+    // A small body of known length is read before the route runs: a Request made from
+    // bytes costs less than one streaming from the socket (decision 020), and the route
+    // sees the same body either way.
+    const length = Number(req.headers["content-length"]);
+    const small = length > 0 && length <= PREREAD_LIMIT && req.method !== "GET" && req.method !== "HEAD";
+    const body = small ? await readBody(req, PREREAD_LIMIT) : undefined;
+    const request = toDirectRequest(req, res, url, body ?? undefined);
+    const response = await callDirect(build, handler, request, context(req));
+    // Small JSON answers: one write with a Content-Length instead of a chunked stream.
+    const payload = response.body ? Buffer.from(await response.arrayBuffer()) : null;
+    await answer(res, response.status, responseHeaders(response), payload);
+    return true;
+  }
+
+  // The CSP nonce is made when a page asks for it: resource routes never do.
+  const context = (req: IncomingMessage) => {
+    let nonce: string | undefined;
+    return {
+      clientIp: clientAddressOf(req, trust),
+      get cspNonce() {
+        return (nonce ??= randomBytes(16).toString("base64"));
+      },
+    };
+  };
+
+  async function viaRemix(req: IncomingMessage, res: ServerResponse, pathname: string) {
+    let bufferedBody: Buffer | undefined;
+    if (MUTATIONS.has(req.method ?? "") && !isApiPath(pathname)) {
+      try {
+        const body = await guardPageMutation(req, res, trust);
+        if (body === null) return;
+        bufferedBody = body;
+      } catch {
+        return htmlError(res, 400, "The request body could not be read.");
+      }
+    }
+    let request: Request;
+    try {
+      request = toRequest(req, res, requestUrl(req, trust), bufferedBody);
+    } catch {
+      return refuse(res, pathname, 400, "bad_request", "The request line or headers are malformed.");
+    }
+    await sendResponse(res, await handle(request, context(req)));
+  }
+
+  server.on("request", (req: IncomingMessage, res: ServerResponse) => {
+    inFlight++;
+    const started = logRequests ? performance.now() : 0;
+    res.once("close", () => {
+      inFlight--;
+      // A client that hung up or was cut off mid-request: one quiet line, no stack.
+      if (!res.writableFinished) console.log(`client went away: ${req.method} ${req.url?.split("?")[0]}`);
+      if (logRequests) {
+        const took = (performance.now() - started).toFixed(1);
+        console.log(`${req.method} ${req.url?.split("?")[0]} ${res.statusCode} ${took}ms`);
+      }
+      if (inFlight === 0 && idle) idle();
+    });
+    if (refusedBeforeRouting(req, res, trust)) return;
+    const pathname = req.url?.split("?")[0] ?? "/";
+    dispatchDirect(req, res, pathname)
+      .then((done) => {
+        if (done) return;
+        source.assets(req, res, () => {
+          viaRemix(req, res, pathname).catch((error) => failed(req, res, error));
+        });
+      })
+      .catch((error) => failed(req, res, error));
+  });
+
+  const entry = async () => (await currentBuild()).entry.module as BackgroundWork;
+
+  async function startBackgroundWork() {
+    await (await entry()).startBackgroundWork?.();
+  }
+
+  async function shutdown() {
+    await new Promise<void>((resolve) => {
+      server.close(() => resolve());
+      server.closeIdleConnections();
+      if (inFlight === 0) resolve();
+      else idle = resolve;
+      // Requests in flight get 10 s to finish; then the rest are cut.
+      setTimeout(() => {
+        server.closeAllConnections();
+        resolve();
+      }, 10_000).unref();
+    });
+    await (await entry()).stopBackgroundWork?.();
+    await source.close();
+  }
+
+  return { server, startBackgroundWork, shutdown };
+}

@@ -1,0 +1,70 @@
+// Requests refused before routing: an unreadable path or Host, and page posts that are
+// cross-site or not well-formed form data (Remix would answer those with a bare 500).
+import { isCrossSiteMutation } from "../app/utils/request.server";
+import { publicHost, requestUrl, type Trust } from "./client-address";
+import { htmlError, readBody, refuse, requestHeaders } from "./node-http";
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+export const MUTATIONS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
+const KNOWN_METHODS = new Set(["GET", "HEAD", "OPTIONS", ...MUTATIONS]);
+export const BODY_CAP = 1024 * 1024;
+const FORM_TYPES = new Set(["application/x-www-form-urlencoded", "multipart/form-data"]);
+
+/** Answers a request whose method, path or Host no route of ours can take; true when it did. */
+export function refusedBeforeRouting(req: IncomingMessage, res: ServerResponse, trust: Trust | null): boolean {
+  const pathname = req.url?.split("?")[0] ?? "/";
+  if (!KNOWN_METHODS.has(req.method ?? "")) {
+    // Remix would answer 405 in a shape of its own and log a stack for it.
+    void refuse(res, pathname, 501, "not_implemented", `${req.method} is not a method this service implements.`);
+    return true;
+  }
+  try {
+    decodeURI(pathname);
+  } catch {
+    // A malformed percent-encoding names no page of ours (the router would log a warning).
+    const message = "The request path is not valid percent-encoding.";
+    void refuse(res, pathname, 400, "bad_request", message);
+    return true;
+  }
+  if (publicHost(req, trust) === null) {
+    void refuse(res, pathname, 400, "bad_request", "The Host header is malformed.");
+    return true;
+  }
+  return false;
+}
+
+/**
+ * Page actions (the dashboard's and the login form's) take only same-site, well-formed
+ * form posts: 403, 415, 413 or 400 otherwise, as a page. The same-origin rule is the
+ * app's own (isCrossSiteMutation). Returns the body it read, or null when it answered.
+ */
+export async function guardPageMutation(
+  req: IncomingMessage,
+  res: ServerResponse,
+  trust: Trust | null,
+): Promise<Buffer | null> {
+  const request = { method: req.method ?? "GET", headers: requestHeaders(req), url: requestUrl(req, trust).href };
+  if (isCrossSiteMutation(request)) {
+    await htmlError(res, 403, "Cross-site form posts are not allowed.");
+    return null;
+  }
+  const contentType = req.headers["content-type"] ?? "";
+  if (!FORM_TYPES.has(contentType.split(";")[0].trim().toLowerCase())) {
+    await htmlError(res, 415, "Send the form as application/x-www-form-urlencoded or multipart/form-data.");
+    return null;
+  }
+  const body = await readBody(req, BODY_CAP);
+  if (body === null) {
+    await htmlError(res, 413, "The form is too large.");
+    return null;
+  }
+  try {
+    await new Response(new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength), {
+      headers: { "content-type": contentType },
+    }).formData();
+  } catch {
+    await htmlError(res, 400, "The form data could not be read.");
+    return null;
+  }
+  return body;
+}

@@ -1,0 +1,21 @@
+// Builds what Node runs beside the Remix server bundle, to build/node/: the HTTP server
+// (server/main.ts → server.js) and the worker threads' entry files (app/workers/ →
+// workers/), which piscina loads from files of their own. Plain ESM for Node 20;
+// dependencies stay in node_modules, as for the Remix server build.
+import { defineConfig } from "vite";
+import tsconfigPaths from "vite-tsconfig-paths";
+
+export default defineConfig({
+  plugins: [tsconfigPaths()],
+  publicDir: false,
+  build: {
+    ssr: true,
+    outDir: `${process.env.BUILD_DIR ?? "build"}/node`,
+    emptyOutDir: true,
+    target: "node20",
+    rollupOptions: {
+      input: { server: "server/main.ts", "workers/inbound-email.worker": "app/workers/inbound-email.worker.ts" },
+      output: { entryFileNames: "[name].js", chunkFileNames: "chunks/[name]-[hash].js", format: "esm" },
+    },
+  },
+});
