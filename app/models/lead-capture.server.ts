@@ -18,14 +18,8 @@ import {
   type LeadData,
   type SubmissionMode,
 } from "~/models/form-schema";
-import {
-  db,
-  isPostgres,
-  isUniqueViolation,
-  postgresPool,
-  withSqliteWrite,
-  type SqliteConnection,
-} from "~/utils/db.server";
+import { leadStore } from "~/storage/index.server";
+import { db, isUniqueViolation } from "~/utils/db.server";
 import { DomainError, invalidFields, parseJson, textPolicyDetails, type ErrorDetail } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
@@ -526,70 +520,27 @@ function newLeadId(): string {
   return `c${Date.now().toString(36)}${random}`;
 }
 
-// The one INSERT of a lead, in the driver under Prisma: Prisma's client costs about
-// 1 ms per create here, ten times this whole endpoint's budget (docs/decisions/003-*).
-// Values use Prisma's own encodings, so Prisma reads these rows back unchanged.
-const LEAD_COLUMNS = [
-  "id",
-  "formId",
-  "schemaVersion",
-  "data",
-  "searchText",
-  "utmSource",
-  "utmMedium",
-  "utmCampaign",
-  "utmTerm",
-  "utmContent",
-  "referrerUrl",
-  "referrerHost",
-  "landingPageUrl",
-  "userAgent",
-  "ipHash",
-  "isSpam",
-  "idempotencyKey",
-  "createdAt",
-] as const;
-const COLUMN_LIST = LEAD_COLUMNS.map((column) => `"${column}"`).join(", ");
-const INSERT_SQLITE = `INSERT INTO "Lead" (${COLUMN_LIST}) VALUES (${LEAD_COLUMNS.map(() => "?").join(", ")})`;
-const INSERT_POSTGRES = `INSERT INTO "Lead" (${COLUMN_LIST}) VALUES (${LEAD_COLUMNS.map(
-  (column, i) => `$${i + 1}${column === "data" ? "::jsonb" : ""}`,
-).join(", ")})`;
-
-const preparedInserts = new WeakMap<SqliteConnection, ReturnType<SqliteConnection["prepare"]>>();
-function sqliteInsert(connection: SqliteConnection) {
-  let statement = preparedInserts.get(connection);
-  if (!statement) preparedInserts.set(connection, (statement = connection.prepare(INSERT_SQLITE)));
-  return statement;
-}
-
+// The one INSERT of a lead goes through the LeadStore, in the driver under Prisma: Prisma's
+// client costs about 1 ms per create here, ten times this whole endpoint's budget
+// (docs/decisions/003-*).
 async function insertLead(
   lead: ValidLead,
   meta: { ip: string; userAgent: string | null; idempotencyKey: string | null },
 ): Promise<StoredLead> {
   const stored: StoredLead = { id: newLeadId(), formId: lead.formId, createdAt: new Date() };
-  const { source } = lead;
-  const values = [
-    stored.id,
-    lead.formId,
-    lead.schemaVersion,
-    JSON.stringify(lead.data),
-    leadSearchText(lead.data),
-    source.utmSource,
-    source.utmMedium,
-    source.utmCampaign,
-    source.utmTerm,
-    source.utmContent,
-    source.referrerUrl,
-    source.referrerHost,
-    source.landingPageUrl,
-    meta.userAgent ? meta.userAgent.slice(0, USER_AGENT_MAX_LENGTH) : null,
-    hashIp(meta.ip),
-    isPostgres ? lead.isSpam : lead.isSpam ? 1 : 0,
-    meta.idempotencyKey,
-    isPostgres ? stored.createdAt : stored.createdAt.toISOString().replace("Z", "+00:00"),
-  ];
-  if (isPostgres) await postgresPool().query(INSERT_POSTGRES, values);
-  else await withSqliteWrite((connection) => sqliteInsert(connection).run(values));
+  await leadStore.insert({
+    ...lead.source,
+    id: stored.id,
+    formId: lead.formId,
+    schemaVersion: lead.schemaVersion,
+    data: lead.data,
+    searchText: leadSearchText(lead.data),
+    userAgent: meta.userAgent ? meta.userAgent.slice(0, USER_AGENT_MAX_LENGTH) : null,
+    ipHash: hashIp(meta.ip),
+    isSpam: lead.isSpam,
+    idempotencyKey: meta.idempotencyKey,
+    createdAt: stored.createdAt,
+  });
   return stored;
 }
 

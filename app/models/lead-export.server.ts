@@ -6,16 +6,10 @@
 import { PassThrough } from "node:stream";
 import ExcelJS from "exceljs";
 import Papa from "papaparse";
-import type { LeadData, LeadValue } from "~/models/form-schema";
-import {
-  findLeadPage,
-  leadWhere,
-  sqliteLeadPage,
-  type Cursor,
-  type LeadRow,
-  type LeadFilters,
-} from "~/models/lead.server";
-import { db, isPostgres, type Prisma } from "~/utils/db.server";
+import type { LeadValue } from "~/models/form-schema";
+import type { Cursor, LeadFilters } from "~/models/lead-filters.server";
+import { leadStore, type LeadRow } from "~/storage/index.server";
+import { db } from "~/utils/db.server";
 import { xmlSafeText } from "~/utils/text-policy";
 
 export const EXPORT_FORMATS = ["csv", "xlsx"] as const;
@@ -130,14 +124,9 @@ export async function exportColumns(filters: LeadFilters): Promise<ExportColumns
   };
 }
 
-/** The forms that have at least one lead in the filtered view (one grouped index scan). */
-async function formsInView(filters: LeadFilters): Promise<string[]> {
-  const where = leadWhere(filters);
-  const groups = await db.lead.groupBy({
-    by: ["formId"],
-    where: filters.spam === "all" ? where : { ...where, isSpam: filters.spam === "true" },
-  });
-  return groups.map((group) => group.formId);
+/** The forms that have at least one lead in the filtered view. */
+function formsInView(filters: LeadFilters): Promise<string[]> {
+  return leadStore.formIdsMatching(filters);
 }
 
 // ---------------------------------------------------------------------------
@@ -160,50 +149,14 @@ export type ExportRow = Pick<
 
 type PageReader = { next: () => Promise<ExportRow[] | null>; close: () => void };
 
-const exportSelect = {
-  id: true,
-  createdAt: true,
-  formId: true,
-  data: true,
-  utmSource: true,
-  utmMedium: true,
-  utmCampaign: true,
-  utmTerm: true,
-  utmContent: true,
-  referrerUrl: true,
-  landingPageUrl: true,
-} satisfies Prisma.LeadSelect;
-
+/** Keyset pages of the filtered leads, read one at a time as the stream asks. */
 function pageReader(filters: LeadFilters, pageSize: number, signal?: AbortSignal): PageReader {
-  return isPostgres ? prismaPageReader(filters, pageSize, signal) : sqlitePageReader(filters, pageSize, signal);
-}
-
-function prismaPageReader(filters: LeadFilters, pageSize: number, signal?: AbortSignal): PageReader {
   let cursor: Cursor | undefined;
   let done = false;
   return {
     async next() {
       if (done || signal?.aborted) return null;
-      const rows = await findLeadPage(filters, cursor, pageSize, exportSelect);
-      if (rows.length < pageSize) done = true;
-      if (rows.length === 0) return null;
-      cursor = rows[rows.length - 1];
-      return rows.map((row) => ({ ...row, createdAt: row.createdAt.toISOString(), data: row.data as LeadData }));
-    },
-    close() {
-      done = true;
-    },
-  };
-}
-
-/** SQLite: pages read with the driver (sqliteLeadPage in lead.server.ts, decision 003). */
-function sqlitePageReader(filters: LeadFilters, pageSize: number, signal?: AbortSignal): PageReader {
-  let cursor: Cursor | undefined;
-  let done = false;
-  return {
-    async next() {
-      if (done || signal?.aborted) return null;
-      const rows = await sqliteLeadPage(filters, cursor, pageSize);
+      const rows = await leadStore.page(filters, cursor, pageSize);
       if (rows.length < pageSize) done = true;
       if (rows.length === 0) return null;
       const tail = rows[rows.length - 1];

@@ -3,7 +3,7 @@
 // (docs/decisions/014-server-side-sessions.md). The browser holds a random 256-bit id;
 // the table holds only its SHA-256.
 import { createHash, randomBytes } from "node:crypto";
-import { db, idleSqlite, isoFromSqlite, isPostgres, prepared } from "~/utils/db.server";
+import { db, idleSqlite, isoFromUtcText, isPostgres, prepared } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
 import { every } from "~/utils/periodic.server";
 import { sessionUserSelect, type SessionUser } from "./user.server";
@@ -34,13 +34,21 @@ const SQLITE_SESSION = `SELECT s."lastSeenAt", s."expiresAt", s."revokedAt", u."
 
 async function sqliteSessionRow(idHash: string): Promise<SessionRow | null> {
   const row = prepared(await idleSqlite(), SQLITE_SESSION).get(idHash) as
-    [unknown, unknown, unknown, string, string, string | null] | undefined;
+    | {
+        lastSeenAt: string;
+        expiresAt: string;
+        revokedAt: string | null;
+        id: string;
+        email: string;
+        name: string | null;
+      }
+    | undefined;
   if (!row) return null;
-  const [lastSeenAt, expiresAt, revokedAt, id, email, name] = row;
+  const { lastSeenAt, expiresAt, revokedAt, id, email, name } = row;
   return {
-    lastSeenAt: new Date(isoFromSqlite(lastSeenAt)),
-    expiresAt: new Date(isoFromSqlite(expiresAt)),
-    revokedAt: revokedAt === null ? null : new Date(isoFromSqlite(revokedAt)),
+    lastSeenAt: new Date(isoFromUtcText(lastSeenAt)),
+    expiresAt: new Date(isoFromUtcText(expiresAt)),
+    revokedAt: revokedAt === null ? null : new Date(isoFromUtcText(revokedAt)),
     user: { id, email, name },
   };
 }

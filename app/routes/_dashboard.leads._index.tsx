@@ -2,14 +2,8 @@ import { data } from "@remix-run/node";
 import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
 import { RouteError } from "~/components/RouteError";
 import type { LeadValue } from "~/models/form-schema";
-import {
-  DEFAULT_PAGE_SIZE,
-  filtersToSearchParams,
-  listFormChoices,
-  listLeads,
-  parseLeadListQuery,
-  type LeadSummary,
-} from "~/models/lead.server";
+import { DEFAULT_PAGE_SIZE, filtersToSearchParams, parseLeadListQuery } from "~/models/lead-filters.server";
+import { listFormChoices, listLeads, type LeadSummary } from "~/models/lead.server";
 import { requireUser } from "~/utils/auth.server";
 import { page } from "~/utils/page.server";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";

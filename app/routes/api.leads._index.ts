@@ -1,5 +1,6 @@
 // GET /api/leads: the filtered lead list, newest first, keyset-paginated.
-import { leadListQueryOrFail, listLeads } from "~/models/lead.server";
+import { leadListQueryOrFail } from "~/models/lead-filters.server";
+import { listLeads } from "~/models/lead.server";
 import { apiRoute, json, methodNotAllowed } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";

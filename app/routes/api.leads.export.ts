@@ -8,7 +8,7 @@ import {
   streamLeadsCsv,
   streamLeadsXlsx,
 } from "~/models/lead-export.server";
-import { parseLeadFilters } from "~/models/lead.server";
+import { parseLeadFilters } from "~/models/lead-filters.server";
 import { apiRoute, fail, methodNotAllowed, zodDetails, type ErrorDetail } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";

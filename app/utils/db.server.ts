@@ -96,7 +96,11 @@ export async function withSqliteWrite<T>(write: (connection: SqliteConnection) =
 /** The adapter stores DateTime as `toISOString()` with `+00:00` for `Z`; bind the same. */
 export const sqliteTime = (date: Date) => date.toISOString().replace("Z", "+00:00");
 
-export function isoFromSqlite(value: unknown): string {
+/**
+ * A stored UTC time as ISO 8601: SQLite's text (`...+00:00`, or `YYYY-MM-DD HH:MM:SS`) or
+ * PostgreSQL's `timestamp` text (`YYYY-MM-DD HH:MM:SS.fff`).
+ */
+export function isoFromUtcText(value: unknown): string {
   if (typeof value === "string") {
     if (value.length === 29 && value.endsWith("+00:00")) return `${value.slice(0, 23)}Z`;
     if (/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$/.test(value))
@@ -108,11 +112,12 @@ export function isoFromSqlite(value: unknown): string {
 
 const statements = new WeakMap<SqliteConnection, Map<string, BetterSqlite3.Statement>>();
 
+/** A statement prepared once per connection; rows come as objects keyed by column name. */
 export function prepared(connection: SqliteConnection, sql: string): BetterSqlite3.Statement {
   let cache = statements.get(connection);
   if (!cache) statements.set(connection, (cache = new Map()));
   let statement = cache.get(sql);
-  if (!statement) cache.set(sql, (statement = connection.prepare(sql).raw(true)));
+  if (!statement) cache.set(sql, (statement = connection.prepare(sql)));
   return statement;
 }
 

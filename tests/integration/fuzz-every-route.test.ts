@@ -32,7 +32,11 @@ function routesOf(manifest: Record<string, ManifestRoute>): Route[] {
     const isLayout = Object.values(manifest).some((other) => other.parentId === route.id);
     if (isLayout && !route.path) continue; // pathless layouts answer only through their children
     const segments: string[] = [];
-    for (let current: ManifestRoute | undefined = route; current; current = current.parentId ? manifest[current.parentId] : undefined) {
+    for (
+      let current: ManifestRoute | undefined = route;
+      current;
+      current = current.parentId ? manifest[current.parentId] : undefined
+    ) {
       if (current.path) segments.unshift(current.path);
     }
     const pattern = `/${segments.join("/")}`;
@@ -50,7 +54,9 @@ beforeAll(async () => {
   };
   routes = routesOf(build.routes);
   cookie = await loginAsStaff(server.url);
-  const form = await createForm("Fuzzed", [[field("name", "Name", "text", { required: true }), field("size", "Size", "number")]]);
+  const form = await createForm("Fuzzed", [
+    [field("name", "Name", "text", { required: true }), field("size", "Size", "number")],
+  ]);
   await createLeads(form.id, [{ data: { name: "Ada", size: 3 } }]);
   const lead = await db.lead.findFirstOrThrow({ where: { formId: form.id } });
   const ticket = await fetch(`${server.url}/api/support-requests`, {
@@ -58,7 +64,13 @@ beforeAll(async () => {
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ email: "c@example.com", subject: "Help", message: "Hello" }),
   }).then((res) => res.json() as Promise<{ id: string; reference: string }>);
-  Object.assign(real, { formId: form.id, id: form.id, leadId: lead.id, ticket: ticket.reference, reference: ticket.reference });
+  Object.assign(real, {
+    formId: form.id,
+    id: form.id,
+    leadId: lead.id,
+    ticket: ticket.reference,
+    reference: ticket.reference,
+  });
 });
 afterAll(async () => {
   await server?.stop();
@@ -118,13 +130,82 @@ const jsonValue: fc.Arbitrary<unknown> = fc.letrec((tie) => ({
     fc.boolean(),
     fc.constant(null),
     fc.array(tie("value"), { maxLength: 3 }),
-    fc.dictionary(fc.constantFrom("key", "label", "type", "options", "name", "x", "__proto__"), tie("value"), { maxKeys: 3 }),
+    fc.dictionary(fc.constantFrom("key", "label", "type", "options", "name", "x", "__proto__"), tie("value"), {
+      maxKeys: 3,
+    }),
   ),
 })).value;
 
-const QUERY_KEYS = ["from", "to", "q", "cursor", "limit", "formId", "status", "spam", "format", "utm_source", "utm_campaign", "redirectTo", "confirm", "permanent", "ended", "changed", "errors", "token"];
-const BODY_KEYS = ["name", "description", "fields", "settings", "status", "message", "email", "password", "subject", "intent", "key", "label", "type", "formId", "data", "utm", "from", "text", "html", "headers", "value", "currentPassword", "newPassword", "confirmPassword", "redirectTo", "direction", "options", "required", "referrerUrl", "landingPageUrl", "_hp", "_ts"];
-const INTENTS = ["add-field", "update-field", "move-field", "remove-field", "update-details", "update-settings", "archive", "unarchive", "delete", "reply", "status", "create", "logout-others", "change-password"];
+const QUERY_KEYS = [
+  "from",
+  "to",
+  "q",
+  "cursor",
+  "limit",
+  "formId",
+  "status",
+  "spam",
+  "format",
+  "utm_source",
+  "utm_campaign",
+  "redirectTo",
+  "confirm",
+  "permanent",
+  "ended",
+  "changed",
+  "errors",
+  "token",
+];
+const BODY_KEYS = [
+  "name",
+  "description",
+  "fields",
+  "settings",
+  "status",
+  "message",
+  "email",
+  "password",
+  "subject",
+  "intent",
+  "key",
+  "label",
+  "type",
+  "formId",
+  "data",
+  "utm",
+  "from",
+  "text",
+  "html",
+  "headers",
+  "value",
+  "currentPassword",
+  "newPassword",
+  "confirmPassword",
+  "redirectTo",
+  "direction",
+  "options",
+  "required",
+  "referrerUrl",
+  "landingPageUrl",
+  "_hp",
+  "_ts",
+];
+const INTENTS = [
+  "add-field",
+  "update-field",
+  "move-field",
+  "remove-field",
+  "update-details",
+  "update-settings",
+  "archive",
+  "unarchive",
+  "delete",
+  "reply",
+  "status",
+  "create",
+  "logout-others",
+  "change-password",
+];
 
 const query = fc.dictionary(fc.constantFrom(...QUERY_KEYS), hostileText, { maxKeys: 4 });
 const bodyFields = fc.dictionary(fc.constantFrom(...BODY_KEYS), jsonValue, { maxKeys: 6 });
@@ -134,14 +215,18 @@ const body: fc.Arbitrary<Body> = fc.oneof(
   bodyFields.map((fields) => ({ text: JSON.stringify(fields), contentType: "application/json" })),
   fc.tuple(bodyFields, fc.constantFrom(...INTENTS)).map(([fields, intent]) => {
     const form = new URLSearchParams({ intent });
-    for (const [key, value] of Object.entries(fields)) form.append(key, typeof value === "string" ? value : JSON.stringify(value) ?? "");
+    for (const [key, value] of Object.entries(fields))
+      form.append(key, typeof value === "string" ? value : (JSON.stringify(value) ?? ""));
     return { text: form.toString(), contentType: "application/x-www-form-urlencoded" };
   }),
   fc.constant<Body>({ text: deepJson(20_000), contentType: "application/json" }),
   fc.constant<Body>({ text: `{"a":${"[".repeat(5000)}`, contentType: "application/json" }),
   fc.string({ maxLength: 200 }).map((text) => ({ text, contentType: "text/plain" })),
   fc.constantFrom<Body>(
-    { text: "--b\r\nContent-Disposition: form-data; name=\"x\"\r\n\r\n\u0000\r\n--b--", contentType: "multipart/form-data; boundary=b" },
+    {
+      text: '--b\r\nContent-Disposition: form-data; name="x"\r\n\r\n\u0000\r\n--b--',
+      contentType: "multipart/form-data; boundary=b",
+    },
     { text: "--b\r\nbroken", contentType: "multipart/form-data; boundary=b" },
     {},
   ),
@@ -166,7 +251,8 @@ type Outcome = { status: number; contentType: string; text: string; sent: string
 
 function fill(route: Route, values: Record<string, string>): string {
   // A URL carries UTF-8, where a lone surrogate cannot exist: a client sends U+FFFD.
-  const wellFormed = (value: string) => value.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
+  const wellFormed = (value: string) =>
+    value.replace(/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, "\uFFFD");
   return route.pattern.replace(/:([A-Za-z]+)|\*/g, (_match, name: string | undefined) =>
     encodeURIComponent(wellFormed(values[name ?? "*"] ?? "x")),
   );
@@ -188,20 +274,25 @@ function send(method: string, target: string, sent: Record<string, string>, payl
   // Node's client frames no body for OPTIONS or DELETE unless told its length.
   if (withBody) headerValues["content-length"] = String(Buffer.byteLength(payload.text!));
   return new Promise((resolve, reject) => {
-    const req = http.request({ host: "127.0.0.1", port, method, path: target, headers: headerValues, agent: false }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (chunk: Buffer) => chunks.push(chunk));
-      res.on("end", () =>
-        resolve({
-          status: res.statusCode ?? 0,
-          contentType: String(res.headers["content-type"] ?? ""),
-          text: Buffer.concat(chunks).toString("utf8"),
-          sent: `${JSON.stringify(headerValues)} body ${JSON.stringify(payload.text ?? "").slice(0, 120)}`,
-        }),
-      );
-      res.on("error", reject);
-    });
-    req.on("error", (error) => reject(new Error(`${method} ${target.slice(0, 200)} ${JSON.stringify(headerValues)}: ${error.message}`)));
+    const req = http.request(
+      { host: "127.0.0.1", port, method, path: target, headers: headerValues, agent: false },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (chunk: Buffer) => chunks.push(chunk));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            contentType: String(res.headers["content-type"] ?? ""),
+            text: Buffer.concat(chunks).toString("utf8"),
+            sent: `${JSON.stringify(headerValues)} body ${JSON.stringify(payload.text ?? "").slice(0, 120)}`,
+          }),
+        );
+        res.on("error", reject);
+      },
+    );
+    req.on("error", (error) =>
+      reject(new Error(`${method} ${target.slice(0, 200)} ${JSON.stringify(headerValues)}: ${error.message}`)),
+    );
     if (withBody) req.end(payload.text);
     else req.end();
   });
@@ -236,7 +327,10 @@ describe("fuzzing every route of the build", () => {
     const described = new Set(["id", "formId", "ticket", "reference", "*"]);
     for (const route of routes) {
       for (const param of route.params) {
-        expect(described.has(param), `route ${route.id} has parameter "${param}" with no fuzz values: add them here`).toBe(true);
+        expect(
+          described.has(param),
+          `route ${route.id} has parameter "${param}" with no fuzz values: add them here`,
+        ).toBe(true);
       }
     }
   });
@@ -256,7 +350,10 @@ describe("fuzzing every route of the build", () => {
           body,
           async (method, params, search, sent, payload) => {
             const values = Object.fromEntries(
-              Object.entries(params).map(([name, value]) => [name, value === "REAL" ? (real[name] ?? "x") : value === "LEAD" ? real.leadId : value]),
+              Object.entries(params).map(([name, value]) => [
+                name,
+                value === "REAL" ? (real[name] ?? "x") : value === "LEAD" ? real.leadId : value,
+              ]),
             );
             for (const name of route.params) values[name] ??= real[name] ?? "x";
             const qs = new URLSearchParams(search).toString();
@@ -272,12 +369,16 @@ describe("fuzzing every route of the build", () => {
         { numRuns: RUNS_PER_ROUTE, seed: 20261122, endOnFailure: true },
       );
     }
-    console.log(`fuzz (${process.env.TEST_DATABASE}): ${requests} requests over ${routes.length} routes, ${serverErrors} answered 5xx`);
+    console.log(
+      `fuzz (${process.env.TEST_DATABASE}): ${requests} requests over ${routes.length} routes, ${serverErrors} answered 5xx`,
+    );
     expect(requests).toBe(routes.length * RUNS_PER_ROUTE);
     expect(serverErrors).toBe(0);
   }, 600_000);
 
   it("leaves the server's log free of unexpected errors", () => {
-    expect(server.output()).not.toMatch(/request failed|failed:|Unexpected Server Error|TypeError|ReferenceError|RangeError/);
+    expect(server.output()).not.toMatch(
+      /request failed|failed:|Unexpected Server Error|TypeError|ReferenceError|RangeError/,
+    );
   });
 });

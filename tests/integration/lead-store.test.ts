@@ -1,13 +1,20 @@
-// The lead list and exports read a page of leads through the driver on SQLite
-// (sqliteLeadPage, SQL text) and through Prisma on PostgreSQL (findLeadPage, leadWhere).
-// Each must return exactly the leads a plain filter over all of them gives, in the same
-// order, for any filters, cursor and page size: checked here for random ones, wildcard
-// characters in the search included. (Prisma's `contains` on SQLite cannot match `%` or `_`
-// literally, as SQLite's LIKE has no default escape: that is why SQLite reads with instr().)
+// The LeadStore (app/storage) reads the lead list and the exports with SQL of its own, on
+// either database. For random filters, cursors and page sizes, wildcard characters in the
+// search included, its page must hold exactly the leads Prisma returns for the same
+// filters, in the same order, with the same values, and those a plain filter over all of
+// them in code gives. (Prisma filters everything but the search: its `contains` cannot
+// match `%` or `_` literally on SQLite, whose LIKE has no default escape, which is why the
+// store matches with instr()/strpos(); the search is applied to Prisma's rows in code.)
+//
+// The process runs in a time zone west of UTC: node-postgres would send and read
+// `timestamp` values in local time, and the store must not let it.
+process.env.TZ = "America/New_York";
+
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { dayRange, findLeadPage, sqliteLeadPage, type Cursor, type LeadFilters } from "~/models/lead.server";
-import { db, isPostgres } from "~/utils/db.server";
+import { dayRange, type Cursor, type LeadFilters } from "~/models/lead-filters.server";
+import { leadStore } from "~/storage/index.server";
+import { db, type Prisma } from "~/utils/db.server";
 import { field, createForm, createLeads, day } from "./leads.helpers";
 
 const SOURCES = ["google", "newsletter", "Google", null];
@@ -107,8 +114,128 @@ function expected(filters: LeadFilters, cursor: Cursor | undefined, take: number
     .map((lead) => lead.id);
 }
 
+/** Prisma's answer: every filter but the search in its `where`, the search and the page in code. */
+async function prismaPage(filters: LeadFilters, cursor: Cursor | undefined, take: number) {
+  const range = dayRange(filters.from, filters.to);
+  const where: Prisma.LeadWhereInput = {
+    formId: filters.formId,
+    createdAt: range,
+    utmSource: filters.utm_source,
+    utmMedium: filters.utm_medium,
+    utmCampaign: filters.utm_campaign,
+    isSpam: filters.spam === "all" ? undefined : filters.spam === "true",
+    ...(cursor && {
+      OR: [{ createdAt: { lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { lt: cursor.id } }],
+    }),
+  };
+  const rows = await db.lead.findMany({ where, orderBy: [{ createdAt: "desc" }, { id: "desc" }] });
+  return rows.filter((row) => !filters.q || row.searchText.includes(filters.q)).slice(0, take);
+}
+
+describe("the lead store", () => {
+  it("pages the leads Prisma finds, in its order, with its values, for random filters, cursors and sizes", async () => {
+    expect(all.length).toBe(360);
+    await fc.assert(
+      fc.asyncProperty(
+        filtersArb,
+        fc.option(fc.nat(359)),
+        fc.integer({ min: 1, max: 60 }),
+        async (filters, at, take) => {
+          const cursor = at === null ? undefined : { createdAt: all[at].createdAt, id: all[at].id };
+          const got = await leadStore.page(filters, cursor, take);
+          const want = await prismaPage(filters, cursor, take);
+          const what = JSON.stringify({ filters, cursor, take });
+          expect(
+            got.map((row) => row.id),
+            what,
+          ).toEqual(want.map((row) => row.id));
+          for (const [i, row] of got.entries()) {
+            const prisma = want[i];
+            expect(row, what).toEqual({
+              id: prisma.id,
+              createdAt: prisma.createdAt.toISOString(),
+              formId: prisma.formId,
+              isSpam: prisma.isSpam,
+              schemaVersion: prisma.schemaVersion,
+              data: prisma.data,
+              utmSource: prisma.utmSource,
+              utmMedium: prisma.utmMedium,
+              utmCampaign: prisma.utmCampaign,
+              utmTerm: prisma.utmTerm,
+              utmContent: prisma.utmContent,
+              referrerHost: prisma.referrerHost,
+              referrerUrl: prisma.referrerUrl,
+              landingPageUrl: prisma.landingPageUrl,
+            });
+          }
+        },
+      ),
+      { numRuns: 100, seed: 20261123 },
+    );
+  });
+
+  it("finds the forms with leads in view as Prisma does", async () => {
+    await fc.assert(
+      fc.asyncProperty(filtersArb, async (filters) => {
+        const want = new Set((await prismaPage(filters, undefined, 1000)).map((row) => row.formId));
+        expect(new Set(await leadStore.formIdsMatching(filters)), JSON.stringify(filters)).toEqual(want);
+      }),
+      { numRuns: 60, seed: 20261123 },
+    );
+  });
+
+  it("writes a lead Prisma reads back unchanged, at the same instant, in any time zone", async () => {
+    expect(new Date(2026, 0, 1).getTimezoneOffset()).toBeGreaterThan(0);
+    const createdAt = new Date("2026-03-04T23:30:00.125Z");
+    const id = `cstore${Date.now().toString(36)}`;
+    await leadStore.insert({
+      id,
+      formId: formIds[0],
+      schemaVersion: 1,
+      data: { note: "Stored by the store", count: 3 },
+      searchText: "stored by the store",
+      utmSource: "news",
+      utmMedium: null,
+      utmCampaign: "launch",
+      utmTerm: null,
+      utmContent: null,
+      referrerUrl: "https://example.com/a",
+      referrerHost: "example.com",
+      landingPageUrl: null,
+      userAgent: "test",
+      ipHash: "hash",
+      isSpam: true,
+      idempotencyKey: null,
+      createdAt,
+    });
+    const read = await db.lead.findUniqueOrThrow({ where: { id } });
+    expect(read.createdAt.toISOString()).toBe(createdAt.toISOString());
+    expect(read).toMatchObject({
+      isSpam: true,
+      data: { note: "Stored by the store", count: 3 },
+      utmCampaign: "launch",
+    });
+    const [row] = await leadStore.page(
+      { spam: "true", formId: formIds[0], from: "2026-03-04", to: "2026-03-04", q: "stored by" },
+      undefined,
+      5,
+    );
+    expect(row).toMatchObject({ id, createdAt: "2026-03-04T23:30:00.125Z", isSpam: true });
+    const perDay = await leadStore.countPerDay(
+      formIds[0],
+      new Date("2026-03-01T00:00:00Z"),
+      new Date("2026-03-06T00:00:00Z"),
+    );
+    const nonSpamOn4th = all.filter(
+      (lead) => lead.formId === formIds[0] && !lead.isSpam && lead.createdAt.toISOString().startsWith("2026-03-04"),
+    ).length;
+    expect(perDay.get("2026-03-04") ?? 0).toBe(nonSpamOn4th);
+    await db.lead.delete({ where: { id } });
+  });
+});
+
 describe("reading a page of leads", () => {
-  it("returns the filtered leads, newest first, for random filters, cursors and page sizes", async () => {
+  it("returns the leads a plain filter in code gives, for random filters, cursors and page sizes", async () => {
     expect(all.length).toBe(360);
     await fc.assert(
       fc.asyncProperty(
@@ -118,9 +245,7 @@ describe("reading a page of leads", () => {
         async (filters, at, take) => {
           const cursor = at === null ? undefined : { createdAt: all[at].createdAt, id: all[at].id };
           const want = expected(filters, cursor, take);
-          const got = isPostgres
-            ? (await findLeadPage(filters, cursor, take, { id: true, createdAt: true })).map((lead) => lead.id)
-            : (await sqliteLeadPage(filters, cursor, take)).map((lead) => lead.id);
+          const got = (await leadStore.page(filters, cursor, take)).map((lead) => lead.id);
           expect(got, JSON.stringify({ filters, cursor, take })).toEqual(want);
         },
       ),

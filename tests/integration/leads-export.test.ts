@@ -3,7 +3,7 @@ import Papa from "papaparse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LeadData, LeadValue } from "~/models/form-schema";
 import { streamLeadsCsv } from "~/models/lead-export.server";
-import { LeadFilterSchema } from "~/models/lead.server";
+import { LeadFilterSchema } from "~/models/lead-filters.server";
 import { db } from "~/utils/db.server";
 import { apiClient, loginAsStaff, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";

@@ -1,0 +1,92 @@
+// The LeadStore on PostgreSQL: node-postgres on the pool under Prisma (decision 003).
+// Prisma's DateTime is `timestamp(3)` without a time zone, holding UTC: times are sent as
+// ISO 8601 text (PostgreSQL drops the `Z` for this type, keeping the UTC wall time; a JS
+// Date would be sent in the process's local time) and read back as text, never through
+// node-postgres's parser, which would read them as local time.
+import pg from "pg";
+import { spamValues } from "~/models/lead-filters.server";
+import { isoFromUtcText, postgresPool } from "~/utils/db.server";
+import {
+  LEAD_ROW_COLUMNS,
+  leadConditions,
+  leadPageSql,
+  mergedRuns,
+  NEW_LEAD_COLUMNS,
+  quoted,
+  type Dialect,
+  type LeadRow,
+  type LeadStore,
+} from "./lead-store";
+
+const postgres: Dialect = {
+  placeholder: (n) => `$${n}`,
+  time: (date) => date.toISOString(),
+  bool: (value) => value,
+  contains: (column, placeholder) => `strpos(${column}, ${placeholder}) > 0`,
+};
+
+const TIMESTAMP_OID = 1114;
+/** Type parsers that leave `timestamp` as PostgreSQL's text (`2026-03-01 10:00:00.123`). */
+const timestampsAsText: pg.CustomTypesConfig = {
+  getTypeParser: ((oid: number, format?: string) =>
+    oid === TIMESTAMP_OID ? (value: string) => value : pg.types.getTypeParser(oid, format as "text")) as never,
+};
+
+function query<Row extends pg.QueryResultRow>(text: string, values: unknown[]): Promise<Row[]> {
+  return postgresPool()
+    .query<Row>({ text, values, types: timestampsAsText })
+    .then((result) => result.rows);
+}
+
+const INSERT = `INSERT INTO "Lead" (${quoted(NEW_LEAD_COLUMNS)}) VALUES (${NEW_LEAD_COLUMNS.map(
+  (column, i) => `$${i + 1}${column === "data" ? "::jsonb" : ""}`,
+).join(", ")})`;
+const ROW_COLUMNS = quoted(LEAD_ROW_COLUMNS);
+
+export const postgresLeadStore: LeadStore = {
+  async insert(lead) {
+    const values = NEW_LEAD_COLUMNS.map((column) => {
+      if (column === "data") return JSON.stringify(lead.data);
+      if (column === "createdAt") return lead.createdAt.toISOString();
+      return lead[column];
+    });
+    await postgresPool().query(INSERT, values);
+  },
+
+  page(filters, cursor, take) {
+    return mergedRuns(filters, take, async (isSpam) => {
+      const { sql, params } = leadPageSql(filters, cursor, take, isSpam, postgres, ROW_COLUMNS);
+      const rows = await query<Omit<LeadRow, "createdAt"> & { createdAt: string }>(sql, params);
+      // jsonb arrives parsed; the time as text in UTC.
+      return rows.map((row) => ({ ...row, createdAt: isoFromUtcText(row.createdAt) }));
+    });
+  },
+
+  async formIdsMatching(filters) {
+    const ids = new Set<string>();
+    for (const isSpam of spamValues(filters.spam)) {
+      const { where, params } = leadConditions(filters, undefined, isSpam, postgres);
+      for (const row of await query<{ formId: string }>(`SELECT DISTINCT "formId" FROM "Lead" WHERE ${where}`, params))
+        ids.add(row.formId);
+    }
+    return [...ids];
+  },
+
+  async formNames(formIds) {
+    const unique = [...new Set(formIds)];
+    if (unique.length === 0) return new Map();
+    const rows = await query<{ id: string; name: string }>(`SELECT "id", "name" FROM "Form" WHERE "id" = ANY($1)`, [
+      unique,
+    ]);
+    return new Map(rows.map((row) => [row.id, row.name]));
+  },
+
+  async countPerDay(formId, from, to) {
+    const rows = await query<{ day: string; count: string }>(
+      `SELECT to_char("createdAt", 'YYYY-MM-DD') AS "day", COUNT(*) AS "count" FROM "Lead"
+       WHERE "formId" = $1 AND "isSpam" = false AND "createdAt" >= $2 AND "createdAt" < $3 GROUP BY 1`,
+      [formId, from.toISOString(), to.toISOString()],
+    );
+    return new Map(rows.map((row) => [row.day, Number(row.count)]));
+  },
+};

@@ -1,0 +1,93 @@
+// The LeadStore on SQLite: better-sqlite3 on the connection under Prisma (decision 003).
+// Times are written and compared as the Prisma adapter stores them (ISO 8601 text with
+// `+00:00`), booleans as 0/1, the data as JSON text, so Prisma reads these rows unchanged.
+import type { LeadData } from "~/models/form-schema";
+import { spamValues } from "~/models/lead-filters.server";
+import { idleSqlite, isoFromUtcText, prepared, sqliteTime, withSqliteWrite } from "~/utils/db.server";
+import {
+  LEAD_ROW_COLUMNS,
+  leadPageSql,
+  mergedRuns,
+  NEW_LEAD_COLUMNS,
+  quoted,
+  leadConditions,
+  type Dialect,
+  type LeadRow,
+  type LeadStore,
+} from "./lead-store";
+
+const sqlite: Dialect = {
+  placeholder: () => "?",
+  time: sqliteTime,
+  bool: (value) => (value ? 1 : 0),
+  // instr: a literal substring (LIKE on SQLite has no default escape for % and _).
+  contains: (column, placeholder) => `instr(${column}, ${placeholder}) > 0`,
+};
+
+type StoredRow = Omit<LeadRow, "createdAt" | "isSpam" | "schemaVersion" | "data"> & {
+  createdAt: string;
+  isSpam: number | bigint;
+  schemaVersion: number | bigint;
+  data: string;
+};
+
+const rowOf = (row: StoredRow): LeadRow => ({
+  ...row,
+  createdAt: isoFromUtcText(row.createdAt),
+  isSpam: Number(row.isSpam) === 1,
+  schemaVersion: Number(row.schemaVersion),
+  data: JSON.parse(row.data) as LeadData,
+});
+
+const INSERT = `INSERT INTO "Lead" (${quoted(NEW_LEAD_COLUMNS)}) VALUES (${NEW_LEAD_COLUMNS.map(() => "?").join(", ")})`;
+const ROW_COLUMNS = quoted(LEAD_ROW_COLUMNS);
+
+export const sqliteLeadStore: LeadStore = {
+  async insert(lead) {
+    const values = NEW_LEAD_COLUMNS.map((column) => {
+      if (column === "data") return JSON.stringify(lead.data);
+      if (column === "isSpam") return lead.isSpam ? 1 : 0;
+      if (column === "createdAt") return sqliteTime(lead.createdAt);
+      return lead[column];
+    });
+    await withSqliteWrite((connection) => prepared(connection, INSERT).run(values));
+  },
+
+  async page(filters, cursor, take) {
+    const connection = await idleSqlite();
+    return mergedRuns(filters, take, async (isSpam) => {
+      const { sql, params } = leadPageSql(filters, cursor, take, isSpam, sqlite, ROW_COLUMNS);
+      return (prepared(connection, sql).all(...params) as StoredRow[]).map(rowOf);
+    });
+  },
+
+  async formIdsMatching(filters) {
+    const connection = await idleSqlite();
+    const ids = new Set<string>();
+    for (const isSpam of spamValues(filters.spam)) {
+      const { where, params } = leadConditions(filters, undefined, isSpam, sqlite);
+      const sql = `SELECT DISTINCT "formId" FROM "Lead" WHERE ${where}`;
+      for (const row of prepared(connection, sql).all(...params) as Array<{ formId: string }>) ids.add(row.formId);
+    }
+    return [...ids];
+  },
+
+  async formNames(formIds) {
+    const unique = [...new Set(formIds)];
+    if (unique.length === 0) return new Map();
+    const sql = `SELECT "id", "name" FROM "Form" WHERE "id" IN (${unique.map(() => "?").join(", ")})`;
+    const rows = prepared(await idleSqlite(), sql).all(...unique) as Array<{ id: string; name: string }>;
+    return new Map(rows.map((row) => [row.id, row.name]));
+  },
+
+  async countPerDay(formId, from, to) {
+    // DateTime is ISO 8601 text here, so the day is its prefix.
+    const sql = `SELECT substr("createdAt", 1, 10) AS "day", COUNT(*) AS "count" FROM "Lead"
+      WHERE "formId" = ? AND "isSpam" = 0 AND "createdAt" >= ? AND "createdAt" < ? GROUP BY 1`;
+    const rows = prepared(await idleSqlite(), sql).all(formId, sqliteTime(from), sqliteTime(to)) as Array<{
+      day: string;
+      count: number | bigint;
+    }>;
+    return new Map(rows.map((row) => [row.day, Number(row.count)]));
+  },
+};

@@ -1,0 +1,154 @@
+// The storage interface of leads: what the domain code (app/models) asks of the Lead
+// table where Prisma's per-query cost would be most of a request (docs/decisions/003 and
+// 021). One implementation per database, chosen once at start (./index.server.ts); the
+// column lists are checked against the Prisma model, rows are mapped by name, and the
+// filters become SQL in one place, leadConditions below, for both databases.
+import type { LeadData } from "~/models/form-schema";
+import { dayRange, spamValues, type Cursor, type LeadFilters } from "~/models/lead-filters.server";
+import type { Lead } from "~/utils/db.server";
+
+/** The columns a page of leads reads (a column the model lacks fails to compile). */
+export const LEAD_ROW_COLUMNS = [
+  "id",
+  "createdAt",
+  "formId",
+  "isSpam",
+  "schemaVersion",
+  "data",
+  "utmSource",
+  "utmMedium",
+  "utmCampaign",
+  "utmTerm",
+  "utmContent",
+  "referrerHost",
+  "referrerUrl",
+  "landingPageUrl",
+] as const satisfies ReadonlyArray<keyof Lead>;
+
+/** A lead as a page gives it: the model's columns, the time as ISO 8601 (UTC), the data parsed. */
+export type LeadRow = Omit<Pick<Lead, (typeof LEAD_ROW_COLUMNS)[number]>, "createdAt" | "data"> & {
+  createdAt: string;
+  data: LeadData;
+};
+
+/** The columns a new lead is written with, in the order of the INSERT. */
+export const NEW_LEAD_COLUMNS = [
+  "id",
+  "formId",
+  "schemaVersion",
+  "data",
+  "searchText",
+  "utmSource",
+  "utmMedium",
+  "utmCampaign",
+  "utmTerm",
+  "utmContent",
+  "referrerUrl",
+  "referrerHost",
+  "landingPageUrl",
+  "userAgent",
+  "ipHash",
+  "isSpam",
+  "idempotencyKey",
+  "createdAt",
+] as const satisfies ReadonlyArray<keyof Lead>;
+
+export type NewLead = Omit<Pick<Lead, (typeof NEW_LEAD_COLUMNS)[number]>, "data"> & { data: LeadData };
+
+export interface LeadStore {
+  /** Writes one lead; a second lead with the same (formId, idempotencyKey) throws a unique violation. */
+  insert(lead: NewLead): Promise<void>;
+  /** One keyset page of the leads matching the filters, newest first (createdAt desc, id desc). */
+  page(filters: LeadFilters, cursor: Cursor | undefined, take: number): Promise<LeadRow[]>;
+  /** The ids of the forms with at least one lead matching the filters. */
+  formIdsMatching(filters: LeadFilters): Promise<string[]>;
+  /** Form names by id (for the forms of a page of leads). */
+  formNames(formIds: string[]): Promise<Map<string, string>>;
+  /** A form's non-spam leads per UTC day (`YYYY-MM-DD`) in [from, to). */
+  countPerDay(formId: string, from: Date, to: Date): Promise<Map<string, number>>;
+}
+
+// ---------------------------------------------------------------------------
+// The one filter builder
+
+/** What differs between the two databases' SQL for the same filter. */
+export type Dialect = {
+  /** The placeholder of the n-th parameter (1-based): `?` or `$n`. */
+  placeholder(n: number): string;
+  /** A time as the database compares it. */
+  time(date: Date): unknown;
+  /** A boolean as the database stores it. */
+  bool(value: boolean): unknown;
+  /** A literal substring test (no LIKE wildcards to escape): `instr` or `strpos`. */
+  contains(column: string, placeholder: string): string;
+};
+
+/**
+ * The WHERE of a lead query for one spam value (`all` is read as two index-ordered runs,
+ * merged by the caller: no index orders every lead by (createdAt, id) alone), and its
+ * parameters. `searchText` is stored lower-cased and `q` is lower-cased on parsing, so
+ * the substring test is case-insensitive on both databases.
+ */
+export function leadConditions(
+  filters: LeadFilters,
+  cursor: Cursor | undefined,
+  isSpam: boolean,
+  dialect: Dialect,
+): { where: string; params: unknown[] } {
+  const conditions: string[] = [];
+  const params: unknown[] = [];
+  const next = (value: unknown) => {
+    params.push(value);
+    return dialect.placeholder(params.length);
+  };
+  conditions.push(`"isSpam" = ${next(dialect.bool(isSpam))}`);
+  if (filters.formId) conditions.push(`"formId" = ${next(filters.formId)}`);
+  const range = dayRange(filters.from, filters.to);
+  if (range.gte) conditions.push(`"createdAt" >= ${next(dialect.time(range.gte))}`);
+  if (range.lt) conditions.push(`"createdAt" < ${next(dialect.time(range.lt))}`);
+  if (filters.utm_source) conditions.push(`"utmSource" = ${next(filters.utm_source)}`);
+  if (filters.utm_medium) conditions.push(`"utmMedium" = ${next(filters.utm_medium)}`);
+  if (filters.utm_campaign) conditions.push(`"utmCampaign" = ${next(filters.utm_campaign)}`);
+  if (filters.q) conditions.push(dialect.contains(`"searchText"`, next(filters.q)));
+  if (cursor) {
+    // Rows strictly after the cursor. The `<=` gives the database an index range to
+    // start from; the OR alone would make it scan from the top.
+    const at = dialect.time(cursor.createdAt);
+    conditions.push(`"createdAt" <= ${next(at)} AND ("createdAt" < ${next(at)} OR "id" < ${next(cursor.id)})`);
+  }
+  return { where: conditions.join(" AND "), params };
+}
+
+/** The page's SQL for one spam value: the filters, newest first, `take` rows. */
+export function leadPageSql(
+  filters: LeadFilters,
+  cursor: Cursor | undefined,
+  take: number,
+  isSpam: boolean,
+  dialect: Dialect,
+  columns: string,
+): { sql: string; params: unknown[] } {
+  const { where, params } = leadConditions(filters, cursor, isSpam, dialect);
+  params.push(take);
+  const sql = `SELECT ${columns} FROM "Lead" WHERE ${where} ORDER BY "createdAt" DESC, "id" DESC LIMIT ${dialect.placeholder(params.length)}`;
+  return { sql, params };
+}
+
+/** Reads one run per spam value the filters ask for and merges them, newest first. */
+export async function mergedRuns(
+  filters: LeadFilters,
+  take: number,
+  run: (isSpam: boolean) => Promise<LeadRow[]>,
+): Promise<LeadRow[]> {
+  const runs = await Promise.all(spamValues(filters.spam).map(run));
+  if (runs.length === 1) return runs[0];
+  // ISO 8601 times in UTC with milliseconds compare as text in time order.
+  return runs
+    .flat()
+    .sort((a, b) =>
+      a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : a.id < b.id ? 1 : a.id > b.id ? -1 : 0,
+    )
+    .slice(0, take);
+}
+
+export const quoted = (columns: readonly string[]) => columns.map((column) => `"${column}"`).join(", ");
