@@ -4,46 +4,13 @@
 // go through the driver in 256 KiB chunks, each a short write. They are written before the
 // message that owns them and stay unlinked (messageId null), unseen, until the message's
 // own write links them in one statement; what a crash leaves unlinked is deleted hourly.
-import { db, isPostgres, postgresPool, withSqliteWrite, type SqliteConnection } from "~/utils/db.server";
+import { attachmentChunkStore } from "~/storage/index.server";
+import { db } from "~/utils/db.server";
 import { every } from "~/utils/periodic.server";
 import type { InboundAttachment } from "./inbound-payload";
 
 export const CHUNK_BYTES = 256 * 1024;
 const HOUR_MS = 60 * 60 * 1000;
-
-const INSERT_CHUNK = {
-  sqlite: 'INSERT INTO "AttachmentChunk" ("attachmentId", "seq", "data") VALUES (?, ?, ?)',
-  postgres: 'INSERT INTO "AttachmentChunk" ("attachmentId", "seq", "data") VALUES ($1, $2, $3)',
-};
-const SELECT_CHUNK = {
-  sqlite: 'SELECT "data" FROM "AttachmentChunk" WHERE "attachmentId" = ? AND "seq" = ?',
-  postgres: 'SELECT "data" FROM "AttachmentChunk" WHERE "attachmentId" = $1 AND "seq" = $2',
-};
-
-const statements = new WeakMap<SqliteConnection, Map<string, ReturnType<SqliteConnection["prepare"]>>>();
-function statement(connection: SqliteConnection, sql: string) {
-  let cache = statements.get(connection);
-  if (!cache) statements.set(connection, (cache = new Map()));
-  let prepared = cache.get(sql);
-  if (!prepared) cache.set(sql, (prepared = connection.prepare(sql)));
-  return prepared;
-}
-
-async function writeChunk(attachmentId: string, seq: number, data: Buffer): Promise<void> {
-  if (isPostgres) await postgresPool().query(INSERT_CHUNK.postgres, [attachmentId, seq, data]);
-  else await withSqliteWrite((connection) => statement(connection, INSERT_CHUNK.sqlite).run([attachmentId, seq, data]));
-}
-
-async function readChunk(attachmentId: string, seq: number): Promise<Uint8Array | null> {
-  if (isPostgres) {
-    const { rows } = await postgresPool().query<{ data: Buffer }>(SELECT_CHUNK.postgres, [attachmentId, seq]);
-    return rows[0]?.data ?? null;
-  }
-  const row = await withSqliteWrite(
-    (connection) => statement(connection, SELECT_CHUNK.sqlite).get([attachmentId, seq]) as { data: Buffer } | undefined,
-  );
-  return row?.data ?? null;
-}
 
 /**
  * Writes attachments unlinked, chunk by chunk, and returns their ids for the message's
@@ -60,7 +27,7 @@ export async function storeUnlinkedAttachments(files: InboundAttachment[], creat
       ids.push(id);
       const bytes = Buffer.from(file.data.buffer, file.data.byteOffset, file.data.byteLength);
       for (let seq = 0, offset = 0; offset < bytes.byteLength; seq++, offset += CHUNK_BYTES) {
-        await writeChunk(id, seq, bytes.subarray(offset, offset + CHUNK_BYTES));
+        await attachmentChunkStore.write(id, seq, bytes.subarray(offset, offset + CHUNK_BYTES));
         // A SQLite write is synchronous and its promise already settled: without this, forty
         // chunks would run back to back in one turn of the event loop.
         await new Promise((resolve) => setImmediate(resolve));
@@ -83,7 +50,7 @@ export function attachmentStream(attachmentId: string): ReadableStream<Uint8Arra
   let seq = 0;
   return new ReadableStream<Uint8Array>({
     async pull(controller) {
-      const chunk = await readChunk(attachmentId, seq++);
+      const chunk = await attachmentChunkStore.read(attachmentId, seq++);
       if (chunk) controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
       else controller.close();
     },

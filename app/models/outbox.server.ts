@@ -6,7 +6,8 @@
 // Claiming a row moves it from `pending` to `sending` in one atomic statement, so with
 // several instances on one PostgreSQL each email is claimed by exactly one of them. A
 // row whose claimer died mid-send is reclaimed once its lock (`lockedUntil`) expires.
-import { db, isPostgres } from "~/utils/db.server";
+import { outboxStore } from "~/storage/index.server";
+import { db } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
 import { isSmtpConfigured, sendEmail } from "~/utils/mailer.server";
 import { replyAddress } from "./sender-trust.server";
@@ -43,41 +44,8 @@ async function reclaimStale(now: Date): Promise<void> {
   });
 }
 
-async function claimDue(now: Date): Promise<string[]> {
-  const lockedUntil = new Date(now.getTime() + LOCK_MS);
-  if (isPostgres) {
-    // SKIP LOCKED: concurrent instances each take different rows instead of waiting.
-    // Prisma keeps DateTime as UTC in `timestamp` columns, whatever the session time zone.
-    const rows = await db.$queryRaw<Array<{ id: string }>>`
-      UPDATE "OutboxEmail"
-      SET status = 'sending', "lockedUntil" = (${lockedUntil.toISOString()}::timestamptz AT TIME ZONE 'UTC')
-      WHERE id IN (
-        SELECT id FROM "OutboxEmail"
-        WHERE status = 'pending'
-          AND "nextAttemptAt" <= (${now.toISOString()}::timestamptz AT TIME ZONE 'UTC')
-        ORDER BY "nextAttemptAt"
-        LIMIT ${BATCH_SIZE}
-        FOR UPDATE SKIP LOCKED
-      )
-      RETURNING id`;
-    return rows.map((row) => row.id);
-  }
-  const due = await db.outboxEmail.findMany({
-    where: { status: "pending", nextAttemptAt: { lte: now } },
-    orderBy: { nextAttemptAt: "asc" },
-    take: BATCH_SIZE,
-    select: { id: true },
-  });
-  const claimed: string[] = [];
-  for (const { id } of due) {
-    // Conditional on the status it was read with: of two claimers, one updates one row.
-    const { count } = await db.outboxEmail.updateMany({
-      where: { id, status: "pending" },
-      data: { status: "sending", lockedUntil },
-    });
-    if (count === 1) claimed.push(id);
-  }
-  return claimed;
+function claimDue(now: Date): Promise<string[]> {
+  return outboxStore.claimDue(now, new Date(now.getTime() + LOCK_MS), BATCH_SIZE);
 }
 
 async function deliver(id: string): Promise<void> {

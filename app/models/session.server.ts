@@ -3,10 +3,11 @@
 // (docs/decisions/014-server-side-sessions.md). The browser holds a random 256-bit id;
 // the table holds only its SHA-256.
 import { createHash, randomBytes } from "node:crypto";
-import { db, idleSqlite, isoFromUtcText, isPostgres, prepared } from "~/utils/db.server";
+import { sessionStore } from "~/storage/index.server";
+import { db } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
 import { every } from "~/utils/periodic.server";
-import { sessionUserSelect, type SessionUser } from "./user.server";
+import type { SessionUser } from "./user.server";
 
 const HOUR_MS = 60 * 60 * 1000;
 /** lastSeenAt is written at most this often per session, not on every request. */
@@ -24,34 +25,6 @@ function hashId(id: string): string {
 }
 
 export type ActiveSession = { idHash: string; user: SessionUser };
-
-type SessionRow = { lastSeenAt: Date; expiresAt: Date; revokedAt: Date | null; user: SessionUser };
-
-// Every authenticated request reads its session: on SQLite one prepared statement through
-// the driver instead of Prisma's two queries (decision 003), as the lead list does.
-const SQLITE_SESSION = `SELECT s."lastSeenAt", s."expiresAt", s."revokedAt", u."id", u."email", u."name"
-  FROM "Session" s JOIN "User" u ON u."id" = s."userId" WHERE s."idHash" = ?`;
-
-async function sqliteSessionRow(idHash: string): Promise<SessionRow | null> {
-  const row = prepared(await idleSqlite(), SQLITE_SESSION).get(idHash) as
-    | {
-        lastSeenAt: string;
-        expiresAt: string;
-        revokedAt: string | null;
-        id: string;
-        email: string;
-        name: string | null;
-      }
-    | undefined;
-  if (!row) return null;
-  const { lastSeenAt, expiresAt, revokedAt, id, email, name } = row;
-  return {
-    lastSeenAt: new Date(isoFromUtcText(lastSeenAt)),
-    expiresAt: new Date(isoFromUtcText(expiresAt)),
-    revokedAt: revokedAt === null ? null : new Date(isoFromUtcText(revokedAt)),
-    user: { id, email, name },
-  };
-}
 
 /** Starts a session; returns the id for the cookie (never stored as such). */
 export async function startSession(
@@ -80,13 +53,7 @@ export async function startSession(
 export async function findActiveSession(id: string, now = Date.now()): Promise<ActiveSession | null> {
   if (!SESSION_ID.test(id)) return null;
   const idHash = hashId(id);
-  const row = isPostgres
-    ? await db.session.findUnique({
-        where: { idHash },
-        // Built here, not at load: user.server.ts imports this module too.
-        select: { lastSeenAt: true, expiresAt: true, revokedAt: true, user: { select: sessionUserSelect } },
-      })
-    : await sqliteSessionRow(idHash);
+  const row = await sessionStore.findWithUser(idHash);
   if (!row || row.revokedAt) return null;
   const { idleMs } = sessionLifetime();
   if (row.expiresAt.getTime() <= now || row.lastSeenAt.getTime() + idleMs <= now) return null;

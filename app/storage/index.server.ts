@@ -1,9 +1,22 @@
-// The storage of the process, chosen once at start by DATABASE_URL (docs/decisions/021).
+// The storage of the process, chosen once at start by DATABASE_URL (docs/decisions/021):
+// for each table that needs SQL of its own, the implementation for this database.
 import { isPostgres } from "~/utils/db.server";
+import {
+  postgresAttachmentChunkStore,
+  sqliteAttachmentChunkStore,
+  type AttachmentChunkStore,
+} from "./attachment-chunk-store.server";
 import { postgresLeadStore } from "./lead-store.postgres.server";
 import { sqliteLeadStore } from "./lead-store.sqlite.server";
+import { postgresOutboxStore, sqliteOutboxStore, type OutboxStore } from "./outbox-store.server";
+import { postgresSessionStore, sqliteSessionStore, type SessionStore } from "./session-store.server";
 import type { LeadStore } from "./lead-store";
 
 export const leadStore: LeadStore = isPostgres ? postgresLeadStore : sqliteLeadStore;
+export const sessionStore: SessionStore = isPostgres ? postgresSessionStore : sqliteSessionStore;
+export const outboxStore: OutboxStore = isPostgres ? postgresOutboxStore : sqliteOutboxStore;
+export const attachmentChunkStore: AttachmentChunkStore = isPostgres
+  ? postgresAttachmentChunkStore
+  : sqliteAttachmentChunkStore;
 
 export type { LeadRow, LeadStore, NewLead } from "./lead-store";

@@ -306,8 +306,16 @@ describe("a guesser of the support key", () => {
     try {
       const url = `${guessed.url}/support/SR-1/attachments/x`;
       const wrong = { Authorization: "Bearer wrong-key" };
-      for (let i = 0; i < 10; i++) expect((await fetch(url, { headers: wrong })).status).toBe(401);
-      const refused = await fetch(url, { headers: wrong });
+      // The limit is shared through the database on PostgreSQL, where this file's earlier
+      // wrong key counts too: up to ten 401s, then 429.
+      let refused = await fetch(url, { headers: wrong });
+      let wrongAnswers = 0;
+      while (refused.status === 401 && wrongAnswers < 11) {
+        wrongAnswers++;
+        refused = await fetch(url, { headers: wrong });
+      }
+      expect(wrongAnswers).toBeGreaterThanOrEqual(9);
+      expect(wrongAnswers).toBeLessThanOrEqual(10);
       expect(refused.status).toBe(429);
       expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0);
       expect(refused.headers.get("content-type")).toMatch(/^text\/plain/);

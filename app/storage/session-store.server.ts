@@ -1,0 +1,46 @@
+// Reading a session with its user, on every authenticated request (decision 014). On
+// SQLite one prepared statement through the driver instead of Prisma's two queries
+// (decisions 003 and 021); on PostgreSQL, Prisma.
+import { db, idleSqlite, isoFromUtcText, prepared } from "~/utils/db.server";
+import type { Session, User } from "~/utils/db.server";
+
+export type SessionWithUser = Pick<Session, "lastSeenAt" | "expiresAt" | "revokedAt"> & {
+  user: Pick<User, "id" | "email" | "name">;
+};
+
+export interface SessionStore {
+  /** The session stored under this id hash, with its user; null when there is none. */
+  findWithUser(idHash: string): Promise<SessionWithUser | null>;
+}
+
+const SQLITE_SESSION = `SELECT s."lastSeenAt", s."expiresAt", s."revokedAt", u."id", u."email", u."name"
+  FROM "Session" s JOIN "User" u ON u."id" = s."userId" WHERE s."idHash" = ?`;
+
+type SqliteSessionRow = { lastSeenAt: string; expiresAt: string; revokedAt: string | null } & SessionWithUser["user"];
+
+export const sqliteSessionStore: SessionStore = {
+  async findWithUser(idHash) {
+    const row = prepared(await idleSqlite(), SQLITE_SESSION).get(idHash) as SqliteSessionRow | undefined;
+    if (!row) return null;
+    return {
+      lastSeenAt: new Date(isoFromUtcText(row.lastSeenAt)),
+      expiresAt: new Date(isoFromUtcText(row.expiresAt)),
+      revokedAt: row.revokedAt === null ? null : new Date(isoFromUtcText(row.revokedAt)),
+      user: { id: row.id, email: row.email, name: row.name },
+    };
+  },
+};
+
+export const postgresSessionStore: SessionStore = {
+  findWithUser(idHash) {
+    return db.session.findUnique({
+      where: { idHash },
+      select: {
+        lastSeenAt: true,
+        expiresAt: true,
+        revokedAt: true,
+        user: { select: { id: true, email: true, name: true } },
+      },
+    });
+  },
+};
