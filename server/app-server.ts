@@ -133,17 +133,8 @@ function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }
   );
 }
 
-/**
- * Builds the HTTP server around the app. Listen on `server`, then call
- * `startBackgroundWork`; `shutdown` on SIGTERM.
- */
-export async function createAppServer(options: AppServerOptions = {}): Promise<AppServer> {
-  const trust: Trust | null = compileTrustProxy(process.env.TRUST_PROXY);
-  const limits = serverLimits(process.env);
-  const logRequests = process.env.LOG_REQUESTS === "true";
-  let inFlight = 0;
-  let idle: (() => void) | null = null;
-
+/** Node's server with the limits on slow clients and open connections. */
+function httpServer(limits: ReturnType<typeof serverLimits>): http.Server {
   const server = http.createServer({
     // Slow clients: headers must arrive within headersTimeout and the whole request
     // within requestTimeout, checked this often (Node's default is every 30 s).
@@ -156,13 +147,16 @@ export async function createAppServer(options: AppServerOptions = {}): Promise<A
   // Past this many open connections new ones are closed at once, so slow or idle
   // clients cannot exhaust the process's sockets and memory.
   server.maxConnections = limits.maxConnections;
+  return server;
+}
 
-  const source = options.dev
-    ? await developmentSource(server)
-    : await productionSource(path.resolve(options.buildDir ?? process.env.BUILD_DIR ?? "build"));
-  // In production the build is loaded once; in development Vite reloads it as app/ changes.
-  const productionBuild = source.mode === "production" ? await source.load() : null;
-  const currentBuild = () => productionBuild ?? source.load();
+/** The two ways a request is answered: the fast path, or Remix's handler. */
+function requestHandlers(
+  options: AppServerOptions,
+  source: AppSource,
+  productionBuild: ServerBuild | null,
+  trust: Trust | null,
+) {
   const handle = createRequestHandler(productionBuild ?? source.load, source.mode);
   const directByBuild = new WeakMap<ServerBuild, ReturnType<typeof directRoutes>>();
   const directFor = (build: ServerBuild) => {
@@ -223,6 +217,30 @@ export async function createAppServer(options: AppServerOptions = {}): Promise<A
     }
     await sendResponse(res, await handle(request, context(req)));
   }
+
+  return { dispatchDirect, viaRemix };
+}
+
+/**
+ * Builds the HTTP server around the app. Listen on `server`, then call
+ * `startBackgroundWork`; `shutdown` on SIGTERM.
+ */
+export async function createAppServer(options: AppServerOptions = {}): Promise<AppServer> {
+  const trust: Trust | null = compileTrustProxy(process.env.TRUST_PROXY);
+  const limits = serverLimits(process.env);
+  const logRequests = process.env.LOG_REQUESTS === "true";
+  let inFlight = 0;
+  let idle: (() => void) | null = null;
+
+  const server = httpServer(limits);
+
+  const source = options.dev
+    ? await developmentSource(server)
+    : await productionSource(path.resolve(options.buildDir ?? process.env.BUILD_DIR ?? "build"));
+  // In production the build is loaded once; in development Vite reloads it as app/ changes.
+  const productionBuild = source.mode === "production" ? await source.load() : null;
+  const currentBuild = () => productionBuild ?? source.load();
+  const { dispatchDirect, viaRemix } = requestHandlers(options, source, productionBuild, trust);
 
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     inFlight++;

@@ -36,119 +36,158 @@ function FieldNotes({ id, helpText, error }: { id: string; helpText?: string; er
   );
 }
 
+/** The attributes every control of a field carries, whatever its type. */
+type ControlProps = {
+  id: string;
+  name: string;
+  required: boolean;
+  disabled?: boolean;
+  "aria-invalid"?: true;
+  "aria-describedby"?: string;
+};
+
+/** What a field's control is made from: the field, those attributes, and the value to show. */
+type ControlArgs = { field: FormField; common: ControlProps; value: LeadValue | undefined };
+
+type FieldProps = {
+  field: FormField;
+  /** The element id of the field's control. */
+  id: string;
+  value: LeadValue | undefined;
+  error?: string;
+  disabled?: boolean;
+};
+
 export function FormFields({ fields, values = {}, errors = {}, idPrefix = "field", disabled }: Props) {
   return (
     <>
-      {fields.map((field) => {
-        const id = `${idPrefix}-${field.key}`;
-        const value = values[field.key] ?? field.defaultValue;
-        const error = errors[field.key];
-        const describedBy =
-          [field.helpText ? `${id}-help` : null, error ? `${id}-error` : null].filter(Boolean).join(" ") || undefined;
-        const common = {
-          id,
-          name: field.key,
-          required: field.required,
-          disabled,
-          "aria-invalid": error ? true : undefined,
-          "aria-describedby": describedBy,
-        } as const;
-
-        if (field.type === "hidden") {
-          return <input key={field.key} type="hidden" name={field.key} defaultValue={asText(value)} />;
-        }
-
-        let control: JSX.Element;
-        switch (field.type) {
-          case "textarea":
-            control = (
-              <textarea
-                {...common}
-                rows={4}
-                placeholder={field.placeholder}
-                minLength={field.minLength}
-                maxLength={field.maxLength}
-                defaultValue={asText(value)}
-              />
-            );
-            break;
-          case "select":
-            control = (
-              <select {...common} defaultValue={asText(value) ?? ""}>
-                <option value="">{field.placeholder ?? "Choose…"}</option>
-                {field.options?.map((option) => (
-                  <option key={option} value={option}>
-                    {option}
-                  </option>
-                ))}
-              </select>
-            );
-            break;
-          case "multiselect": {
-            const selected = new Set(Array.isArray(value) ? value : value !== undefined ? [String(value)] : []);
-            control = (
-              <fieldset className="choices" id={id} aria-describedby={describedBy}>
-                <legend className="sr-only">{field.label}</legend>
-                {field.options?.map((option) => (
-                  <label key={option} className="choice">
-                    <input
-                      type="checkbox"
-                      name={field.key}
-                      value={option}
-                      disabled={disabled}
-                      defaultChecked={selected.has(option)}
-                    />{" "}
-                    {option}
-                  </label>
-                ))}
-              </fieldset>
-            );
-            break;
-          }
-          case "checkbox":
-            return (
-              <div key={field.key} className="form-field checkbox-field">
-                <label htmlFor={id} className="choice">
-                  <input
-                    {...common}
-                    type="checkbox"
-                    value="on"
-                    defaultChecked={value === true || value === "on" || value === "true"}
-                  />{" "}
-                  {field.label}
-                  {field.required ? <span aria-hidden="true"> *</span> : null}
-                </label>
-                <FieldNotes id={id} helpText={field.helpText} error={error} />
-              </div>
-            );
-          default:
-            control = (
-              <input
-                {...common}
-                type={field.type}
-                placeholder={field.placeholder}
-                minLength={field.minLength}
-                maxLength={field.maxLength}
-                min={field.min}
-                max={field.max}
-                step={field.type === "number" ? "any" : undefined}
-                pattern={field.pattern}
-                defaultValue={asText(value)}
-              />
-            );
-        }
-
-        return (
-          <div key={field.key} className="form-field">
-            <label htmlFor={id}>
-              {field.label}
-              {field.required ? <span aria-hidden="true"> *</span> : null}
-            </label>
-            {control}
-            <FieldNotes id={id} helpText={field.helpText} error={error} />
-          </div>
-        );
-      })}
+      {fields.map((field) => (
+        <Field
+          key={field.key}
+          field={field}
+          id={`${idPrefix}-${field.key}`}
+          value={values[field.key] ?? field.defaultValue}
+          error={errors[field.key]}
+          disabled={disabled}
+        />
+      ))}
     </>
+  );
+}
+
+/** One field: a hidden input, a checkbox inside its label, or a label above its control. */
+function Field({ field, id, value, error, disabled }: FieldProps) {
+  const describedBy =
+    [field.helpText ? `${id}-help` : null, error ? `${id}-error` : null].filter(Boolean).join(" ") || undefined;
+  const common: ControlProps = {
+    id,
+    name: field.key,
+    required: field.required,
+    disabled,
+    "aria-invalid": error ? true : undefined,
+    "aria-describedby": describedBy,
+  };
+
+  if (field.type === "hidden") {
+    return <input type="hidden" name={field.key} defaultValue={asText(value)} />;
+  }
+  if (field.type === "checkbox") {
+    return <CheckboxField field={field} common={common} value={value} error={error} />;
+  }
+  return (
+    <div className="form-field">
+      <label htmlFor={id}>
+        {field.label}
+        {field.required ? <span aria-hidden="true"> *</span> : null}
+      </label>
+      <FieldControl field={field} common={common} value={value} />
+      <FieldNotes id={id} helpText={field.helpText} error={error} />
+    </div>
+  );
+}
+
+/** A single checkbox sits inside its label, so the label is the text beside the box. */
+function CheckboxField({ field, common, value, error }: ControlArgs & { error?: string }) {
+  return (
+    <div className="form-field checkbox-field">
+      <label htmlFor={common.id} className="choice">
+        <input
+          {...common}
+          type="checkbox"
+          value="on"
+          defaultChecked={value === true || value === "on" || value === "true"}
+        />{" "}
+        {field.label}
+        {field.required ? <span aria-hidden="true"> *</span> : null}
+      </label>
+      <FieldNotes id={common.id} helpText={field.helpText} error={error} />
+    </div>
+  );
+}
+
+/** The control under a field's label. */
+function FieldControl({ field, common, value }: ControlArgs) {
+  switch (field.type) {
+    case "textarea":
+      return (
+        <textarea
+          {...common}
+          rows={4}
+          placeholder={field.placeholder}
+          minLength={field.minLength}
+          maxLength={field.maxLength}
+          defaultValue={asText(value)}
+        />
+      );
+    case "select":
+      return (
+        <select {...common} defaultValue={asText(value) ?? ""}>
+          <option value="">{field.placeholder ?? "Choose…"}</option>
+          {field.options?.map((option) => (
+            <option key={option} value={option}>
+              {option}
+            </option>
+          ))}
+        </select>
+      );
+    case "multiselect":
+      return <MultiselectControl field={field} common={common} value={value} />;
+    default:
+      return (
+        <input
+          {...common}
+          type={field.type}
+          placeholder={field.placeholder}
+          minLength={field.minLength}
+          maxLength={field.maxLength}
+          min={field.min}
+          max={field.max}
+          step={field.type === "number" ? "any" : undefined}
+          pattern={field.pattern}
+          defaultValue={asText(value)}
+        />
+      );
+  }
+}
+
+/** One checkbox per option, all with the field's name, so the post carries every choice. */
+function MultiselectControl({ field, common, value }: ControlArgs) {
+  const selected = new Set(Array.isArray(value) ? value : value !== undefined ? [String(value)] : []);
+  return (
+    <fieldset className="choices" id={common.id} aria-describedby={common["aria-describedby"]}>
+      <legend className="sr-only">{field.label}</legend>
+      {field.options?.map((option) => (
+        <label key={option} className="choice">
+          <input
+            type="checkbox"
+            name={field.key}
+            value={option}
+            disabled={common.disabled}
+            defaultChecked={selected.has(option)}
+          />{" "}
+          {option}
+        </label>
+      ))}
+    </fieldset>
   );
 }

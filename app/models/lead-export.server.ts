@@ -1,10 +1,8 @@
-// Lead exports as CSV (papaparse) and Excel (exceljs's streaming writer). Both read the
+// Lead exports as CSV (papaparse) and Excel (lead-export-xlsx.server.ts). Both read the
 // filtered leads in keyset pages straight into a pull-based ReadableStream: a page is
 // read only when the client has taken the previous one, so memory stays flat whatever
 // the row count, the first bytes leave before the last row is read, and a client that
 // disconnects (stream cancelled, request aborted) stops the reading.
-import { PassThrough } from "node:stream";
-import ExcelJS from "exceljs";
 import Papa from "papaparse";
 import type { LeadValue } from "~/models/form-schema";
 import type { Cursor, LeadFilters } from "~/models/lead-filters.server";
@@ -23,7 +21,7 @@ export const CONTENT_TYPES: Record<ExportFormat, string> = {
 /** Rows read per database round trip: large enough to amortise the query, small enough to stay flat. */
 export const EXPORT_PAGE_SIZE = 500;
 
-type ExportOptions = { signal?: AbortSignal; pageSize?: number };
+export type ExportOptions = { signal?: AbortSignal; pageSize?: number };
 
 // ---------------------------------------------------------------------------
 // Columns
@@ -147,10 +145,10 @@ export type ExportRow = Pick<
   | "landingPageUrl"
 >;
 
-type PageReader = { next: () => Promise<ExportRow[] | null>; close: () => void };
+export type PageReader = { next: () => Promise<ExportRow[] | null>; close: () => void };
 
 /** Keyset pages of the filtered leads, read one at a time as the stream asks. */
-function pageReader(filters: LeadFilters, pageSize: number, signal?: AbortSignal): PageReader {
+export function pageReader(filters: LeadFilters, pageSize: number, signal?: AbortSignal): PageReader {
   let cursor: Cursor | undefined;
   let done = false;
   return {
@@ -256,170 +254,6 @@ export async function streamLeadsCsv(
     },
     { highWaterMark: 1 },
   );
-}
-
-// ---------------------------------------------------------------------------
-// Excel
-
-const MIN_WIDTH = 8;
-const MAX_WIDTH = 60;
-
-function widthOf(cell: Cell): number {
-  return typeof cell === "string" ? Math.max(...cell.split("\n").map((line) => line.length)) : String(cell).length;
-}
-
-/**
- * A line break in an Excel cell is LF. A CR would be written raw into the sheet's XML,
- * where every XML reader turns it into LF anyway; convert it openly.
- */
-function excelLineBreaks(cells: Cell[]): Array<Cell | undefined> {
-  const out: Array<Cell | undefined> = cells;
-  for (let i = 0; i < out.length; i++) {
-    const cell = out[i];
-    // An empty value is no cell at all: exceljs skips it instead of writing an empty string.
-    if (cell === "") out[i] = undefined;
-    else if (typeof cell === "string" && cell.includes("\r")) out[i] = cell.replace(/\r\n?/g, "\n");
-  }
-  return out;
-}
-
-/** Widths from the header and the first page: the `<cols>` element comes before any row. */
-function columnWidths(headers: string[], sample: Cell[][]): number[] {
-  return headers.map((header, i) => {
-    let width = header.length;
-    for (const row of sample) width = Math.max(width, widthOf(row[i]));
-    return Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, width + 2));
-  });
-}
-
-/**
- * With styles on, exceljs runs every cell through its style registry (serialising and
- * looking up a style per cell), which took a quarter of the export's time. A cell with
- * no style of its own is style 0 (the default, "General"), as exceljs's no-styles mode
- * answers; only the header's bold goes through the registry.
- */
-function skipStylesOfPlainCells(workbook: ExcelJS.stream.xlsx.WorkbookWriter) {
-  const styles = (workbook as unknown as { styles: { addStyleModel: (model: unknown, type?: unknown) => number } })
-    .styles;
-  const addStyleModel = styles.addStyleModel.bind(styles);
-  styles.addStyleModel = (model, cellType) => {
-    if (!model || (typeof model === "object" && Object.keys(model).length === 0)) return 0;
-    return addStyleModel(model, cellType);
-  };
-}
-
-/** Unzipped sheet XML allowed to wait for compression before the next page is read. */
-const XLSX_PENDING_BYTES = 2 * 1024 * 1024;
-const XLSX_YIELD_EVERY = 50;
-
-export async function streamLeadsXlsx(
-  filters: LeadFilters,
-  options: ExportOptions = {},
-): Promise<ReadableStream<Uint8Array>> {
-  const columns = await exportColumns(filters);
-  const reader = pageReader(filters, options.pageSize ?? EXPORT_PAGE_SIZE, options.signal);
-  const out = new PassThrough({ highWaterMark: 256 * 1024 });
-  // Shared strings would keep every distinct string of the file in memory until the end;
-  // styles are on only for the bold header.
-  const workbook = new ExcelJS.stream.xlsx.WorkbookWriter({ stream: out, useSharedStrings: false, useStyles: true });
-  skipStylesOfPlainCells(workbook);
-  const sheet = workbook.addWorksheet("Leads", { views: [{ state: "frozen", ySplit: 1 }] });
-  let ended = false;
-  let failed: unknown = null;
-  out.once("end", () => (ended = true));
-  out.once("error", (error) => (failed = error));
-  let phase: "header" | "rows" | "finishing" = "header";
-
-  /**
-   * Compression runs on libuv's thread pool in small jobs, each started from the main
-   * thread: yielding every few hundred rows lets it work while the next rows are built.
-   */
-  const writeRows = async (rows: ExportRow[] | Cell[][]) => {
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i];
-      sheet.addRow(excelLineBreaks(Array.isArray(row) ? row : rowCells(row, columns, excelText))).commit();
-      if (i % XLSX_YIELD_EVERY === XLSX_YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
-    }
-  };
-
-  /**
-   * exceljs hands the sheet XML to the zip without back-pressure (its buffer takes
-   * everything). The next page is read only while little XML waits for compression;
-   * the zip's input is a readable-stream v2 PassThrough, which has no `writableLength`.
-   */
-  type Sink = PassThrough & { _writableState?: { length: number } };
-  const zipPending = () => {
-    const sink = (sheet as unknown as { stream?: { pipes?: Sink[] } }).stream?.pipes?.[0];
-    return sink?._writableState?.length ?? sink?.writableLength ?? 0;
-  };
-
-  /** Waits until the zip has written something out (or ended, or failed). */
-  const progress = () =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        out.off("readable", done);
-        out.off("end", done);
-        out.off("error", done);
-        resolve();
-      };
-      out.once("readable", done);
-      out.once("end", done);
-      out.once("error", done);
-    });
-
-  return new ReadableStream<Uint8Array>(
-    {
-      async pull(controller) {
-        for (;;) {
-          if (failed) return controller.error(failed);
-          const chunk = out.read() as Buffer | null;
-          if (chunk) return controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-          if (ended) return controller.close();
-          if (phase === "header") {
-            phase = "rows";
-            const rows = await reader.next();
-            const cells = (rows ?? []).map((row) => rowCells(row, columns, excelText));
-            const widths = columnWidths(columns.headers, cells);
-            sheet.columns = widths.map((width) => ({ width }));
-            const header = sheet.addRow(columns.headers.map(excelText));
-            header.font = { bold: true };
-            header.commit();
-            await writeRows(cells);
-            if (!rows) phase = "finishing";
-            if (phase === "finishing") void finish();
-            continue;
-          }
-          if (phase === "rows" && zipPending() <= XLSX_PENDING_BYTES) {
-            const rows = await reader.next();
-            if (rows) {
-              await writeRows(rows);
-            } else {
-              phase = "finishing";
-              if (options.signal?.aborted) return controller.error(options.signal.reason);
-              void finish();
-            }
-            continue;
-          }
-          await progress();
-        }
-      },
-      cancel() {
-        reader.close();
-        out.destroy();
-      },
-    },
-    { highWaterMark: 1 },
-  );
-
-  async function finish() {
-    try {
-      sheet.commit();
-      await workbook.commit();
-    } catch (error) {
-      failed = error;
-      out.destroy();
-    }
-  }
 }
 
 // ---------------------------------------------------------------------------

@@ -1,6 +1,6 @@
 // Support requests: tickets with a human reference (SR-1042), their threads, staff
-// replies, status rules, and inbound email replies. The JSON API and the dashboard
-// both call these functions.
+// replies and status rules. The JSON API and the dashboard both call these functions;
+// inbound email replies are recorded by support-inbound.server.ts.
 //
 // Status rules: a staff reply sets `pending` (waiting on the customer); a customer's
 // reply to a `pending` or `closed` ticket sets it back to `open`. Auto-replies and
@@ -8,17 +8,15 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { EmailSchema } from "~/models/user.server";
-import { db, isUniqueViolation, type Prisma } from "~/utils/db.server";
+import { db, type Prisma } from "~/utils/db.server";
 import { DomainError } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { decodeCursorOrFail, encodeCursor } from "~/utils/keyset.server";
 import { composeSupportEmail, newMessageId } from "~/utils/mailer.server";
 import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
 import { FORBIDDEN_TEXT_MESSAGE, hasForbiddenText } from "~/utils/text-policy";
-import { discardAttachments, storeUnlinkedAttachments } from "./attachment-store.server";
-import { dedupeKeyOf, type InboundEmail } from "./inbound-email.server";
 import { kickOutbox } from "./outbox.server";
-import { bareMessageId, carriesReplyToken, providerVouchesFor } from "./sender-trust.server";
+import { nextTicketNumber, ticketWhere } from "./ticket-reference.server";
 
 import { TICKET_STATUSES, type TicketStatus } from "./ticket-status";
 
@@ -64,54 +62,6 @@ export const ListTicketsSchema = z.object({
   cursor: z.string().max(200).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(25),
 });
-
-// ---------------------------------------------------------------------------
-// References
-
-const REFERENCE = /^([A-Za-z]{1,10})-(\d{1,9})$/;
-
-/** The id of a ticket or its reference in any letter case (`sr-1042`). */
-function ticketWhere(idOrReference: string): Prisma.TicketWhereUniqueInput {
-  const trimmed = idOrReference.trim().replace(/^#/, "");
-  return REFERENCE.test(trimmed) ? { reference: trimmed.toUpperCase() } : { id: trimmed };
-}
-
-/**
- * The reference a subject names: `#SR-1042` anywhere, any case, after Re:/Fwd: too.
- * The configured prefix wins; another prefix is still tried (tickets made before a
- * prefix change keep theirs).
- */
-export function referenceInSubject(subject: string): string | null {
-  const found = [...subject.matchAll(/#([A-Za-z]{1,10})-(\d{1,9})\b/g)].map((m) => ({
-    prefix: m[1].toUpperCase(),
-    reference: `${m[1]}-${m[2]}`.toUpperCase(),
-  }));
-  return (found.find((f) => f.prefix === env.SUPPORT_TICKET_PREFIX) ?? found[0])?.reference ?? null;
-}
-
-const FIRST_NUMBER = 1001;
-
-/**
- * The next ticket number: one atomic upsert-increment, so concurrent callers (other
- * instances too) never get the same number. A failed create leaves a gap, never a repeat.
- */
-export async function nextTicketNumber(prefix = env.SUPPORT_TICKET_PREFIX): Promise<number> {
-  for (let attempt = 0; ; attempt++) {
-    try {
-      const counter = await db.ticketCounter.upsert({
-        where: { prefix },
-        create: { prefix, value: FIRST_NUMBER },
-        update: { value: { increment: 1 } },
-        select: { value: true },
-      });
-      return counter.value;
-    } catch (error) {
-      // Two first-ever creates can race on the insert; the loser increments instead.
-      if (isUniqueViolation(error) && attempt < 3) continue;
-      throw error;
-    }
-  }
-}
 
 // ---------------------------------------------------------------------------
 // Reading
@@ -425,111 +375,4 @@ export async function setTicketStatus(idOrReference: string, status: TicketStatu
   const exists = await db.ticket.findUnique({ where, select: { id: true } });
   if (!exists) notFound(idOrReference);
   return db.ticket.update({ where: { id: exists.id }, data: { status }, select: listSelect });
-}
-
-// ---------------------------------------------------------------------------
-// Inbound email
-
-export type InboundResult = {
-  duplicate: boolean;
-  ticketReference: string;
-  messageId: string;
-};
-
-/**
- * Records an inbound email in the thread its subject names. 422 without a reference,
- * 404 for a reference to no ticket. A redelivery (same Message-ID, or same sender,
- * subject and body on the same day) returns the first copy with `duplicate: true`.
- */
-export async function recordInboundEmail(email: InboundEmail, receivedAt = new Date()): Promise<InboundResult> {
-  const reference = referenceInSubject(email.subject);
-  if (!reference) {
-    throw new DomainError(
-      "ticket_reference_missing",
-      `The subject names no ticket: it must contain #${env.SUPPORT_TICKET_PREFIX}-<number>.`,
-      [{ path: "subject", message: `Expected a reference such as #${env.SUPPORT_TICKET_PREFIX}-1042.` }],
-    );
-  }
-  const ticket = await db.ticket.findUnique({
-    where: { reference },
-    select: { id: true, reference: true, email: true, status: true },
-  });
-  if (!ticket) throw new DomainError("ticket_not_found", `No support request ${reference}.`);
-
-  // Per ticket and sender: someone else's Message-ID posted to another ticket, or by
-  // another sender, cannot make a genuine reply look like a redelivery.
-  const dedupeKey = `${ticket.id}:${email.from}:${dedupeKeyOf(email, receivedAt)}`;
-  const existing = await findByDedupeKey(dedupeKey);
-  if (existing) return existing;
-
-  const verified = email.from === ticket.email.toLowerCase() && (await provesCustomer(ticket, email));
-  // Written first, in short chunks, and linked by the message's own write below.
-  const attachmentIds = await storeUnlinkedAttachments(email.attachments, receivedAt);
-  // Only the customer's own, human reply reopens a ticket that waits on them or was closed.
-  const reopen = verified && !email.isAutoReply && ticket.status !== "open";
-  try {
-    const updated = await db.ticket.update({
-      where: { id: ticket.id },
-      data: {
-        ...(reopen ? { status: "open" as const } : {}),
-        lastMessageAt: receivedAt,
-        messages: {
-          create: {
-            // Inbound mail is the customer's side of the thread, whatever its From says.
-            direction: "inbound",
-            author: "customer",
-            authorUserId: null,
-            fromEmail: email.from,
-            body: email.visibleText,
-            fullBody: email.text,
-            unverifiedSender: !verified,
-            isAutoReply: email.isAutoReply,
-            emailMessageId: email.messageId,
-            dedupeKey,
-            notKept: email.notKept.length > 0 ? email.notKept.join("\n") : null,
-            attachments: { connect: attachmentIds.map((id) => ({ id })) },
-            createdAt: receivedAt,
-          },
-        },
-      },
-      select: { reference: true, messages: { where: { dedupeKey }, select: { id: true } } },
-    });
-    return { duplicate: false, ticketReference: updated.reference, messageId: updated.messages[0].id };
-  } catch (error) {
-    await discardAttachments(attachmentIds);
-    // A concurrent delivery of the same email won the unique dedupeKey.
-    if (isUniqueViolation(error)) {
-      const first = await findByDedupeKey(dedupeKey);
-      if (first) return first;
-    }
-    throw error;
-  }
-}
-
-/**
- * Something a stranger cannot forge: our reply address with the ticket's token among the
- * recipients, an answer to one of the ticket's Message-IDs, or the provider's word.
- */
-async function provesCustomer(ticket: { id: string; reference: string }, email: InboundEmail): Promise<boolean> {
-  if (carriesReplyToken(ticket.reference, email.recipients)) return true;
-  if (providerVouchesFor(email.from, email.auth)) return true;
-  if (email.answers.length === 0) return false;
-  const ours = await db.ticket.findUnique({
-    where: { id: ticket.id },
-    select: { threadMessageId: true, outbox: { select: { messageId: true }, take: 1_000 } },
-  });
-  const ids = new Set(
-    [ours?.threadMessageId, ...(ours?.outbox ?? []).map((email) => email.messageId)]
-      .filter(Boolean)
-      .map((id) => bareMessageId(id!)),
-  );
-  return email.answers.some((id) => ids.has(id));
-}
-
-async function findByDedupeKey(dedupeKey: string): Promise<InboundResult | null> {
-  const message = await db.ticketMessage.findUnique({
-    where: { dedupeKey },
-    select: { id: true, ticket: { select: { reference: true } } },
-  });
-  return message ? { duplicate: true, ticketReference: message.ticket.reference, messageId: message.id } : null;
 }

@@ -20,17 +20,8 @@ import {
   updateFieldIn,
 } from "~/models/form-builder";
 import { DEFAULT_SUCCESS_MESSAGE, type FormField } from "~/models/form-schema";
-import {
-  addField,
-  deleteForm,
-  formJson,
-  getFormWithCounts,
-  moveField,
-  removeField,
-  setFormStatus,
-  updateField,
-  updateForm,
-} from "~/models/form.server";
+import { addField, moveField, removeField, updateField } from "~/models/form-schema-changes.server";
+import { deleteForm, formJson, getFormWithCounts, setFormStatus, updateForm } from "~/models/form.server";
 import { statusOf } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
 import { DomainError } from "~/utils/domain-error";
@@ -123,50 +114,13 @@ export default function FormBuilderPage() {
   const fetchers = useFetchers();
   const [searchParams] = useSearchParams();
   const [draft, setDraft] = useState<Draft>(null);
-
-  // Pending field edits, applied in order by the server's own functions.
-  let fields = form.fields as FormField[];
-  for (const fetcher of fetchers) {
-    if (!fetcher.formData || !BUILDER_INTENTS.includes(fetcher.formData.get("intent") as never)) continue;
-    const result = applyBuilderSubmission(fields, fetcher.formData);
-    if (result?.ok) fields = result.fields;
-  }
-  let previewFields = fields;
-  if (draft) {
-    const result =
-      draft.target === null ? addFieldTo(fields, draft.field) : updateFieldIn(fields, draft.target, draft.field);
-    if (result.ok) previewFields = result.fields;
-  }
-
-  const confirmingDelete = searchParams.get("delete") === "confirm";
-  const hostedUrl = `${appUrl}/f/${form.id}`;
-  const totalLeads = (form.leadCount ?? 0) + (form.spamCount ?? 0);
+  const fields = withPendingEdits(form.fields as FormField[], fetchers);
+  const previewFields = withDraft(fields, draft);
 
   return (
     <>
-      <p>
-        <Link to="/forms">← All forms</Link>
-      </p>
-      <h1>
-        {form.name} <span className={`badge ${form.status}`}>{form.status}</span>
-      </h1>
-      <p className="muted">
-        Schema version {form.schemaVersion} · <Link to={`/leads?formId=${form.id}`}>{form.leadCount ?? 0} leads</Link>
-        {form.spamCount ? ` (+${form.spamCount} spam)` : ""} · Hosted form:{" "}
-        <a href={hostedUrl} target="_blank" rel="noreferrer">
-          {hostedUrl}
-        </a>
-      </p>
-      {actionData?.ok ? (
-        <p className="notice" role="status">
-          Saved.
-        </p>
-      ) : null}
-      {actionData && !actionData.ok && !shownInPlace(actionData, fields) ? (
-        <p className="error" role="alert">
-          {actionData.message}
-        </p>
-      ) : null}
+      <BuilderHeader form={form} hostedUrl={`${appUrl}/f/${form.id}`} />
+      <ActionNotice actionData={actionData} fields={fields} />
 
       <div
         style={{
@@ -177,23 +131,7 @@ export default function FormBuilderPage() {
         }}
       >
         <div>
-          <section aria-labelledby="fields-heading">
-            <h2 id="fields-heading">Fields</h2>
-            {fields.length === 0 ? <p className="muted">No fields yet. Add the first one below.</p> : null}
-            <ol style={{ listStyle: "none", padding: 0, margin: 0 }} aria-label="Fields">
-              {fields.map((field, index) => (
-                <FieldRow
-                  key={field.key}
-                  field={field}
-                  fields={fields}
-                  index={index}
-                  count={fields.length}
-                  actionData={actionData}
-                  onDraft={setDraft}
-                />
-              ))}
-            </ol>
-          </section>
+          <FieldList fields={fields} actionData={actionData} onDraft={setDraft} />
 
           <section className="card" aria-labelledby="add-field-heading">
             <h2 id="add-field-heading">Add a field</h2>
@@ -219,42 +157,163 @@ export default function FormBuilderPage() {
             successMessage={form.settings.successMessage}
           />
 
-          <section className="card" aria-labelledby="danger-heading">
-            <h2 id="danger-heading">Archive or delete</h2>
-            <StatusForm status={form.status} />
-            {confirmingDelete ? (
-              <DeleteConfirmation
-                name={form.name}
-                totalLeads={totalLeads}
-                actionData={resultFor(actionData, "delete")}
-              />
-            ) : (
-              <p>
-                <Link to="?delete=confirm#delete-heading" className="button secondary">
-                  Delete form…
-                </Link>
-              </p>
-            )}
-          </section>
+          <DangerZone
+            name={form.name}
+            status={form.status}
+            totalLeads={(form.leadCount ?? 0) + (form.spamCount ?? 0)}
+            confirmingDelete={searchParams.get("delete") === "confirm"}
+            actionData={resultFor(actionData, "delete")}
+          />
         </div>
 
-        <aside className="card" aria-labelledby="preview-heading" style={{ position: "sticky", top: "1rem" }}>
-          <h2 id="preview-heading">Preview</h2>
-          <div role="region" aria-label="Form preview">
-            {previewFields.length === 0 ? (
-              <p className="muted">The form has no fields yet.</p>
-            ) : (
-              <form onSubmit={(event) => event.preventDefault()} aria-label="Preview of the form">
-                <FormFields fields={previewFields} idPrefix="preview" />
-                <button type="button" disabled>
-                  Send
-                </button>
-              </form>
-            )}
-          </div>
-        </aside>
+        <FormPreview fields={previewFields} />
       </div>
     </>
+  );
+}
+
+/** Pending field edits, applied in order by the server's own functions. */
+function withPendingEdits(saved: FormField[], fetchers: ReturnType<typeof useFetchers>): FormField[] {
+  let fields = saved;
+  for (const fetcher of fetchers) {
+    if (!fetcher.formData || !BUILDER_INTENTS.includes(fetcher.formData.get("intent") as never)) continue;
+    const result = applyBuilderSubmission(fields, fetcher.formData);
+    if (result?.ok) fields = result.fields;
+  }
+  return fields;
+}
+
+/** The fields with the one being edited as it stands, while it is valid. */
+function withDraft(fields: FormField[], draft: Draft): FormField[] {
+  if (!draft) return fields;
+  const result =
+    draft.target === null ? addFieldTo(fields, draft.field) : updateFieldIn(fields, draft.target, draft.field);
+  return result.ok ? result.fields : fields;
+}
+
+function BuilderHeader({
+  form,
+  hostedUrl,
+}: {
+  form: { id: string; name: string; status: string; schemaVersion: number; leadCount?: number; spamCount?: number };
+  hostedUrl: string;
+}) {
+  return (
+    <>
+      <p>
+        <Link to="/forms">← All forms</Link>
+      </p>
+      <h1>
+        {form.name} <span className={`badge ${form.status}`}>{form.status}</span>
+      </h1>
+      <p className="muted">
+        Schema version {form.schemaVersion} · <Link to={`/leads?formId=${form.id}`}>{form.leadCount ?? 0} leads</Link>
+        {form.spamCount ? ` (+${form.spamCount} spam)` : ""} · Hosted form:{" "}
+        <a href={hostedUrl} target="_blank" rel="noreferrer">
+          {hostedUrl}
+        </a>
+      </p>
+    </>
+  );
+}
+
+/** The answer to a post made without JavaScript, unless a form on the page shows it in place. */
+function ActionNotice({ actionData, fields }: { actionData: ActionResult | undefined; fields: FormField[] }) {
+  if (actionData?.ok) {
+    return (
+      <p className="notice" role="status">
+        Saved.
+      </p>
+    );
+  }
+  if (actionData && !shownInPlace(actionData, fields)) {
+    return (
+      <p className="error" role="alert">
+        {actionData.message}
+      </p>
+    );
+  }
+  return null;
+}
+
+function FieldList({
+  fields,
+  actionData,
+  onDraft,
+}: {
+  fields: FormField[];
+  actionData: ActionResult | undefined;
+  onDraft: (draft: Draft) => void;
+}) {
+  return (
+    <section aria-labelledby="fields-heading">
+      <h2 id="fields-heading">Fields</h2>
+      {fields.length === 0 ? <p className="muted">No fields yet. Add the first one below.</p> : null}
+      <ol style={{ listStyle: "none", padding: 0, margin: 0 }} aria-label="Fields">
+        {fields.map((field, index) => (
+          <FieldRow
+            key={field.key}
+            field={field}
+            fields={fields}
+            index={index}
+            count={fields.length}
+            actionData={actionData}
+            onDraft={onDraft}
+          />
+        ))}
+      </ol>
+    </section>
+  );
+}
+
+function DangerZone({
+  name,
+  status,
+  totalLeads,
+  confirmingDelete,
+  actionData,
+}: {
+  name: string;
+  status: string;
+  totalLeads: number;
+  confirmingDelete: boolean;
+  actionData: ActionResult | undefined;
+}) {
+  return (
+    <section className="card" aria-labelledby="danger-heading">
+      <h2 id="danger-heading">Archive or delete</h2>
+      <StatusForm status={status} />
+      {confirmingDelete ? (
+        <DeleteConfirmation name={name} totalLeads={totalLeads} actionData={actionData} />
+      ) : (
+        <p>
+          <Link to="?delete=confirm#delete-heading" className="button secondary">
+            Delete form…
+          </Link>
+        </p>
+      )}
+    </section>
+  );
+}
+
+/** The form as visitors will see it, drafts included; it never posts. */
+function FormPreview({ fields }: { fields: FormField[] }) {
+  return (
+    <aside className="card" aria-labelledby="preview-heading" style={{ position: "sticky", top: "1rem" }}>
+      <h2 id="preview-heading">Preview</h2>
+      <div role="region" aria-label="Form preview">
+        {fields.length === 0 ? (
+          <p className="muted">The form has no fields yet.</p>
+        ) : (
+          <form onSubmit={(event) => event.preventDefault()} aria-label="Preview of the form">
+            <FormFields fields={fields} idPrefix="preview" />
+            <button type="button" disabled>
+              Send
+            </button>
+          </form>
+        )}
+      </div>
+    </aside>
   );
 }
 

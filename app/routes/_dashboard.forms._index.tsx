@@ -7,7 +7,7 @@ import { statusOf } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
 import { DomainError } from "~/utils/domain-error";
 import { page } from "~/utils/page.server";
-import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction, SerializeFrom } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Forms · Lead Capture" }];
 
@@ -55,102 +55,14 @@ export default function FormsPage() {
   const navigation = useNavigation();
   const [searchParams] = useSearchParams();
   const creating = navigation.state !== "idle" && navigation.formData?.get("intent") === "create";
-  const nameError = actionData?.error.details?.find((detail) => detail.path === "name")?.message;
   const status = searchParams.get("status");
-  const filterLink = (value: string | null) => (value ? `/forms?status=${value}` : "/forms");
 
   return (
     <>
       <h1>Forms</h1>
-      <section className="card" aria-labelledby="new-form-heading">
-        <h2 id="new-form-heading">New form</h2>
-        <Form method="post" aria-label="New form">
-          <input type="hidden" name="intent" value="create" />
-          <div className="row">
-            <div>
-              <label htmlFor="new-form-name">Name</label>
-              <input
-                id="new-form-name"
-                name="name"
-                required
-                maxLength={200}
-                defaultValue={actionData?.name}
-                aria-invalid={nameError ? true : undefined}
-                aria-describedby={nameError ? "new-form-name-error" : undefined}
-              />
-              {nameError ? (
-                <p id="new-form-name-error" className="field-error">
-                  {nameError}
-                </p>
-              ) : null}
-            </div>
-            <div>
-              <label htmlFor="new-form-description">Description (optional)</label>
-              <input
-                id="new-form-description"
-                name="description"
-                maxLength={2000}
-                defaultValue={actionData?.description}
-              />
-            </div>
-            <div style={{ flex: "0 0 auto" }}>
-              <button type="submit" disabled={creating}>
-                {creating ? "Creating…" : "Create form"}
-              </button>
-            </div>
-          </div>
-          {actionData && !nameError ? (
-            <p className="error" role="alert">
-              {actionData.error.message}
-            </p>
-          ) : null}
-        </Form>
-      </section>
-
-      <p className="actions">
-        Show:
-        {[null, "active", "archived"].map((value) => (
-          <Link key={value ?? "all"} to={filterLink(value)} aria-current={status === value ? "page" : undefined}>
-            {value ?? "all"}
-          </Link>
-        ))}
-      </p>
-
-      {items.length === 0 ? (
-        <p className="muted">No forms yet. Create one above.</p>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>Name</th>
-              <th>Status</th>
-              <th>Fields</th>
-              <th>Leads</th>
-              <th>Schema version</th>
-              <th>Updated</th>
-            </tr>
-          </thead>
-          <tbody>
-            {items.map((form) => (
-              <tr key={form.id}>
-                <td>
-                  <Link to={`/forms/${form.id}`}>{form.name}</Link>
-                </td>
-                <td>
-                  <span className={`badge ${form.status}`}>{form.status}</span>
-                </td>
-                <td>{form.fieldCount}</td>
-                <td>
-                  <Link to={`/leads?formId=${form.id}`}>{form.leadCount}</Link>
-                  {form.spamCount > 0 ? <span className="muted"> (+{form.spamCount} spam)</span> : null}
-                </td>
-                <td>v{form.schemaVersion}</td>
-                <td>{new Date(form.updatedAt).toISOString().slice(0, 16).replace("T", " ")}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <NewFormSection actionData={actionData} creating={creating} />
+      <StatusFilter status={status} />
+      {items.length === 0 ? <p className="muted">No forms yet. Create one above.</p> : <FormsTable items={items} />}
       {nextCursor ? (
         <p>
           <Link to={`/forms?${new URLSearchParams({ ...(status ? { status } : {}), cursor: nextCursor })}`}>
@@ -159,6 +71,106 @@ export default function FormsPage() {
         </p>
       ) : null}
     </>
+  );
+}
+
+function NewFormSection({ actionData, creating }: { actionData: ActionError | undefined; creating: boolean }) {
+  const nameError = actionData?.error.details?.find((detail) => detail.path === "name")?.message;
+  return (
+    <section className="card" aria-labelledby="new-form-heading">
+      <h2 id="new-form-heading">New form</h2>
+      <Form method="post" aria-label="New form">
+        <input type="hidden" name="intent" value="create" />
+        <div className="row">
+          <div>
+            <label htmlFor="new-form-name">Name</label>
+            <input
+              id="new-form-name"
+              name="name"
+              required
+              maxLength={200}
+              defaultValue={actionData?.name}
+              aria-invalid={nameError ? true : undefined}
+              aria-describedby={nameError ? "new-form-name-error" : undefined}
+            />
+            {nameError ? (
+              <p id="new-form-name-error" className="field-error">
+                {nameError}
+              </p>
+            ) : null}
+          </div>
+          <div>
+            <label htmlFor="new-form-description">Description (optional)</label>
+            <input
+              id="new-form-description"
+              name="description"
+              maxLength={2000}
+              defaultValue={actionData?.description}
+            />
+          </div>
+          <div style={{ flex: "0 0 auto" }}>
+            <button type="submit" disabled={creating}>
+              {creating ? "Creating…" : "Create form"}
+            </button>
+          </div>
+        </div>
+        {actionData && !nameError ? (
+          <p className="error" role="alert">
+            {actionData.error.message}
+          </p>
+        ) : null}
+      </Form>
+    </section>
+  );
+}
+
+function StatusFilter({ status }: { status: string | null }) {
+  const filterLink = (value: string | null) => (value ? `/forms?status=${value}` : "/forms");
+  return (
+    <p className="actions">
+      Show:
+      {[null, "active", "archived"].map((value) => (
+        <Link key={value ?? "all"} to={filterLink(value)} aria-current={status === value ? "page" : undefined}>
+          {value ?? "all"}
+        </Link>
+      ))}
+    </p>
+  );
+}
+
+function FormsTable({ items }: { items: SerializeFrom<typeof loader>["items"] }) {
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th>Name</th>
+          <th>Status</th>
+          <th>Fields</th>
+          <th>Leads</th>
+          <th>Schema version</th>
+          <th>Updated</th>
+        </tr>
+      </thead>
+      <tbody>
+        {items.map((form) => (
+          <tr key={form.id}>
+            <td>
+              <Link to={`/forms/${form.id}`}>{form.name}</Link>
+            </td>
+            <td>
+              <span className={`badge ${form.status}`}>{form.status}</span>
+            </td>
+            <td>{form.fieldCount}</td>
+            <td>
+              <Link to={`/leads?formId=${form.id}`}>{form.leadCount}</Link>
+              {form.spamCount > 0 ? <span className="muted"> (+{form.spamCount} spam)</span> : null}
+            </td>
+            <td>v{form.schemaVersion}</td>
+            <td>{new Date(form.updatedAt).toISOString().slice(0, 16).replace("T", " ")}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 

@@ -5,6 +5,7 @@ import type { LeadValue } from "~/models/form-schema";
 import { DEFAULT_PAGE_SIZE, filtersToSearchParams, parseLeadListQuery } from "~/models/lead-filters.server";
 import { listFormChoices, listLeads, type LeadSummary } from "~/models/lead.server";
 import { requireUser } from "~/utils/auth.server";
+import type { ErrorDetail } from "~/utils/domain-error";
 import { page } from "~/utils/page.server";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
@@ -66,27 +67,6 @@ export default function LeadsPage() {
     useLoaderData<typeof loader>();
   const navigation = useNavigation();
   const busy = navigation.state === "loading" && navigation.location?.pathname === "/leads";
-  const errorFor = (name: string) => errors.find((error) => error.path === name)?.message;
-  const exportHref = (format: "csv" | "xlsx") =>
-    `/api/leads/export?format=${format}${filterQuery ? `&${filterQuery}` : ""}`;
-  const field = (name: (typeof FILTER_NAMES)[number], label: string, type = "text") => (
-    <div>
-      <label htmlFor={`filter-${name}`}>{label}</label>
-      <input
-        id={`filter-${name}`}
-        name={name}
-        type={type}
-        defaultValue={values[name]}
-        aria-invalid={errorFor(name) ? true : undefined}
-        aria-describedby={errorFor(name) ? `filter-${name}-error` : undefined}
-      />
-      {errorFor(name) ? (
-        <p id={`filter-${name}-error`} className="field-error">
-          {errorFor(name)}
-        </p>
-      ) : null}
-    </div>
-  );
 
   return (
     <>
@@ -102,112 +82,188 @@ export default function LeadsPage() {
         </p>
       ) : null}
 
-      {/* A GET form: every filtered view is a URL that can be shared and bookmarked. */}
-      <Form method="get" action="/leads" className="card" aria-label="Filter leads">
-        <div className="row">
-          <div>
-            <label htmlFor="filter-formId">Form</label>
-            <select id="filter-formId" name="formId" defaultValue={values.formId}>
-              <option value="">All forms</option>
-              {forms.map((form) => (
-                <option key={form.id} value={form.id}>
-                  {form.name}
-                  {form.status === "archived" ? " (archived)" : ""}
-                </option>
-              ))}
-            </select>
-          </div>
-          {field("from", "From", "date")}
-          {field("to", "To", "date")}
-          {field("q", "Search", "search")}
-        </div>
-        <div className="row">
-          {field("utm_source", "utm_source")}
-          {field("utm_medium", "utm_medium")}
-          {field("utm_campaign", "utm_campaign")}
-          <div>
-            <label htmlFor="filter-spam">Spam</label>
-            <select id="filter-spam" name="spam" defaultValue={values.spam || "false"}>
-              <option value="false">Hide spam</option>
-              <option value="true">Only spam</option>
-              <option value="all">Spam and not spam</option>
-            </select>
-          </div>
-        </div>
-        {errors.length > 0 && errors.some((error) => !FILTER_NAMES.includes(error.path as never)) ? (
-          <p className="error" role="alert">
-            {errors.map((error) => `${error.path}: ${error.message}`).join(" ")}
-          </p>
-        ) : null}
-        <p className="actions">
-          <button type="submit" disabled={busy}>
-            {busy ? "Filtering…" : "Filter"}
-          </button>
-          <Link to="/leads">Clear filters</Link>
-        </p>
-      </Form>
-
-      {errors.length === 0 ? (
-        <p className="actions">
-          <a className="button secondary" href={exportHref("csv")} download>
-            Download CSV
-          </a>
-          <a className="button secondary" href={exportHref("xlsx")} download>
-            Download Excel
-          </a>
-          <span className="muted">Exports every lead of this view, not only this page.</span>
-        </p>
-      ) : (
-        <p className="error" role="alert">
-          Fix the filters above to see leads.
-        </p>
-      )}
+      <LeadFilters values={values} errors={errors} forms={forms} busy={busy} />
+      <ExportLinks filterQuery={filterQuery} invalid={errors.length > 0} />
 
       {leads.length === 0 && errors.length === 0 ? <p className="muted">No leads match these filters.</p> : null}
-      {leads.length > 0 ? (
-        <table aria-label="Leads">
-          <thead>
-            <tr>
-              <th>Submitted</th>
-              <th>Form</th>
-              <th>Lead</th>
-              <th>Source</th>
-            </tr>
-          </thead>
-          <tbody>
-            {leads.map((lead) => (
-              <tr key={lead.id}>
-                <td>
-                  <Link to={`/leads/${lead.id}`}>
-                    <time dateTime={lead.createdAt}>{lead.createdAt.slice(0, 16).replace("T", " ")} UTC</time>
-                  </Link>
-                </td>
-                <td>{lead.formName}</td>
-                <td>
-                  {summary(lead)} {lead.isSpam ? <span className="badge spam">spam</span> : null}
-                </td>
-                <td>
-                  {[lead.utm.utm_source, lead.utm.utm_medium, lead.utm.utm_campaign].filter(Boolean).join(" / ") ||
-                    lead.referrerHost || <span className="muted">direct</span>}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
+      {leads.length > 0 ? <LeadsTable leads={leads} /> : null}
 
-      <nav className="actions" aria-label="Pages" style={{ marginTop: "1rem" }}>
-        {!isFirstPage ? <Link to={`/leads${filterQuery ? `?${filterQuery}` : ""}`}>Newest</Link> : null}
-        {nextCursor ? (
-          <Link
-            to={`/leads?${filterQuery ? `${filterQuery}&` : ""}cursor=${encodeURIComponent(nextCursor)}`}
-            rel="next"
-          >
-            Older leads
-          </Link>
-        ) : null}
-      </nav>
+      <Pagination filterQuery={filterQuery} isFirstPage={isFirstPage} nextCursor={nextCursor} />
     </>
+  );
+}
+
+type FilterName = (typeof FILTER_NAMES)[number];
+type FilterValues = Record<string, string>;
+
+/** A GET form: every filtered view is a URL that can be shared and bookmarked. */
+function LeadFilters({
+  values,
+  errors,
+  forms,
+  busy,
+}: {
+  values: FilterValues;
+  errors: ErrorDetail[];
+  forms: Array<{ id: string; name: string; status: string }>;
+  busy: boolean;
+}) {
+  return (
+    <Form method="get" action="/leads" className="card" aria-label="Filter leads">
+      <div className="row">
+        <div>
+          <label htmlFor="filter-formId">Form</label>
+          <select id="filter-formId" name="formId" defaultValue={values.formId}>
+            <option value="">All forms</option>
+            {forms.map((form) => (
+              <option key={form.id} value={form.id}>
+                {form.name}
+                {form.status === "archived" ? " (archived)" : ""}
+              </option>
+            ))}
+          </select>
+        </div>
+        <FilterInput name="from" label="From" type="date" values={values} errors={errors} />
+        <FilterInput name="to" label="To" type="date" values={values} errors={errors} />
+        <FilterInput name="q" label="Search" type="search" values={values} errors={errors} />
+      </div>
+      <div className="row">
+        <FilterInput name="utm_source" label="utm_source" values={values} errors={errors} />
+        <FilterInput name="utm_medium" label="utm_medium" values={values} errors={errors} />
+        <FilterInput name="utm_campaign" label="utm_campaign" values={values} errors={errors} />
+        <div>
+          <label htmlFor="filter-spam">Spam</label>
+          <select id="filter-spam" name="spam" defaultValue={values.spam || "false"}>
+            <option value="false">Hide spam</option>
+            <option value="true">Only spam</option>
+            <option value="all">Spam and not spam</option>
+          </select>
+        </div>
+      </div>
+      {errors.length > 0 && errors.some((error) => !FILTER_NAMES.includes(error.path as never)) ? (
+        <p className="error" role="alert">
+          {errors.map((error) => `${error.path}: ${error.message}`).join(" ")}
+        </p>
+      ) : null}
+      <p className="actions">
+        <button type="submit" disabled={busy}>
+          {busy ? "Filtering…" : "Filter"}
+        </button>
+        <Link to="/leads">Clear filters</Link>
+      </p>
+    </Form>
+  );
+}
+
+function FilterInput({
+  name,
+  label,
+  type = "text",
+  values,
+  errors,
+}: {
+  name: FilterName;
+  label: string;
+  type?: string;
+  values: FilterValues;
+  errors: ErrorDetail[];
+}) {
+  const error = errors.find((candidate) => candidate.path === name)?.message;
+  return (
+    <div>
+      <label htmlFor={`filter-${name}`}>{label}</label>
+      <input
+        id={`filter-${name}`}
+        name={name}
+        type={type}
+        defaultValue={values[name]}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? `filter-${name}-error` : undefined}
+      />
+      {error ? (
+        <p id={`filter-${name}-error`} className="field-error">
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}
+
+function ExportLinks({ filterQuery, invalid }: { filterQuery: string; invalid: boolean }) {
+  const exportHref = (format: "csv" | "xlsx") =>
+    `/api/leads/export?format=${format}${filterQuery ? `&${filterQuery}` : ""}`;
+  if (invalid) {
+    return (
+      <p className="error" role="alert">
+        Fix the filters above to see leads.
+      </p>
+    );
+  }
+  return (
+    <p className="actions">
+      <a className="button secondary" href={exportHref("csv")} download>
+        Download CSV
+      </a>
+      <a className="button secondary" href={exportHref("xlsx")} download>
+        Download Excel
+      </a>
+      <span className="muted">Exports every lead of this view, not only this page.</span>
+    </p>
+  );
+}
+
+function LeadsTable({ leads }: { leads: LeadSummary[] }) {
+  return (
+    <table aria-label="Leads">
+      <thead>
+        <tr>
+          <th>Submitted</th>
+          <th>Form</th>
+          <th>Lead</th>
+          <th>Source</th>
+        </tr>
+      </thead>
+      <tbody>
+        {leads.map((lead) => (
+          <tr key={lead.id}>
+            <td>
+              <Link to={`/leads/${lead.id}`}>
+                <time dateTime={lead.createdAt}>{lead.createdAt.slice(0, 16).replace("T", " ")} UTC</time>
+              </Link>
+            </td>
+            <td>{lead.formName}</td>
+            <td>
+              {summary(lead)} {lead.isSpam ? <span className="badge spam">spam</span> : null}
+            </td>
+            <td>
+              {[lead.utm.utm_source, lead.utm.utm_medium, lead.utm.utm_campaign].filter(Boolean).join(" / ") ||
+                lead.referrerHost || <span className="muted">direct</span>}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function Pagination({
+  filterQuery,
+  isFirstPage,
+  nextCursor,
+}: {
+  filterQuery: string;
+  isFirstPage: boolean;
+  nextCursor: string | null;
+}) {
+  return (
+    <nav className="actions" aria-label="Pages" style={{ marginTop: "1rem" }}>
+      {!isFirstPage ? <Link to={`/leads${filterQuery ? `?${filterQuery}` : ""}`}>Newest</Link> : null}
+      {nextCursor ? (
+        <Link to={`/leads?${filterQuery ? `${filterQuery}&` : ""}cursor=${encodeURIComponent(nextCursor)}`} rel="next">
+          Older leads
+        </Link>
+      ) : null}
+    </nav>
   );
 }
 

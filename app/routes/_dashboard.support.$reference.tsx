@@ -1,12 +1,12 @@
 import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, type RefObject } from "react";
 import { RouteError } from "~/components/RouteError";
 import { ReplySchema, StatusSchema, addStaffReply, getTicketThread, setTicketStatus } from "~/models/support.server";
 import { TICKET_STATUSES } from "~/models/ticket-status";
 import { requireUser } from "~/utils/auth.server";
 import { page } from "~/utils/page.server";
-import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction, SerializeFrom } from "@remix-run/node";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data ? `${data.ticket.reference}: ${data.ticket.subject} · Support` : "Support request" },
@@ -101,121 +101,158 @@ export default function SupportThread() {
         {acknowledgement ? <span className="muted"> · Acknowledgement: {deliveryText(acknowledgement)}</span> : null}
       </p>
 
-      <Form method="post" className="actions" aria-label="Status">
-        <input type="hidden" name="intent" value="status" />
-        {TICKET_STATUSES.filter((status) => status !== ticket.status).map((status) => (
-          <button
-            key={status}
-            type="submit"
-            name="status"
-            value={status}
-            className="secondary"
-            disabled={busyIntent === "status"}
-          >
-            {status === "open" ? "Reopen" : status === "pending" ? "Mark pending" : "Close"}
-          </button>
-        ))}
-        {actionData && "statusError" in actionData && actionData.statusError ? (
-          <span className="error" role="alert">
-            {actionData.statusError}
-          </span>
-        ) : null}
-      </Form>
+      <StatusButtons
+        status={ticket.status}
+        busy={busyIntent === "status"}
+        error={actionData && "statusError" in actionData ? actionData.statusError : null}
+      />
 
       <h2>Conversation</h2>
       <ol className="thread" aria-label="Messages">
-        {ticket.messages.map((message) => {
-          const fromStaff = message.author !== "customer";
-          const who =
-            message.author === "api"
-              ? "Staff (API)"
-              : message.author === "staff"
-                ? `Staff: ${message.authorUser?.name ?? message.authorUser?.email ?? message.fromEmail}`
-                : `Customer: ${message.fromEmail}`;
-          return (
-            <li
-              key={message.id}
-              className={`card message ${fromStaff ? "from-staff" : "from-customer"}`}
-              data-author={message.author}
-              data-testid="message"
-            >
-              <p>
-                <strong>{who}</strong>{" "}
-                {message.unverifiedSender ? (
-                  <span
-                    className="badge unverified"
-                    title="Nothing shows this came from the requester: it did not answer our email or reply address, and the mail provider did not vouch for the sender. It changed no status."
-                  >
-                    Unverified sender
-                  </span>
-                ) : null}{" "}
-                {message.isAutoReply ? <span className="badge">Auto-reply</span> : null}{" "}
-                <span className="muted">
-                  {message.direction === "inbound" ? "received" : "sent"}{" "}
-                  <time dateTime={message.createdAt.toISOString()}>{message.createdAt.toUTCString()}</time>
-                </span>
-              </p>
-              <pre>{message.body}</pre>
-              {message.attachments.length > 0 ? (
-                <ul className="attachments" aria-label="Attachments" data-testid="attachments">
-                  {message.attachments.map((file) => (
-                    <li key={file.id}>
-                      <a href={file.url} download={file.filename}>
-                        {file.filename}
-                      </a>{" "}
-                      <span className="muted">
-                        ({file.contentType}, {formatSize(file.size)})
-                      </span>
-                    </li>
-                  ))}
-                </ul>
-              ) : null}
-              {message.notKept.map((line) => (
-                <p key={line} className="notice warn" data-testid="not-kept">
-                  {line}
-                </p>
-              ))}
-              {message.hasQuotedText ? (
-                <details>
-                  <summary>Show the full email (quoted text)</summary>
-                  <pre>{message.fullBody}</pre>
-                </details>
-              ) : null}
-              {message.delivery ? (
-                <p className={message.delivery.status === "sent" ? "muted" : "notice warn"} data-testid="delivery">
-                  {deliveryText(message.delivery)}
-                </p>
-              ) : null}
-            </li>
-          );
-        })}
+        {ticket.messages.map((message) => (
+          <ThreadMessage key={message.id} message={message} />
+        ))}
       </ol>
 
       <h2>Reply</h2>
-      <Form method="post" ref={replyForm}>
-        <input type="hidden" name="intent" value="reply" />
-        <label htmlFor="message">Message to {ticket.email}</label>
-        <textarea
-          id="message"
-          name="message"
-          rows={6}
-          required
-          aria-invalid={actionData?.replyError ? true : undefined}
-          aria-describedby={actionData?.replyError ? "reply-error" : undefined}
-        />
-        {actionData?.replyError ? (
-          <p id="reply-error" className="error" role="alert">
-            {actionData.replyError}
-          </p>
-        ) : null}
-        <p className="muted">Sending sets the request to pending (waiting on the customer).</p>
-        <p>
-          <button type="submit" disabled={busyIntent === "reply"}>
-            {busyIntent === "reply" ? "Sending…" : "Send reply"}
-          </button>
-        </p>
-      </Form>
+      <ReplyForm
+        formRef={replyForm}
+        email={ticket.email}
+        busy={busyIntent === "reply"}
+        error={actionData?.replyError ?? null}
+      />
     </>
+  );
+}
+
+/** One button per status the request can move to. */
+function StatusButtons({ status, busy, error }: { status: string; busy: boolean; error: string | null }) {
+  return (
+    <Form method="post" className="actions" aria-label="Status">
+      <input type="hidden" name="intent" value="status" />
+      {TICKET_STATUSES.filter((next) => next !== status).map((next) => (
+        <button key={next} type="submit" name="status" value={next} className="secondary" disabled={busy}>
+          {next === "open" ? "Reopen" : next === "pending" ? "Mark pending" : "Close"}
+        </button>
+      ))}
+      {error ? (
+        <span className="error" role="alert">
+          {error}
+        </span>
+      ) : null}
+    </Form>
+  );
+}
+
+type Message = SerializeFrom<typeof loader>["ticket"]["messages"][number];
+
+function authorName(message: Message): string {
+  if (message.author === "api") return "Staff (API)";
+  if (message.author === "staff") {
+    return `Staff: ${message.authorUser?.name ?? message.authorUser?.email ?? message.fromEmail}`;
+  }
+  return `Customer: ${message.fromEmail}`;
+}
+
+function ThreadMessage({ message }: { message: Message }) {
+  const fromStaff = message.author !== "customer";
+  return (
+    <li
+      className={`card message ${fromStaff ? "from-staff" : "from-customer"}`}
+      data-author={message.author}
+      data-testid="message"
+    >
+      <p>
+        <strong>{authorName(message)}</strong>{" "}
+        {message.unverifiedSender ? (
+          <span
+            className="badge unverified"
+            title="Nothing shows this came from the requester: it did not answer our email or reply address, and the mail provider did not vouch for the sender. It changed no status."
+          >
+            Unverified sender
+          </span>
+        ) : null}{" "}
+        {message.isAutoReply ? <span className="badge">Auto-reply</span> : null}{" "}
+        <span className="muted">
+          {message.direction === "inbound" ? "received" : "sent"}{" "}
+          <time dateTime={message.createdAt.toISOString()}>{message.createdAt.toUTCString()}</time>
+        </span>
+      </p>
+      <pre>{message.body}</pre>
+      {message.attachments.length > 0 ? <AttachmentList attachments={message.attachments} /> : null}
+      {message.notKept.map((line) => (
+        <p key={line} className="notice warn" data-testid="not-kept">
+          {line}
+        </p>
+      ))}
+      {message.hasQuotedText ? (
+        <details>
+          <summary>Show the full email (quoted text)</summary>
+          <pre>{message.fullBody}</pre>
+        </details>
+      ) : null}
+      {message.delivery ? (
+        <p className={message.delivery.status === "sent" ? "muted" : "notice warn"} data-testid="delivery">
+          {deliveryText(message.delivery)}
+        </p>
+      ) : null}
+    </li>
+  );
+}
+
+function AttachmentList({ attachments }: { attachments: Message["attachments"] }) {
+  return (
+    <ul className="attachments" aria-label="Attachments" data-testid="attachments">
+      {attachments.map((file) => (
+        <li key={file.id}>
+          <a href={file.url} download={file.filename}>
+            {file.filename}
+          </a>{" "}
+          <span className="muted">
+            ({file.contentType}, {formatSize(file.size)})
+          </span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+function ReplyForm({
+  formRef,
+  email,
+  busy,
+  error,
+}: {
+  /** The page empties the form through this once the reply is in the thread. */
+  formRef: RefObject<HTMLFormElement>;
+  email: string;
+  busy: boolean;
+  error: string | null;
+}) {
+  return (
+    <Form method="post" ref={formRef}>
+      <input type="hidden" name="intent" value="reply" />
+      <label htmlFor="message">Message to {email}</label>
+      <textarea
+        id="message"
+        name="message"
+        rows={6}
+        required
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? "reply-error" : undefined}
+      />
+      {error ? (
+        <p id="reply-error" className="error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <p className="muted">Sending sets the request to pending (waiting on the customer).</p>
+      <p>
+        <button type="submit" disabled={busy}>
+          {busy ? "Sending…" : "Send reply"}
+        </button>
+      </p>
+    </Form>
   );
 }
 

@@ -1,5 +1,6 @@
 // PUT /api/forms/:id/schema: replace the field list, making a new schemaVersion.
-import { ReplaceSchemaBodySchema, formJson, replaceFormSchema } from "~/models/form.server";
+import { replaceFormSchema } from "~/models/form-schema-changes.server";
+import { ReplaceSchemaBodySchema, formJson } from "~/models/form.server";
 import { apiRoute, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
 import type { ActionFunctionArgs } from "@remix-run/node";

@@ -1,13 +1,8 @@
 // GET /api/leads/export?format=csv|xlsx&<list filters>: the filtered leads as a file,
 // streamed from the database page by page.
 import { z } from "zod";
-import {
-  CONTENT_TYPES,
-  EXPORT_FORMATS,
-  exportFileName,
-  streamLeadsCsv,
-  streamLeadsXlsx,
-} from "~/models/lead-export.server";
+import { streamLeadsXlsx } from "~/models/lead-export-xlsx.server";
+import { CONTENT_TYPES, EXPORT_FORMATS, exportFileName, streamLeadsCsv } from "~/models/lead-export.server";
 import { parseLeadFilters } from "~/models/lead-filters.server";
 import { apiRoute, fail, methodNotAllowed, zodDetails, type ErrorDetail } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";

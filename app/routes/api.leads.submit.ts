@@ -3,20 +3,16 @@
 // plain HTML forms on any website (URL-encoded or multipart: answered with redirects).
 // Rules and examples: docs/api/lead-capture.md.
 import {
-  findOpenForm,
   idempotencyKeyOf,
-  isOriginAllowed,
   limitSubmissions,
-  parseSubmission,
-  signErrors,
   storeLead,
-  submissionKind,
   SUBMISSION_BODY_LIMIT,
   validateSubmission,
-  UTM_KEYS,
-  type PublicForm,
-  type Submission,
 } from "~/models/lead-capture.server";
+import { UTM_KEYS } from "~/models/lead-fields";
+import { signErrors } from "~/models/lead-signatures.server";
+import { parseSubmission, submissionKind, type Submission } from "~/models/lead-submission.server";
+import { findOpenForm, isOriginAllowed, type PublicForm } from "~/models/public-form.server";
 import {
   apiRoute,
   domainErrorHeaders,

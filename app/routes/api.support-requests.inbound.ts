@@ -3,7 +3,7 @@
 // Reference: docs/api/support.md.
 import { assertInboundType, readInboundEmail } from "~/models/inbound-email.server";
 import { INBOUND_BODY_LIMIT } from "~/models/inbound-payload";
-import { recordInboundEmail } from "~/models/support.server";
+import { recordInboundEmail } from "~/models/support-inbound.server";
 import { apiRoute, fail, json, methodNotAllowed, readBodyShared } from "~/utils/api.server";
 import { checkSecretGuess } from "~/utils/auth.server";
 import { env } from "~/utils/env.server";

@@ -10,14 +10,9 @@ import { FormFields } from "~/components/FormFields";
 import { Honeypot } from "~/components/Honeypot";
 import { RouteError } from "~/components/RouteError";
 import { HttpUrlSchema } from "~/models/form-schema";
-import {
-  HONEYPOT_FIELD,
-  TIMESTAMP_FIELD,
-  UTM_KEYS,
-  getPublicForm,
-  readSignedErrors,
-  signTimestamp,
-} from "~/models/lead-capture.server";
+import { HONEYPOT_FIELD, UTM_KEYS } from "~/models/lead-fields";
+import { readSignedErrors, signTimestamp, TIMESTAMP_FIELD } from "~/models/lead-signatures.server";
+import { getPublicForm } from "~/models/public-form.server";
 import { page } from "~/utils/page.server";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 

@@ -1,7 +1,7 @@
 // /f/:formId/thanks: where a plain form post lands after a lead is stored, when the
 // form has no redirectUrl of its own. Shows the form's success message.
 import { useLoaderData } from "@remix-run/react";
-import { getPublicForm } from "~/models/lead-capture.server";
+import { getPublicForm } from "~/models/public-form.server";
 import { page } from "~/utils/page.server";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 

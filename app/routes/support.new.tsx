@@ -6,7 +6,7 @@ import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { Honeypot } from "~/components/Honeypot";
 import { RouteError } from "~/components/RouteError";
-import { isTooFastOrForged, signTimestamp } from "~/models/lead-capture.server";
+import { isTooFastOrForged, signTimestamp } from "~/models/lead-signatures.server";
 import {
   CreateTicketSchema,
   createTicket,

@@ -2,7 +2,7 @@
 // session is decided on the server (app/models/session.server.ts). The cookie is signed
 // with SESSION_SECRET as well, so that changing the secret logs everybody out.
 import { createCookie } from "@remix-run/node";
-import { hashIp } from "~/models/lead-capture.server";
+import { hashIp } from "~/models/lead-signatures.server";
 import { findActiveSession, revokeSession, startSession, type ActiveSession } from "~/models/session.server";
 import { env } from "./env.server";
 

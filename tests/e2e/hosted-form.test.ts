@@ -1,7 +1,7 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FieldsSchema, FormSettingsSchema } from "~/models/form-schema";
-import { MIN_SUBMIT_MS } from "~/models/lead-capture.server";
+import { MIN_SUBMIT_MS } from "~/models/lead-signatures.server";
 import { db } from "~/utils/db.server";
 import { launchBrowser } from "../support/browser";
 import { startServer, type TestServer } from "../support/server";

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FieldsSchema, FormSettingsSchema } from "~/models/form-schema";
-import { HONEYPOT_FIELD, TIMESTAMP_FIELD, hashIp, signTimestamp } from "~/models/lead-capture.server";
+import { HONEYPOT_FIELD } from "~/models/lead-fields";
+import { TIMESTAMP_FIELD, hashIp, signTimestamp } from "~/models/lead-signatures.server";
 import { db } from "~/utils/db.server";
 import { startServer, type TestServer } from "../support/server";
 

@@ -1,7 +1,7 @@
 // /support/new: the public, no-JavaScript page where a customer opens a request, with
 // the lead forms' spam defences and errors that keep what was typed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signTimestamp } from "~/models/lead-capture.server";
+import { signTimestamp } from "~/models/lead-signatures.server";
 import { db } from "~/utils/db.server";
 import { startServer, type TestServer } from "../support/server";
 

@@ -1,25 +1,69 @@
 // The editor of one field (add or edit), shown in place of its row.
 import { useFetcher } from "@remix-run/react";
-import { useEffect, useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent, type InputHTMLAttributes } from "react";
 import { addFieldTo, fieldInputFromFormData, rulesFor, updateFieldIn, type BuilderResult } from "~/models/form-builder";
 import { FIELD_TYPES, type FormField } from "~/models/form-schema";
 import { FieldError, errorsByName, useHydrated, type ActionResult, type Draft } from "./shared";
 
-export function FieldEditor({
-  mode,
-  field,
-  fields,
-  idPrefix,
-  actionData,
-  onDraft,
-}: {
+type FieldEditorProps = {
   mode: "add" | "edit";
   field?: FormField;
   fields: FormField[];
   idPrefix: string;
   actionData: ActionResult | undefined;
   onDraft: (draft: Draft) => void;
-}) {
+};
+
+/** What each input of the editor reads: its id, the value to show and its error. */
+type EditorInputs = {
+  idPrefix: string;
+  field?: FormField;
+  /** What a refused post sent, shown instead of the field's own values. */
+  values: Record<string, string> | undefined;
+  errors: Record<string, string>;
+};
+
+/** Which of the type-specific inputs show. */
+type Shown = ReturnType<typeof rulesFor>;
+
+export function FieldEditor(props: FieldEditorProps) {
+  const { mode, field, idPrefix } = props;
+  const { fetcher, hydrated, values, type, errors, general, onChange, onSubmit } = useFieldEditor(props);
+  const inputs: EditorInputs = { idPrefix, field, values, errors };
+  const shown = shownInputs(type, hydrated);
+  const busy = fetcher.state !== "idle";
+
+  return (
+    <fetcher.Form
+      // A refusal re-creates the inputs, so they show what was sent.
+      key={values ? JSON.stringify(values) : "form"}
+      method="post"
+      onChange={onChange}
+      onSubmit={onSubmit}
+      aria-label={mode === "add" ? "Add a field" : `Edit field ${field!.label}`}
+      noValidate
+    >
+      <input type="hidden" name="intent" value={mode === "add" ? "add-field" : "update-field"} />
+      {mode === "edit" ? <input type="hidden" name="fieldKey" value={field!.key} /> : null}
+      <BasicInputs mode={mode} inputs={inputs} />
+      <RuleInputs inputs={inputs} shown={shown} />
+      <HintInputs inputs={inputs} shown={shown} />
+      {general ? (
+        <p className="error" role="alert">
+          {general}
+        </p>
+      ) : null}
+      <p>
+        <button type="submit" disabled={busy}>
+          {mode === "add" ? (busy ? "Adding…" : "Add field") : busy ? "Saving…" : "Save field"}
+        </button>
+      </p>
+    </fetcher.Form>
+  );
+}
+
+/** The editor's state: the type chosen, the refusal to show, and the draft the preview follows. */
+function useFieldEditor({ mode, field, fields, actionData, onDraft }: FieldEditorProps) {
   const fetcher = useFetcher<ActionResult>();
   const hydrated = useHydrated();
   const [clientResult, setClientResult] = useState<BuilderResult | null>(null);
@@ -82,103 +126,130 @@ export function FieldEditor({
     }
   }
 
-  const show = (applies: boolean) => !hydrated || applies;
-  const rules = rulesFor(type);
-  const id = (name: string) => `${idPrefix}-${name}`;
-  const value = (name: keyof FormField): string | undefined => {
-    if (values) return values[name];
-    const current = field?.[name];
-    if (current === undefined) return undefined;
-    if (Array.isArray(current)) return name === "options" ? current.join("\n") : current.join(", ");
-    return String(current);
-  };
-  const input = (name: keyof FormField, label: string, props: Record<string, unknown> = {}) => (
+  return { fetcher, hydrated, values, type, errors, general, onChange, onSubmit };
+}
+
+function shownInputs(type: string, hydrated: boolean): Shown {
+  // Without JavaScript nothing hides an input when the type changes, so all of them show.
+  if (!hydrated) return { length: true, pattern: true, range: true, options: true, placeholder: true };
+  return rulesFor(type);
+}
+
+function idOf({ idPrefix }: EditorInputs, name: string): string {
+  return `${idPrefix}-${name}`;
+}
+
+function valueOf({ values, field }: EditorInputs, name: keyof FormField): string | undefined {
+  if (values) return values[name];
+  const current = field?.[name];
+  if (current === undefined) return undefined;
+  if (Array.isArray(current)) return name === "options" ? current.join("\n") : current.join(", ");
+  return String(current);
+}
+
+function EditorInput({
+  inputs,
+  name,
+  label,
+  ...props
+}: { inputs: EditorInputs; name: keyof FormField; label: string } & InputHTMLAttributes<HTMLInputElement>) {
+  const error = inputs.errors[name];
+  return (
     <div>
-      <label htmlFor={id(name)}>{label}</label>
+      <label htmlFor={idOf(inputs, name)}>{label}</label>
       <input
-        id={id(name)}
+        id={idOf(inputs, name)}
         name={name}
-        defaultValue={value(name)}
-        aria-invalid={errors[name] ? true : undefined}
-        aria-describedby={errors[name] ? id(`${name}-error`) : undefined}
+        defaultValue={valueOf(inputs, name)}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? idOf(inputs, `${name}-error`) : undefined}
         {...props}
       />
-      <FieldError id={id(`${name}-error`)} message={errors[name]} />
+      <FieldError id={idOf(inputs, `${name}-error`)} message={error} />
     </div>
   );
-  const busy = fetcher.state !== "idle";
+}
 
+/** What every field has: a label, a key, a type, and whether it is required. */
+function BasicInputs({ mode, inputs }: { mode: "add" | "edit"; inputs: EditorInputs }) {
+  const { field, values, errors } = inputs;
   return (
-    <fetcher.Form
-      // A refusal re-creates the inputs, so they show what was sent.
-      key={values ? JSON.stringify(values) : "form"}
-      method="post"
-      onChange={onChange}
-      onSubmit={onSubmit}
-      aria-label={mode === "add" ? "Add a field" : `Edit field ${field!.label}`}
-      noValidate
-    >
-      <input type="hidden" name="intent" value={mode === "add" ? "add-field" : "update-field"} />
-      {mode === "edit" ? <input type="hidden" name="fieldKey" value={field!.key} /> : null}
+    <>
       <div className="row">
-        {input("label", "Label", { required: true, maxLength: 200 })}
-        {input("key", "Key", {
-          pattern: "[A-Za-z][A-Za-z0-9_]*",
-          maxLength: 64,
-          placeholder: mode === "add" ? "made from the label" : undefined,
-        })}
+        <EditorInput inputs={inputs} name="label" label="Label" required maxLength={200} />
+        <EditorInput
+          inputs={inputs}
+          name="key"
+          label="Key"
+          pattern="[A-Za-z][A-Za-z0-9_]*"
+          maxLength={64}
+          placeholder={mode === "add" ? "made from the label" : undefined}
+        />
         <div>
-          <label htmlFor={id("type")}>Type</label>
-          <select id={id("type")} name="type" defaultValue={value("type") ?? "text"}>
+          <label htmlFor={idOf(inputs, "type")}>Type</label>
+          <select id={idOf(inputs, "type")} name="type" defaultValue={valueOf(inputs, "type") ?? "text"}>
             {FIELD_TYPES.map((option) => (
               <option key={option} value={option}>
                 {option}
               </option>
             ))}
           </select>
-          <FieldError id={id("type-error")} message={errors.type} />
+          <FieldError id={idOf(inputs, "type-error")} message={errors.type} />
         </div>
       </div>
       <label className="choice">
         <input type="checkbox" name="required" defaultChecked={values ? values.required === "on" : field?.required} />{" "}
         Required
       </label>
+    </>
+  );
+}
+
+/** The rules a value must follow: lengths, a range, a pattern, the options to choose from. */
+function RuleInputs({ inputs, shown }: { inputs: EditorInputs; shown: Shown }) {
+  const error = inputs.errors.options;
+  return (
+    <>
       <div className="row">
-        {show(rules.length) ? input("minLength", "Min length (text)", { type: "number", min: 0 }) : null}
-        {show(rules.length) ? input("maxLength", "Max length (text)", { type: "number", min: 1 }) : null}
-        {show(rules.range) ? input("min", "Min (number)", { type: "number", step: "any" }) : null}
-        {show(rules.range) ? input("max", "Max (number)", { type: "number", step: "any" }) : null}
+        {shown.length ? (
+          <EditorInput inputs={inputs} name="minLength" label="Min length (text)" type="number" min={0} />
+        ) : null}
+        {shown.length ? (
+          <EditorInput inputs={inputs} name="maxLength" label="Max length (text)" type="number" min={1} />
+        ) : null}
+        {shown.range ? <EditorInput inputs={inputs} name="min" label="Min (number)" type="number" step="any" /> : null}
+        {shown.range ? <EditorInput inputs={inputs} name="max" label="Max (number)" type="number" step="any" /> : null}
       </div>
-      {show(rules.pattern) ? input("pattern", "Pattern (text, a regular expression)", { maxLength: 500 }) : null}
-      {show(rules.options) ? (
+      {shown.pattern ? (
+        <EditorInput inputs={inputs} name="pattern" label="Pattern (text, a regular expression)" maxLength={500} />
+      ) : null}
+      {shown.options ? (
         <div>
-          <label htmlFor={id("options")}>Options (select and multiselect, one per line)</label>
+          <label htmlFor={idOf(inputs, "options")}>Options (select and multiselect, one per line)</label>
           <textarea
-            id={id("options")}
+            id={idOf(inputs, "options")}
             name="options"
             rows={4}
-            defaultValue={value("options")}
-            aria-invalid={errors.options ? true : undefined}
-            aria-describedby={errors.options ? id("options-error") : undefined}
+            defaultValue={valueOf(inputs, "options")}
+            aria-invalid={error ? true : undefined}
+            aria-describedby={error ? idOf(inputs, "options-error") : undefined}
           />
-          <FieldError id={id("options-error")} message={errors.options} />
+          <FieldError id={idOf(inputs, "options-error")} message={error} />
         </div>
       ) : null}
-      <div className="row">
-        {show(rules.placeholder) ? input("placeholder", "Placeholder", { maxLength: 200 }) : null}
-        {input("helpText", "Help text", { maxLength: 500 })}
-        {input("defaultValue", "Default value")}
-      </div>
-      {general ? (
-        <p className="error" role="alert">
-          {general}
-        </p>
+    </>
+  );
+}
+
+/** What helps a visitor fill the field in: a placeholder, help text, a default value. */
+function HintInputs({ inputs, shown }: { inputs: EditorInputs; shown: Shown }) {
+  return (
+    <div className="row">
+      {shown.placeholder ? (
+        <EditorInput inputs={inputs} name="placeholder" label="Placeholder" maxLength={200} />
       ) : null}
-      <p>
-        <button type="submit" disabled={busy}>
-          {mode === "add" ? (busy ? "Adding…" : "Add field") : busy ? "Saving…" : "Save field"}
-        </button>
-      </p>
-    </fetcher.Form>
+      <EditorInput inputs={inputs} name="helpText" label="Help text" maxLength={500} />
+      <EditorInput inputs={inputs} name="defaultValue" label="Default value" />
+    </div>
   );
 }
