@@ -44,7 +44,7 @@ export async function guardPageMutation(
   trust: Trust | null,
 ): Promise<Buffer | null> {
   const request = { method: req.method ?? "GET", headers: requestHeaders(req), url: requestUrl(req, trust).href };
-  if (isCrossSiteMutation(request)) {
+  if (isCrossSiteMutation(request) || remixRefusesOrigin(request.headers)) {
     await htmlError(res, 403, "Cross-site form posts are not allowed.");
     return null;
   }
@@ -67,4 +67,26 @@ export async function guardPageMutation(
     return null;
   }
   return body;
+}
+
+/**
+ * Remix checks a page post's Origin again on its own (`throwIfPotentialCSRFAttack` in
+ * @remix-run/server-runtime), comparing its host with X-Forwarded-Host (from anyone) or
+ * Host as written, and answers a mismatch, or an Origin it cannot parse, with a bare 500
+ * and a logged stack. Posts it would refuse that our rule lets through (a default port
+ * written out in Host, an X-Forwarded-Host from a client we do not trust) get our 403.
+ */
+export function remixRefusesOrigin(headers: Headers): boolean {
+  const origin = headers.get("origin");
+  if (origin === null || origin === "null") return false;
+  let originHost: string;
+  try {
+    originHost = new URL(origin).host;
+  } catch {
+    return true;
+  }
+  if (!originHost) return false;
+  const forwarded = headers.get("x-forwarded-host")?.split(",")[0]?.trim();
+  const host = forwarded || headers.get("host");
+  return !host || originHost !== host;
 }

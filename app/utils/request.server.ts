@@ -33,7 +33,10 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
  */
 export function isCrossSiteMutation(request: Pick<Request, "method" | "headers" | "url">): boolean {
   if (SAFE_METHODS.has(request.method)) return false;
-  const source = request.headers.get("Origin") ?? request.headers.get("Referer");
+  const originHeader = request.headers.get("Origin");
+  // A browser never sends an empty Origin; one that does is not telling where it posts from.
+  if (originHeader === "") return true;
+  const source = originHeader ?? request.headers.get("Referer");
   if (!source || source === "null") return source === "null";
   let origin: string;
   try {

@@ -1,3 +1,4 @@
+import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { STAFF, apiClient, cookieFrom, loginAsStaff, ownClientAddress } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
@@ -306,6 +307,38 @@ describe("page form posts", () => {
     });
     expect(res.status).toBe(403);
     expect(res.headers.get("set-cookie")).toBeNull();
+  });
+
+  it("answers a page post whose Origin Remix would refuse with our 403, never Remix's 500", async () => {
+    const { port } = new URL(server.url);
+    const own = `http://127.0.0.1:${port}`;
+    const cases: Array<Record<string, string>> = [
+      { origin: "" },
+      { origin: "not a url" },
+      { origin: own, "x-forwarded-host": "evil.example" },
+      { origin: "http://127.0.0.1", host: "127.0.0.1:80" },
+    ];
+    for (const headers of cases) {
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = http.request(
+          {
+            host: "127.0.0.1",
+            port,
+            method: "POST",
+            path: "/login",
+            headers: { "content-type": "application/x-www-form-urlencoded", ...headers },
+          },
+          (res) => {
+            res.resume();
+            res.on("end", () => resolve(res.statusCode ?? 0));
+          },
+        );
+        req.on("error", reject);
+        req.end("email=a%40b.example&password=x");
+      });
+      expect(status, JSON.stringify(headers)).toBe(403);
+    }
+    expect(server.output()).not.toMatch(/Invalid URL|does not match `origin`/);
   });
 
   it("refuses a page post that is not form data with 415, and broken form data with 400", async () => {
