@@ -4,8 +4,8 @@
 import { scrypt as scryptCallback, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
 import argon2 from "argon2";
-import { z } from "zod";
 import { db } from "~/utils/db.server";
+import { EmailSchema, PasswordSchema } from "./account-schemas";
 import { revokeUserSessions } from "./session.server";
 
 // OWASP Password Storage Cheat Sheet: argon2id, 19 MiB, 2 iterations, 1 lane.
@@ -18,8 +18,7 @@ const scrypt = promisify(scryptCallback) as (
   options: { N: number; r: number; p: number; maxmem: number },
 ) => Promise<Buffer>;
 
-export const EmailSchema = z.string().trim().toLowerCase().pipe(z.email("Enter a valid email address.").max(254));
-export const PasswordSchema = z.string().min(12, "Use at least 12 characters.").max(200);
+export { ChangePasswordSchema, EmailSchema, PasswordSchema } from "./account-schemas";
 
 export type SessionUser = { id: string; email: string; name: string | null };
 export const sessionUserSelect = { id: true, email: true, name: true } as const;
@@ -99,16 +98,7 @@ export async function createOrResetUser(input: {
   return { user, created: !existing };
 }
 
-export const ChangePasswordSchema = z
-  .object({
-    currentPassword: z.string().min(1, "Enter your current password.").max(200),
-    newPassword: PasswordSchema,
-    confirmPassword: z.string().max(200),
-  })
-  .refine((value) => value.newPassword === value.confirmPassword, {
-    path: ["confirmPassword"],
-    message: "The two new passwords differ.",
-  });
+
 
 /**
  * Sets a new password when the current one is right, and ends every session of the

@@ -1,8 +1,11 @@
+import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { RouteError } from "~/components/RouteError";
+import { ChangePasswordSchema } from "~/models/account-schemas";
 import { listUserSessions, revokeUserSessions } from "~/models/session.server";
-import { ChangePasswordSchema, changePassword } from "~/models/user.server";
+import { changePassword } from "~/models/user.server";
 import { requireUserSession } from "~/utils/auth.server";
 import { page } from "~/utils/page.server";
 import { clientIp } from "~/utils/request.server";
@@ -26,7 +29,9 @@ export const loader = page(async function loader({ request }: LoaderFunctionArgs
   };
 });
 
-type FieldErrors = Partial<Record<"currentPassword" | "newPassword" | "confirmPassword", string>>;
+type PasswordFieldName = "currentPassword" | "newPassword" | "confirmPassword";
+/** Passwords are never sent back into the page, not even after a refusal. */
+const HIDDEN = ["currentPassword", "newPassword", "confirmPassword"];
 
 export const action = page(async function action({ request, context }: ActionFunctionArgs) {
   const { user, idHash } = await requireUserSession(request);
@@ -37,18 +42,18 @@ export const action = page(async function action({ request, context }: ActionFun
     return redirect(`/account?ended=${ended}`);
   }
   if (intent !== "change-password") throw new Response("Unknown action.", { status: 400 });
-  const parsed = ChangePasswordSchema.safeParse(Object.fromEntries(form));
-  if (!parsed.success) {
-    const errors: FieldErrors = {};
-    for (const issue of parsed.error.issues) {
-      const field = issue.path[0] as keyof FieldErrors;
-      errors[field] ??= issue.message;
-    }
-    return data({ errors }, { status: 422 });
+  // The schema the browser already checked with (Conform): the server checks again.
+  const submission = parseWithZod(form, { schema: ChangePasswordSchema });
+  if (submission.status !== "success") {
+    return data(submission.reply({ hideFields: HIDDEN }), { status: 422 });
   }
-  const { currentPassword, newPassword } = parsed.data;
+  const { currentPassword, newPassword } = submission.value;
   if (!(await changePassword(user.id, currentPassword, newPassword))) {
-    return data({ errors: { currentPassword: "That is not your current password." } as FieldErrors }, { status: 422 });
+    const reply = submission.reply({
+      fieldErrors: { currentPassword: ["That is not your current password."] },
+      hideFields: HIDDEN,
+    });
+    return data(reply, { status: 422 });
   }
   // Every session ended with the old password; this device carries on in a new one.
   const cookie = await commitUserSession(user.id, request, clientIp(context));
@@ -65,7 +70,7 @@ function PasswordField({
   error,
   autoComplete,
 }: {
-  name: keyof FieldErrors;
+  name: PasswordFieldName;
   label: string;
   error?: string;
   autoComplete: string;
@@ -92,10 +97,53 @@ function PasswordField({
   );
 }
 
+/** The password form, validated in the browser with the schema the server uses. */
+function ChangePasswordForm({ busy }: { busy: boolean }) {
+  const lastResult = useActionData<typeof action>() as SubmissionResult<string[]> | undefined;
+  // Validated in the browser with the server's schema as soon as a field is left; without
+  // JavaScript the form posts and the server's answer shows the same messages.
+  const [form, fields] = useForm({
+    lastResult,
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: ChangePasswordSchema }),
+  });
+  const errorOf = (name: PasswordFieldName) => fields[name].errors?.[0];
+  return (
+    <>
+      <h2>Change your password</h2>
+      <Form method="post" {...getFormProps(form)} noValidate>
+        <input type="hidden" name="intent" value="change-password" />
+        <PasswordField
+          name="currentPassword"
+          label="Current password"
+          autoComplete="current-password"
+          error={errorOf("currentPassword")}
+        />
+        <PasswordField
+          name="newPassword"
+          label="New password (12 characters or more)"
+          autoComplete="new-password"
+          error={errorOf("newPassword")}
+        />
+        <PasswordField
+          name="confirmPassword"
+          label="New password again"
+          autoComplete="new-password"
+          error={errorOf("confirmPassword")}
+        />
+        <p>
+          <button type="submit" disabled={busy}>
+            {busy ? "Saving…" : "Change password"}
+          </button>
+        </p>
+      </Form>
+    </>
+  );
+}
+
 export default function AccountPage() {
   const { user, sessions } = useLoaderData<typeof loader>();
-  const actionData = useActionData<typeof action>();
-  const errors: FieldErrors = actionData?.errors ?? {};
   const [searchParams] = useSearchParams();
   const navigation = useNavigation();
   const busy = navigation.state !== "idle" && navigation.formAction === "/account";
@@ -143,33 +191,7 @@ export default function AccountPage() {
         </button>
       </Form>
 
-      <h2>Change your password</h2>
-      <Form method="post" noValidate>
-        <input type="hidden" name="intent" value="change-password" />
-        <PasswordField
-          name="currentPassword"
-          label="Current password"
-          autoComplete="current-password"
-          error={errors.currentPassword}
-        />
-        <PasswordField
-          name="newPassword"
-          label="New password (12 characters or more)"
-          autoComplete="new-password"
-          error={errors.newPassword}
-        />
-        <PasswordField
-          name="confirmPassword"
-          label="New password again"
-          autoComplete="new-password"
-          error={errors.confirmPassword}
-        />
-        <p>
-          <button type="submit" disabled={busy}>
-            {busy ? "Saving…" : "Change password"}
-          </button>
-        </p>
-      </Form>
+      <ChangePasswordForm busy={busy} />
     </>
   );
 }

@@ -99,4 +99,32 @@ describe.each([
     expect(new URL(stale.url()).pathname).toBe("/login");
     await Promise.all([context.close(), other.close()]);
   });
+
+  it("checks the new password with the server's schema: in the browser before sending, and on the server without JavaScript", async () => {
+    const user = { email: `schema-${javaScriptEnabled}@example.com`, password: "first password 123" };
+    await createOrResetUser(user);
+    const context = await browser.newContext({ javaScriptEnabled });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/login?redirectTo=/account`);
+    await page.getByLabel("Email").fill(user.email);
+    await page.getByLabel("Password").fill(user.password);
+    await page.getByRole("button", { name: "Log in" }).click();
+    await page.getByRole("heading", { name: "Change your password" }).waitFor();
+    const posts: string[] = [];
+    page.on("request", (request) => {
+      if (request.method() === "POST") posts.push(request.url());
+    });
+
+    await page.getByLabel("Current password").fill(user.password);
+    await page.getByLabel("New password (12 characters or more)").fill("short");
+    await page.getByLabel("New password again").fill("something else entirely");
+    await page.getByRole("button", { name: "Change password" }).click();
+    await expect.poll(() => page.getByText("Use at least 12 characters.").count()).toBe(1);
+    expect(await page.getByText("The two new passwords differ.").count()).toBe(1);
+    // With JavaScript, Conform refused the form before any request; without, the server did.
+    expect(posts).toHaveLength(javaScriptEnabled ? 0 : 1);
+    // Never echoed back into the page.
+    expect(await page.content()).not.toContain("something else entirely");
+    await context.close();
+  });
 });
