@@ -68,7 +68,7 @@ const PostmarkShape = z.object({
   HtmlBody: z.string().optional(),
   StrippedTextReply: z.string().optional(),
   MessageID: text(1000),
-  HeaderMap: z.array(z.object({ Name: z.string(), Value: z.string() })).optional(),
+  Headers: z.array(z.object({ Name: z.string(), Value: z.string() })).optional(),
   To: z.string().max(10_000).optional(),
   Cc: z.string().max(10_000).optional(),
   OriginalRecipient: z.string().max(1000).optional(),
@@ -140,7 +140,7 @@ export function fromJson(received: unknown): Raw {
   const looksPostmark = ["From", "FromFull", "TextBody", "HtmlBody", "MessageID"].some((key) => key in body);
   if (looksPostmark) {
     const mail = parseOrThrow(PostmarkShape, body);
-    const headers = headerMap((mail.HeaderMap ?? []).map((h) => [h.Name, h.Value]));
+    const headers = headerMap((mail.Headers ?? []).map((h) => [h.Name, h.Value]));
     return {
       provider: "postmark",
       from: mail.FromFull?.Email || mail.From,
