@@ -140,6 +140,16 @@ const OriginSchema = z
     return z.NEVER;
   });
 
+/** A form's name and description, as the API and the dashboard's "New form" take them. */
+export const FormNameSchema = z
+  .string({ error: "Give the form a name." })
+  .trim()
+  .min(1, "Give the form a name.")
+  .max(200);
+export const FormDescriptionSchema = z.string().trim().max(2000);
+/** The dashboard's "New form": validated in the browser (Conform) and again on the server. */
+export const NewFormSchema = z.object({ name: FormNameSchema, description: FormDescriptionSchema.default("") });
+
 export const HttpUrlSchema = z
   .string()
   .trim()

@@ -2,7 +2,14 @@
 // and the one way each of them changes. The JSON API and the builder pages call these.
 // Schema changes, and how versions are kept, are in form-schema-changes.server.ts.
 import { z } from "zod";
-import { FieldsSchema, FormSettingsSchema, type FormField, type FormSettings } from "~/models/form-schema";
+import {
+  FieldsSchema,
+  FormDescriptionSchema,
+  FormNameSchema,
+  FormSettingsSchema,
+  type FormField,
+  type FormSettings,
+} from "~/models/form-schema";
 import { forgetCachedForm } from "~/models/public-form.server";
 import { db, type Prisma } from "~/utils/db.server";
 import {
@@ -55,8 +62,8 @@ const FORM_SELECT = {
   updatedAt: true,
 } as const;
 
-const NameSchema = z.string().trim().min(1, "Give the form a name.").max(200);
-const DescriptionSchema = z.string().trim().max(2000);
+const NameSchema = FormNameSchema;
+const DescriptionSchema = FormDescriptionSchema;
 
 export const CreateFormSchema = z
   .object({

@@ -1,7 +1,10 @@
 // /forms: every form with its lead counts, and a new form.
+import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { RouteError } from "~/components/RouteError";
+import { NewFormSchema } from "~/models/form-schema";
 import { createForm, listForms } from "~/models/form.server";
 import { statusOf } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
@@ -10,12 +13,6 @@ import { page } from "~/utils/page.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction, SerializeFrom } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Forms · Lead Capture" }];
-
-type ActionError = {
-  error: { message: string; details?: { path: string; message: string }[] };
-  name?: string;
-  description?: string;
-};
 
 export const loader = page(async function loader({ request }: LoaderFunctionArgs) {
   await requireUser(request);
@@ -32,26 +29,23 @@ export const loader = page(async function loader({ request }: LoaderFunctionArgs
 export const action = page(async function action({ request }: ActionFunctionArgs) {
   await requireUser(request);
   const form = await request.formData();
-  if (form.get("intent") !== "create") {
-    return data<ActionError>({ error: { message: "Unknown action." } }, { status: 400 });
-  }
-  const name = String(form.get("name") ?? "");
-  const description = String(form.get("description") ?? "");
+  if (form.get("intent") !== "create") throw new Response("Unknown action.", { status: 400 });
+  // The schema the browser already checked with (Conform); createForm checks the rest
+  // (the text policy) and its refusals come back as the same reply.
+  const submission = parseWithZod(form, { schema: NewFormSchema });
+  if (submission.status !== "success") return data(submission.reply(), { status: 422 });
   try {
-    const created = await createForm({ name, description });
+    const created = await createForm(submission.value);
     return redirect(`/forms/${created.id}`);
   } catch (thrown) {
     if (!(thrown instanceof DomainError)) throw thrown;
-    return data<ActionError>(
-      { error: { message: thrown.message, details: thrown.details }, name, description },
-      { status: statusOf(thrown) },
-    );
+    const fieldErrors = Object.fromEntries(thrown.details.map((detail) => [detail.path, [detail.message]]));
+    return data(submission.reply({ fieldErrors, formErrors: [thrown.message] }), { status: statusOf(thrown) });
   }
 });
 
 export default function FormsPage() {
   const { items, nextCursor } = useLoaderData<typeof loader>();
-  const actionData = useActionData<typeof action>();
   const navigation = useNavigation();
   const [searchParams] = useSearchParams();
   const creating = navigation.state !== "idle" && navigation.formData?.get("intent") === "create";
@@ -60,7 +54,7 @@ export default function FormsPage() {
   return (
     <>
       <h1>Forms</h1>
-      <NewFormSection actionData={actionData} creating={creating} />
+      <NewFormSection creating={creating} />
       <StatusFilter status={status} />
       {items.length === 0 ? <p className="muted">No forms yet. Create one above.</p> : <FormsTable items={items} />}
       {nextCursor ? (
@@ -74,12 +68,20 @@ export default function FormsPage() {
   );
 }
 
-function NewFormSection({ actionData, creating }: { actionData: ActionError | undefined; creating: boolean }) {
-  const nameError = actionData?.error.details?.find((detail) => detail.path === "name")?.message;
+function NewFormSection({ creating }: { creating: boolean }) {
+  const lastResult = useActionData<typeof action>() as SubmissionResult<string[]> | undefined;
+  const [form, fields] = useForm({
+    lastResult,
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: NewFormSchema }),
+  });
+  const nameError = fields.name.errors?.[0];
+  const formError = form.errors?.[0];
   return (
     <section className="card" aria-labelledby="new-form-heading">
       <h2 id="new-form-heading">New form</h2>
-      <Form method="post" aria-label="New form">
+      <Form method="post" aria-label="New form" {...getFormProps(form)}>
         <input type="hidden" name="intent" value="create" />
         <div className="row">
           <div>
@@ -89,7 +91,7 @@ function NewFormSection({ actionData, creating }: { actionData: ActionError | un
               name="name"
               required
               maxLength={200}
-              defaultValue={actionData?.name}
+              defaultValue={fields.name.initialValue as string | undefined}
               aria-invalid={nameError ? true : undefined}
               aria-describedby={nameError ? "new-form-name-error" : undefined}
             />
@@ -105,7 +107,7 @@ function NewFormSection({ actionData, creating }: { actionData: ActionError | un
               id="new-form-description"
               name="description"
               maxLength={2000}
-              defaultValue={actionData?.description}
+              defaultValue={fields.description.initialValue as string | undefined}
             />
           </div>
           <div style={{ flex: "0 0 auto" }}>
@@ -114,9 +116,9 @@ function NewFormSection({ actionData, creating }: { actionData: ActionError | un
             </button>
           </div>
         </div>
-        {actionData && !nameError ? (
+        {formError && !nameError ? (
           <p className="error" role="alert">
-            {actionData.error.message}
+            {formError}
           </p>
         ) : null}
       </Form>

@@ -56,6 +56,25 @@ describe.each([
   { javaScriptEnabled: true, label: "with JavaScript" },
   { javaScriptEnabled: false, label: "without JavaScript" },
 ])("building a form $label", ({ javaScriptEnabled }) => {
+  it("refuses a new form without a name: in the browser before sending with JavaScript, on the server without", async () => {
+    const page = await loggedInPage(javaScriptEnabled);
+    await page.goto(`${server.url}/forms`);
+    const before = await db.form.count();
+    const posts: string[] = [];
+    page.on("request", (request) => {
+      if (request.method() === "POST") posts.push(request.url());
+    });
+    const newForm = page.getByRole("form", { name: "New form" });
+    // Spaces pass the browser's own `required` check; the shared schema trims them.
+    await newForm.getByLabel("Name", { exact: true }).fill("   ");
+    await newForm.getByRole("button", { name: "Create form" }).click();
+    await expect.poll(() => page.getByText("Give the form a name.").count()).toBe(1);
+    expect(await newForm.getByLabel("Name", { exact: true }).getAttribute("aria-invalid")).toBe("true");
+    expect(posts).toHaveLength(javaScriptEnabled ? 0 : 1);
+    expect(await db.form.count()).toBe(before);
+    await page.context().close();
+  });
+
   it("creates a form with a required text field, a select and a checkbox, reorders and edits them, and stores that schema", async () => {
     const page = await loggedInPage(javaScriptEnabled);
     await page.goto(`${server.url}/forms`);
