@@ -98,8 +98,6 @@ export async function createOrResetUser(input: {
   return { user, created: !existing };
 }
 
-
-
 /**
  * Sets a new password when the current one is right, and ends every session of the
  * user (the caller starts a fresh one for the device that asked). False: wrong password.
