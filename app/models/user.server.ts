@@ -4,6 +4,7 @@
 import { scrypt as scryptCallback, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
 import argon2 from "argon2";
+import { sessionUserSelect } from "~/storage/session-store.server";
 import { db } from "~/utils/db.server";
 import { EmailSchema, PasswordSchema } from "./account-schemas";
 import { revokeUserSessions } from "./session.server";
@@ -21,7 +22,6 @@ const scrypt = promisify(scryptCallback) as (
 export { ChangePasswordSchema, EmailSchema, PasswordSchema } from "./account-schemas";
 
 export type SessionUser = { id: string; email: string; name: string | null };
-export const sessionUserSelect = { id: true, email: true, name: true } as const;
 
 export function hashPassword(password: string): Promise<string> {
   return argon2.hash(password, ARGON2);

@@ -1,6 +1,6 @@
 // The bytes of inbound email attachments, in 256 KiB chunks (app/models/attachment-store.server.ts
 // says why). Through the driver on both databases: Prisma encodes Bytes as text.
-import { postgresPool, prepared, withSqliteWrite } from "~/utils/db.server";
+import { idleSqlite, postgresPool, prepared, withSqliteWrite } from "~/utils/db.server";
 
 export interface AttachmentChunkStore {
   write(attachmentId: string, seq: number, data: Buffer): Promise<void>;
@@ -15,9 +15,7 @@ export const sqliteAttachmentChunkStore: AttachmentChunkStore = {
   },
   async read(attachmentId, seq) {
     const sql = 'SELECT "data" FROM "AttachmentChunk" WHERE "attachmentId" = ? AND "seq" = ?';
-    const row = await withSqliteWrite(
-      (connection) => prepared(connection, sql).get(attachmentId, seq) as { data: Buffer } | undefined,
-    );
+    const row = prepared(await idleSqlite(), sql).get(attachmentId, seq) as { data: Buffer } | undefined;
     return row?.data ?? null;
   },
 };

@@ -4,8 +4,11 @@
 import { db, idleSqlite, isoFromUtcText, prepared } from "~/utils/db.server";
 import type { Session, User } from "~/utils/db.server";
 
+/** The user fields a session carries (user.server.ts selects the same ones at login). */
+export const sessionUserSelect = { id: true, email: true, name: true } as const;
+
 export type SessionWithUser = Pick<Session, "lastSeenAt" | "expiresAt" | "revokedAt"> & {
-  user: Pick<User, "id" | "email" | "name">;
+  user: Pick<User, keyof typeof sessionUserSelect>;
 };
 
 export interface SessionStore {
@@ -39,7 +42,7 @@ export const postgresSessionStore: SessionStore = {
         lastSeenAt: true,
         expiresAt: true,
         revokedAt: true,
-        user: { select: { id: true, email: true, name: true } },
+        user: { select: sessionUserSelect },
       },
     });
   },
