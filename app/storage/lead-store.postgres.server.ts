@@ -12,6 +12,7 @@ import {
   leadPageSql,
   mergedRuns,
   NEW_LEAD_COLUMNS,
+  newLeadValues,
   quoted,
   type Dialect,
   type LeadRow,
@@ -45,12 +46,7 @@ const ROW_COLUMNS = quoted(LEAD_ROW_COLUMNS);
 
 export const postgresLeadStore: LeadStore = {
   async insert(lead) {
-    const values = NEW_LEAD_COLUMNS.map((column) => {
-      if (column === "data") return JSON.stringify(lead.data);
-      if (column === "createdAt") return lead.createdAt.toISOString();
-      return lead[column];
-    });
-    await postgresPool().query(INSERT, values);
+    await postgresPool().query(INSERT, newLeadValues(lead, postgres));
   },
 
   page(filters, cursor, take) {

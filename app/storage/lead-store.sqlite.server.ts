@@ -9,6 +9,7 @@ import {
   leadPageSql,
   mergedRuns,
   NEW_LEAD_COLUMNS,
+  newLeadValues,
   quoted,
   leadConditions,
   type Dialect,
@@ -44,12 +45,7 @@ const ROW_COLUMNS = quoted(LEAD_ROW_COLUMNS);
 
 export const sqliteLeadStore: LeadStore = {
   async insert(lead) {
-    const values = NEW_LEAD_COLUMNS.map((column) => {
-      if (column === "data") return JSON.stringify(lead.data);
-      if (column === "isSpam") return lead.isSpam ? 1 : 0;
-      if (column === "createdAt") return sqliteTime(lead.createdAt);
-      return lead[column];
-    });
+    const values = newLeadValues(lead, sqlite);
     await withSqliteWrite((connection) => prepared(connection, INSERT).run(values));
   },
 

@@ -55,6 +55,35 @@ export const NEW_LEAD_COLUMNS = [
 
 export type NewLead = Omit<Pick<Lead, (typeof NEW_LEAD_COLUMNS)[number]>, "data"> & { data: LeadData };
 
+/**
+ * A new lead's INSERT values, in NEW_LEAD_COLUMNS order, each read by name. Written out
+ * rather than mapped over the column list: this is the submit endpoint's hot path, where
+ * a keyed lookup per column cost about a tenth of the request's CPU (decision 021).
+ * tests/unit/lead-store.test.ts checks the order against NEW_LEAD_COLUMNS.
+ */
+export function newLeadValues(lead: NewLead, dialect: Pick<Dialect, "time" | "bool">): unknown[] {
+  return [
+    lead.id,
+    lead.formId,
+    lead.schemaVersion,
+    JSON.stringify(lead.data),
+    lead.searchText,
+    lead.utmSource,
+    lead.utmMedium,
+    lead.utmCampaign,
+    lead.utmTerm,
+    lead.utmContent,
+    lead.referrerUrl,
+    lead.referrerHost,
+    lead.landingPageUrl,
+    lead.userAgent,
+    lead.ipHash,
+    dialect.bool(lead.isSpam),
+    lead.idempotencyKey,
+    dialect.time(lead.createdAt),
+  ];
+}
+
 export interface LeadStore {
   /** Writes one lead; a second lead with the same (formId, idempotencyKey) throws a unique violation. */
   insert(lead: NewLead): Promise<void>;
