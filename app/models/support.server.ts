@@ -14,8 +14,8 @@ import { env } from "~/utils/env.server";
 import { decodeCursorOrFail, encodeCursor } from "~/utils/keyset.server";
 import { composeSupportEmail, newMessageId } from "~/utils/mailer.server";
 import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
-import { FORBIDDEN_TEXT_MESSAGE, hasForbiddenText } from "~/utils/text-policy";
 import { kickOutbox } from "./outbox.server";
+import { MessageTextSchema } from "./support-schemas";
 import { nextTicketNumber, ticketWhere } from "./ticket-reference.server";
 
 import { TICKET_STATUSES, type TicketStatus } from "./ticket-status";
@@ -28,12 +28,6 @@ const oneLine = (max: number, message: string) =>
     .transform((value) => value.replace(/[\r\n\t]+/g, " ").trim())
     .pipe(z.string().min(1, message).max(max, `Use at most ${max} characters.`));
 
-const messageText = z
-  .string({ error: "Write a message." })
-  .refine((value) => !hasForbiddenText(value), FORBIDDEN_TEXT_MESSAGE)
-  .transform((value) => value.replace(/\r\n?/g, "\n").trim())
-  .pipe(z.string().min(1, "Write a message.").max(20_000, "Use at most 20000 characters."));
-
 export const CreateTicketSchema = z.object({
   email: EmailSchema,
   name: z
@@ -43,13 +37,7 @@ export const CreateTicketSchema = z.object({
     .transform((value) => value?.replace(/[\r\n\t]+/g, " ").trim() || null)
     .pipe(z.string().max(200, "Use at most 200 characters.").nullable()),
   subject: oneLine(200, "Give a subject."),
-  message: messageText,
-});
-
-export const ReplySchema = z.object({ message: messageText });
-
-export const StatusSchema = z.object({
-  status: z.enum(TICKET_STATUSES, { error: "Use open, pending or closed." }),
+  message: MessageTextSchema,
 });
 
 export const ListTicketsSchema = z.object({

@@ -1,8 +1,11 @@
+import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { useEffect, useRef, type RefObject } from "react";
 import { RouteError } from "~/components/RouteError";
-import { ReplySchema, StatusSchema, addStaffReply, getTicketThread, setTicketStatus } from "~/models/support.server";
+import { ReplySchema, StatusSchema } from "~/models/support-schemas";
+import { addStaffReply, getTicketThread, setTicketStatus } from "~/models/support.server";
 import { TICKET_STATUSES } from "~/models/ticket-status";
 import { requireUser } from "~/utils/auth.server";
 import { page } from "~/utils/page.server";
@@ -21,25 +24,30 @@ export const loader = page(async function loader({ request, params }: LoaderFunc
   return { ticket };
 });
 
+type Intent = "reply" | "status";
+/** The answer to a refused post: which of the page's two forms it belongs to, and Conform's reply. */
+type Refusal = { intent: Intent; result: SubmissionResult<string[]> };
+
 export const action = page(async function action({ request, params }: ActionFunctionArgs) {
   const user = await requireUser(request);
   const form = await request.formData();
   const intent = form.get("intent");
+  if (intent !== "reply" && intent !== "status") throw new Response("Unknown action.", { status: 400 });
+  // The schemas the browser already checked with (Conform): the server checks again.
   if (intent === "reply") {
-    const parsed = ReplySchema.safeParse({ message: form.get("message") });
-    if (!parsed.success) {
-      return data({ replyError: parsed.error.issues[0]?.message ?? "Write a message." }, { status: 422 });
+    const submission = parseWithZod(form, { schema: ReplySchema });
+    if (submission.status !== "success") {
+      return data<Refusal>({ intent, result: submission.reply() }, { status: 422 });
     }
-    const { ticket } = await addStaffReply(params.reference!, parsed.data.message, { author: "staff", user });
+    const { ticket } = await addStaffReply(params.reference!, submission.value.message, { author: "staff", user });
     return redirect(`/support/${ticket.reference}`);
   }
-  if (intent === "status") {
-    const parsed = StatusSchema.safeParse({ status: form.get("status") });
-    if (!parsed.success) return data({ replyError: null, statusError: "Unknown status." }, { status: 422 });
-    const ticket = await setTicketStatus(params.reference!, parsed.data.status);
-    return redirect(`/support/${ticket.reference}`);
+  const submission = parseWithZod(form, { schema: StatusSchema });
+  if (submission.status !== "success") {
+    return data<Refusal>({ intent, result: submission.reply() }, { status: 422 });
   }
-  return data({ replyError: null, statusError: "Unknown action." }, { status: 400 });
+  const ticket = await setTicketStatus(params.reference!, submission.value.status);
+  return redirect(`/support/${ticket.reference}`);
 });
 
 const SIZE = new Intl.NumberFormat("en", { maximumFractionDigits: 1 });
@@ -69,7 +77,7 @@ function deliveryText(delivery: Delivery): string {
 
 export default function SupportThread() {
   const { ticket } = useLoaderData<typeof loader>();
-  const actionData = useActionData<typeof action>();
+  const refusal = useActionData<typeof action>() as Refusal | undefined;
   const navigation = useNavigation();
   const busyIntent = navigation.state === "submitting" ? navigation.formData?.get("intent") : null;
   const replyForm = useRef<HTMLFormElement>(null);
@@ -79,9 +87,9 @@ export default function SupportThread() {
     if (busyIntent === "reply") wasReplying.current = true;
     else if (navigation.state === "idle" && wasReplying.current) {
       wasReplying.current = false;
-      if (!actionData?.replyError) replyForm.current?.reset();
+      if (refusal?.intent !== "reply") replyForm.current?.reset();
     }
-  }, [busyIntent, navigation.state, actionData]);
+  }, [busyIntent, navigation.state, refusal]);
   const acknowledgement = ticket.emails.find((email) => email.kind === "acknowledgement");
 
   return (
@@ -104,7 +112,7 @@ export default function SupportThread() {
       <StatusButtons
         status={ticket.status}
         busy={busyIntent === "status"}
-        error={actionData && "statusError" in actionData ? actionData.statusError : null}
+        lastResult={refusal?.intent === "status" ? refusal.result : undefined}
       />
 
       <h2>Conversation</h2>
@@ -119,16 +127,30 @@ export default function SupportThread() {
         formRef={replyForm}
         email={ticket.email}
         busy={busyIntent === "reply"}
-        error={actionData?.replyError ?? null}
+        lastResult={refusal?.intent === "reply" ? refusal.result : undefined}
       />
     </>
   );
 }
 
 /** One button per status the request can move to. */
-function StatusButtons({ status, busy, error }: { status: string; busy: boolean; error: string | null }) {
+function StatusButtons({
+  status,
+  busy,
+  lastResult,
+}: {
+  status: string;
+  busy: boolean;
+  lastResult: SubmissionResult<string[]> | undefined;
+}) {
+  const [form, fields] = useForm({
+    id: "status",
+    lastResult,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: StatusSchema }),
+  });
+  const error = fields.status.errors?.[0] ?? form.errors?.[0];
   return (
-    <Form method="post" className="actions" aria-label="Status">
+    <Form method="post" className="actions" aria-label="Status" {...getFormProps(form)}>
       <input type="hidden" name="intent" value="status" />
       {TICKET_STATUSES.filter((next) => next !== status).map((next) => (
         <button key={next} type="submit" name="status" value={next} className="secondary" disabled={busy}>
@@ -217,20 +239,31 @@ function AttachmentList({ attachments }: { attachments: Message["attachments"] }
   );
 }
 
+/** The reply form, validated in the browser with the schema the server uses. */
 function ReplyForm({
   formRef,
   email,
   busy,
-  error,
+  lastResult,
 }: {
   /** The page empties the form through this once the reply is in the thread. */
   formRef: RefObject<HTMLFormElement>;
   email: string;
   busy: boolean;
-  error: string | null;
+  lastResult: SubmissionResult<string[]> | undefined;
 }) {
+  // Checked as soon as the box is left; without JavaScript the form posts and the
+  // server's answer shows the same message.
+  const [form, fields] = useForm({
+    id: "reply",
+    lastResult,
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: ReplySchema }),
+  });
+  const error = fields.message.errors?.[0];
   return (
-    <Form method="post" ref={formRef}>
+    <Form method="post" ref={formRef} {...getFormProps(form)} noValidate>
       <input type="hidden" name="intent" value="reply" />
       <label htmlFor="message">Message to {email}</label>
       <textarea
@@ -238,6 +271,7 @@ function ReplyForm({
         name="message"
         rows={6}
         required
+        defaultValue={typeof fields.message.initialValue === "string" ? fields.message.initialValue : undefined}
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? "reply-error" : undefined}
       />

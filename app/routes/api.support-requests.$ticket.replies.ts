@@ -1,5 +1,6 @@
 // POST: a staff reply. It joins the thread at once and is emailed by the outbox worker.
-import { ReplySchema, addStaffReply } from "~/models/support.server";
+import { ReplySchema } from "~/models/support-schemas";
+import { addStaffReply } from "~/models/support.server";
 import { apiRoute, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
 import { requireStaff } from "~/utils/auth.server";
 import type { ActionFunctionArgs } from "@remix-run/node";

@@ -1,6 +1,7 @@
 // GET: a support request and its thread. PATCH: change its status. `:ticket` is the
 // id or the reference in any letter case (SR-1042, sr-1042).
-import { StatusSchema, getTicketThread, setTicketStatus } from "~/models/support.server";
+import { StatusSchema } from "~/models/support-schemas";
+import { getTicketThread, setTicketStatus } from "~/models/support.server";
 import { apiRoute, fail, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
 import { requireStaff } from "~/utils/auth.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";

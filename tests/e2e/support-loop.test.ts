@@ -68,7 +68,19 @@ describe.each([
     await page.getByRole("heading", { name: `${reference}: My export is empty` }).waitFor();
     expect(await page.getByTestId("message").first().textContent()).toContain("The CSV export has no rows.");
 
-    // 3. Staff replies in the browser.
+    // 3. Staff replies in the browser. A blank reply is refused by the shared schema: in the
+    // browser before anything is sent with JavaScript, by the server without.
+    const posts: string[] = [];
+    page.on("request", (request) => {
+      if (request.method() === "POST") posts.push(request.url());
+    });
+    await page.getByLabel(`Message to ${customer}`).fill("   ");
+    await page.getByRole("button", { name: "Send reply" }).click();
+    await expect.poll(() => page.getByText("Write a message.").count()).toBe(1);
+    expect(await page.getByLabel(`Message to ${customer}`).getAttribute("aria-invalid")).toBe("true");
+    expect(posts).toHaveLength(javaScriptEnabled ? 0 : 1);
+    expect(await page.getByTestId("message").count()).toBe(1);
+
     const replyText = `Please check the date filter (${javaScriptEnabled ? "js" : "no js"}).`;
     await page.getByLabel(`Message to ${customer}`).fill(replyText);
     await page.getByRole("button", { name: "Send reply" }).click();

@@ -432,3 +432,41 @@ describe("the acknowledgement email", () => {
     }
   });
 });
+
+describe("the staff thread page's forms", () => {
+  async function postThread(reference: string, cookie: string, fields: Record<string, string>) {
+    return fetch(`${server.url}/support/${reference}`, {
+      method: "POST",
+      headers: { Cookie: cookie, Origin: server.url, "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(fields),
+      redirect: "manual",
+    });
+  }
+
+  it("refuses an unknown status or a blank reply with the page and the shared schema's message, changing nothing", async () => {
+    const ticket = await createTicket();
+    const cookie = await loginAsStaff(server.url);
+
+    const badStatus = await postThread(ticket.reference, cookie, { intent: "status", status: "archived" });
+    expect(badStatus.status).toBe(422);
+    expect(await badStatus.text()).toContain("Use open, pending or closed.");
+
+    const blank = await postThread(ticket.reference, cookie, { intent: "reply", message: " \n " });
+    expect(blank.status).toBe(422);
+    expect(await blank.text()).toContain("Write a message.");
+
+    const unknown = await postThread(ticket.reference, cookie, { intent: "merge" });
+    expect(unknown.status).toBe(400);
+
+    const stored = await db.ticket.findUniqueOrThrow({
+      where: { reference: ticket.reference },
+      include: { messages: true },
+    });
+    expect(stored.status).toBe("open");
+    expect(stored.messages).toHaveLength(1);
+
+    const closed = await postThread(ticket.reference, cookie, { intent: "status", status: "closed" });
+    expect(closed.status).toBe(302);
+    expect((await db.ticket.findUniqueOrThrow({ where: { reference: ticket.reference } })).status).toBe("closed");
+  });
+});

@@ -1,0 +1,24 @@
+// The support thread's form schemas, client-safe: the JSON API, the dashboard's action and
+// the dashboard's browser-side validation (Conform, decision 022) all use these.
+import { z } from "zod";
+import { FORBIDDEN_TEXT_MESSAGE, hasForbiddenText } from "~/utils/text-policy";
+import { TICKET_STATUSES } from "./ticket-status";
+
+/**
+ * A message body: no control characters, 1 to 20000 characters once trimmed and its line
+ * endings made `\n`. The string schema comes first, not inside a pipe: Conform reads an
+ * empty input as absent and would answer zod's own "expected string" otherwise.
+ */
+export const MessageTextSchema = z
+  .string({ error: "Write a message." })
+  .refine((value) => !hasForbiddenText(value), FORBIDDEN_TEXT_MESSAGE)
+  .trim()
+  .min(1, "Write a message.")
+  .transform((value) => value.replace(/\r\n?/g, "\n"))
+  .refine((value) => value.length <= 20_000, "Use at most 20000 characters.");
+
+export const ReplySchema = z.object({ message: MessageTextSchema });
+
+export const StatusSchema = z.object({
+  status: z.enum(TICKET_STATUSES, { error: "Use open, pending or closed." }),
+});
