@@ -11,7 +11,16 @@ import tseslint from "typescript-eslint";
 
 export default tseslint.config(
   {
-    ignores: ["build/", "app/generated/", "node_modules/", "bench/results/", "prisma/", "public/", "coverage/"],
+    ignores: [
+      "build/",
+      "app/generated/",
+      "node_modules/",
+      "bench/results/",
+      "bench/.tmp/",
+      "prisma/",
+      "public/",
+      "coverage/",
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommended,

@@ -147,8 +147,11 @@ export const FormNameSchema = z
   .min(1, "Give the form a name.")
   .max(200);
 export const FormDescriptionSchema = z.string().trim().max(2000);
-/** The dashboard's "New form": validated in the browser (Conform) and again on the server. */
-export const NewFormSchema = z.object({ name: FormNameSchema, description: FormDescriptionSchema.default("") });
+/**
+ * The dashboard's "New form" and the builder's "Name and description": validated in the
+ * browser (Conform) and again on the server.
+ */
+export const FormDetailsSchema = z.object({ name: FormNameSchema, description: FormDescriptionSchema.default("") });
 
 export const HttpUrlSchema = z
   .string()
@@ -174,6 +177,26 @@ export const FormSettingsSchema = z
   })
   .strict();
 export type FormSettings = z.output<typeof FormSettingsSchema>;
+
+/** Text, one value per line, as a list of the non-empty lines. */
+const linesOf = (value: unknown) =>
+  typeof value === "string"
+    ? value
+        .split(/\r?\n/)
+        .map((line) => line.trim())
+        .filter(Boolean)
+    : value;
+
+/**
+ * The builder's settings form, with the API's rules: origins one per line (an error at
+ * `allowedOrigins[i]` names line i + 1), and an empty redirect or message for none
+ * (Conform reads an empty input as absent).
+ */
+export const SettingsFormSchema = z.object({
+  allowedOrigins: z.preprocess(linesOf, FormSettingsSchema.shape.allowedOrigins),
+  redirectUrl: HttpUrlSchema.optional(),
+  successMessage: FormSettingsSchema.shape.successMessage,
+});
 
 export function compilePattern(pattern: string): RegExp | null {
   try {

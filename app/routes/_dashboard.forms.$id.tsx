@@ -2,6 +2,8 @@
 // (it works without JavaScript); with JavaScript each one goes through a fetcher, and
 // the field list and preview show pending changes at once, computed by the same
 // functions the server applies (app/models/form-builder.ts).
+import { type Submission, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "@remix-run/node";
 import { Link, useActionData, useFetchers, useLoaderData, useSearchParams } from "@remix-run/react";
 import { useState } from "react";
@@ -19,7 +21,7 @@ import {
   fieldInputFromFormData,
   updateFieldIn,
 } from "~/models/form-builder";
-import { DEFAULT_SUCCESS_MESSAGE, type FormField } from "~/models/form-schema";
+import { FormDetailsSchema, SettingsFormSchema, type FormField } from "~/models/form-schema";
 import { addField, moveField, removeField, updateField } from "~/models/form-schema-changes.server";
 import { deleteForm, formJson, getFormWithCounts, setFormStatus, updateForm } from "~/models/form.server";
 import { statusOf } from "~/utils/api.server";
@@ -35,16 +37,31 @@ export const loader = page(async function loader({ request, params }: LoaderFunc
   return { form: formJson(form), appUrl: env.APP_URL };
 });
 
-function lines(value: FormDataEntryValue | null): string[] {
-  return String(value ?? "")
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter(Boolean);
-}
-
-function optionalText(value: FormDataEntryValue | null): string | undefined {
-  const text = String(value ?? "").trim();
-  return text === "" ? undefined : text;
+/**
+ * "Name and description" and "Settings": parsed with the schema the browser checked with
+ * (Conform, decision 022) and answered with Conform's reply, refusals by field.
+ */
+async function savePanel<Value>(
+  intent: "update-details" | "update-settings",
+  submission: Submission<unknown, string[], Value>,
+  save: (value: Value) => Promise<unknown>,
+) {
+  const answer = (ok: boolean, reply: SubmissionResult<string[]>, status = 200) =>
+    data<ActionResult>({ ok, intent, fieldKey: "", reply }, { status });
+  if (submission.status !== "success") return answer(false, submission.reply(), 422);
+  try {
+    await save(submission.value);
+    return answer(true, submission.reply());
+  } catch (thrown) {
+    if (!(thrown instanceof DomainError) || thrown.code === "not_found") throw thrown;
+    // The API's paths (`settings.allowedOrigins.1`) named as the form's inputs.
+    const fieldErrors: Record<string, string[]> = {};
+    for (const detail of thrown.details ?? []) {
+      const name = detail.path.replace(/^settings\./, "").replace(/\.(\d+)/g, "[$1]");
+      (fieldErrors[name] ??= []).push(detail.message);
+    }
+    return answer(false, submission.reply({ formErrors: [thrown.message], fieldErrors }), statusOf(thrown));
+  }
 }
 
 export const action = page(async function action({ request, params }: ActionFunctionArgs) {
@@ -68,20 +85,13 @@ export const action = page(async function action({ request, params }: ActionFunc
         await removeField(id, fieldKey);
         break;
       case "update-details":
-        await updateForm(id, {
-          name: String(form.get("name") ?? ""),
-          description: String(form.get("description") ?? ""),
-        });
-        break;
+        return await savePanel(intent, parseWithZod(form, { schema: FormDetailsSchema }), (details) =>
+          updateForm(id, details),
+        );
       case "update-settings":
-        await updateForm(id, {
-          settings: {
-            allowedOrigins: lines(form.get("allowedOrigins")),
-            redirectUrl: optionalText(form.get("redirectUrl")) ?? null,
-            successMessage: optionalText(form.get("successMessage")) ?? DEFAULT_SUCCESS_MESSAGE,
-          },
-        });
-        break;
+        return await savePanel(intent, parseWithZod(form, { schema: SettingsFormSchema }), (settings) =>
+          updateForm(id, { settings: { ...settings, redirectUrl: settings.redirectUrl ?? null } }),
+        );
       case "archive":
       case "unarchive":
         await setFormStatus(id, intent === "archive" ? "archived" : "active");

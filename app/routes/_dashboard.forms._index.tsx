@@ -4,7 +4,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { RouteError } from "~/components/RouteError";
-import { NewFormSchema } from "~/models/form-schema";
+import { FormDetailsSchema } from "~/models/form-schema";
 import { createForm, listForms } from "~/models/form.server";
 import { statusOf } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
@@ -32,7 +32,7 @@ export const action = page(async function action({ request }: ActionFunctionArgs
   if (form.get("intent") !== "create") throw new Response("Unknown action.", { status: 400 });
   // The schema the browser already checked with (Conform); createForm checks the rest
   // (the text policy) and its refusals come back as the same reply.
-  const submission = parseWithZod(form, { schema: NewFormSchema });
+  const submission = parseWithZod(form, { schema: FormDetailsSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 422 });
   try {
     const created = await createForm(submission.value);
@@ -74,7 +74,7 @@ function NewFormSection({ creating }: { creating: boolean }) {
     lastResult,
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: NewFormSchema }),
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: FormDetailsSchema }),
   });
   const nameError = fields.name.errors?.[0];
   const formError = form.errors?.[0];

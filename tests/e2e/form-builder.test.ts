@@ -48,7 +48,7 @@ function fieldRow(page: Page, label: string) {
 async function storedForm(id: string) {
   return db.form.findUnique({
     where: { id },
-    select: { fields: true, schemaVersion: true, settings: true, status: true },
+    select: { name: true, fields: true, schemaVersion: true, settings: true, status: true },
   });
 }
 
@@ -181,13 +181,26 @@ describe.each([
     expect(await select.locator("option").allTextContents()).toEqual(["Choose…", "Sales", "Support"]);
     expect(await preview.getByText("What is it about?").count()).toBe(1);
 
-    // Settings: a bad origin is refused inline, a good one is stored.
+    // Details and settings: mistakes are refused inline by the shared schemas, in the
+    // browser before anything is sent with JavaScript, by the server without.
+    const posts: string[] = [];
+    page.on("request", (request) => {
+      if (request.method() === "POST") posts.push(request.url());
+    });
+    const details = page.getByRole("form", { name: "Form details" });
+    await details.getByLabel("Name", { exact: true }).fill("   ");
+    await details.getByRole("button", { name: "Save name and description" }).click();
+    await expect
+      .poll(() => page.getByRole("form", { name: "Form details" }).locator(".field-error").textContent())
+      .toBe("Give the form a name.");
     const settings = page.getByRole("form", { name: "Settings" });
     await settings.getByLabel(/^Allowed origins/).fill("https://www.example.com/contact");
     await settings.getByRole("button", { name: "Save settings" }).click();
     await expect
       .poll(() => page.getByRole("form", { name: "Settings" }).locator(".field-error").textContent())
       .toContain("Line 1: Use an origin");
+    expect(posts).toHaveLength(javaScriptEnabled ? 0 : 2);
+    expect((await storedForm(formId))!.name).toBe(formName);
     await page
       .getByRole("form", { name: "Settings" })
       .getByLabel(/^Allowed origins/)

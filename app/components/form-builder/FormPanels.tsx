@@ -1,6 +1,46 @@
 // The form's own settings beside its fields: details, settings, status, and deletion.
+import { getFormProps, useForm } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, Link, useFetcher, useNavigation } from "@remix-run/react";
-import { FieldError, errorsByName, type ActionResult } from "./shared";
+import { FormDetailsSchema, SettingsFormSchema } from "~/models/form-schema";
+import { FieldError, type ActionResult } from "./shared";
+import type { z } from "zod";
+
+/**
+ * A builder panel's Conform form: validated in the browser with the schema the action
+ * parses with (decision 022), posted through a fetcher with JavaScript and as a plain
+ * form post without; the last reply comes from the fetcher or the page's action.
+ */
+function usePanelForm<Schema extends z.ZodType<Record<string, unknown>>>(
+  id: string,
+  schema: Schema,
+  defaultValue: Record<string, string>,
+  actionData: ActionResult | undefined,
+) {
+  const fetcher = useFetcher<ActionResult>();
+  const [form, fields] = useForm({
+    id,
+    lastResult: fetcher.state === "idle" ? (fetcher.data?.reply ?? actionData?.reply) : undefined,
+    defaultValue,
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema }),
+  });
+  /** A field's errors, with those of its lines (`name[i]`) as "Line i + 1: ...". */
+  const errorOf = (name: string): string | undefined => {
+    const messages: string[] = [];
+    for (const [key, errors] of Object.entries(form.allErrors)) {
+      const line = key === name ? null : key.match(new RegExp(`^${name}\\[(\\d+)\\]$`))?.[1];
+      if (line === undefined) continue;
+      for (const message of errors) messages.push(line === null ? message : `Line ${Number(line) + 1}: ${message}`);
+    }
+    return messages.length ? messages.join(" ") : undefined;
+  };
+  const described = (name: string, errorId: string) =>
+    errorOf(name) ? { "aria-invalid": true as const, "aria-describedby": errorId } : {};
+  const saved = fetcher.state === "idle" && fetcher.data?.ok;
+  return { fetcher, form, fields, errorOf, described, saved };
+}
 
 export function DetailsForm({
   name,
@@ -11,20 +51,18 @@ export function DetailsForm({
   description: string;
   actionData: ActionResult | undefined;
 }) {
-  const fetcher = useFetcher<ActionResult>();
-  const result = fetcher.state === "idle" ? (fetcher.data ?? actionData) : undefined;
-  const errors =
-    result && !result.ok
-      ? errorsByName(
-          result.details?.map((d) => ({ ...d, path: `form.${d.path}` })),
-          "form",
-        )
-      : {};
+  const { fetcher, form, errorOf, described, saved } = usePanelForm(
+    "form-details",
+    FormDetailsSchema,
+    { name, description },
+    actionData,
+  );
   const pendingName = fetcher.formData?.get("name");
+  const initial = form.initialValue as Record<string, string | undefined> | undefined;
   return (
     <section className="card" aria-labelledby="details-heading">
       <h2 id="details-heading">Name and description</h2>
-      <fetcher.Form method="post" aria-label="Form details">
+      <fetcher.Form method="post" aria-label="Form details" {...getFormProps(form)}>
         <input type="hidden" name="intent" value="update-details" />
         <label htmlFor="form-name">Name</label>
         <input
@@ -32,25 +70,26 @@ export function DetailsForm({
           name="name"
           required
           maxLength={200}
-          defaultValue={result?.values?.name ?? name}
-          aria-invalid={errors.name ? true : undefined}
-          aria-describedby={errors.name ? "form-name-error" : undefined}
+          defaultValue={initial?.name ?? ""}
+          {...described("name", "form-name-error")}
         />
-        <FieldError id="form-name-error" message={errors.name} />
+        <FieldError id="form-name-error" message={errorOf("name")} />
         <label htmlFor="form-description">Description</label>
         <textarea
           id="form-description"
           name="description"
           rows={2}
           maxLength={2000}
-          defaultValue={result?.values?.description ?? description}
+          defaultValue={initial?.description ?? ""}
+          {...described("description", "form-description-error")}
         />
-        <FieldError id="form-description-error" message={errors.description} />
+        <FieldError id="form-description-error" message={errorOf("description")} />
+        <PanelError errors={form.errors} />
         <p className="actions">
           <button type="submit" disabled={fetcher.state !== "idle"}>
             {fetcher.state !== "idle" ? `Saving “${String(pendingName ?? "")}”…` : "Save name and description"}
           </button>
-          {fetcher.state === "idle" && fetcher.data?.ok ? <span role="status">Saved.</span> : null}
+          {saved ? <span role="status">Saved.</span> : null}
         </p>
       </fetcher.Form>
     </section>
@@ -64,16 +103,21 @@ export function SettingsForm({
   settings: { allowedOrigins: string[]; redirectUrl?: string | null; successMessage: string };
   actionData: ActionResult | undefined;
 }) {
-  const fetcher = useFetcher<ActionResult>();
-  const result = fetcher.state === "idle" ? (fetcher.data ?? actionData) : undefined;
-  const errors = result && !result.ok ? errorsByName(result.details, "settings") : {};
-  const values = result && !result.ok ? result.values : undefined;
-  const described = (name: string) =>
-    errors[name] ? { "aria-invalid": true, "aria-describedby": `settings-${name}-error` } : {};
+  const { fetcher, form, errorOf, described, saved } = usePanelForm(
+    "form-settings",
+    SettingsFormSchema,
+    {
+      allowedOrigins: settings.allowedOrigins.join("\n"),
+      redirectUrl: settings.redirectUrl ?? "",
+      successMessage: settings.successMessage,
+    },
+    actionData,
+  );
+  const initial = form.initialValue as Record<string, string | undefined> | undefined;
   return (
     <section className="card" aria-labelledby="settings-heading">
       <h2 id="settings-heading">Settings</h2>
-      <fetcher.Form method="post" aria-label="Settings">
+      <fetcher.Form method="post" aria-label="Settings" {...getFormProps(form)}>
         <input type="hidden" name="intent" value="update-settings" />
         <label htmlFor="settings-allowedOrigins">Allowed origins (one per line; empty: any site)</label>
         <textarea
@@ -81,38 +125,48 @@ export function SettingsForm({
           name="allowedOrigins"
           rows={3}
           placeholder="https://www.example.com"
-          defaultValue={values?.allowedOrigins ?? settings.allowedOrigins.join("\n")}
-          {...described("allowedOrigins")}
+          defaultValue={initial?.allowedOrigins ?? ""}
+          {...described("allowedOrigins", "settings-allowedOrigins-error")}
         />
-        <FieldError id="settings-allowedOrigins-error" message={errors.allowedOrigins} />
+        <FieldError id="settings-allowedOrigins-error" message={errorOf("allowedOrigins")} />
         <label htmlFor="settings-redirectUrl">Redirect after a plain HTML post (optional)</label>
         <input
           id="settings-redirectUrl"
           name="redirectUrl"
           type="url"
           placeholder="https://www.example.com/thanks"
-          defaultValue={values?.redirectUrl ?? settings.redirectUrl ?? ""}
-          {...described("redirectUrl")}
+          defaultValue={initial?.redirectUrl ?? ""}
+          {...described("redirectUrl", "settings-redirectUrl-error")}
         />
-        <FieldError id="settings-redirectUrl-error" message={errors.redirectUrl} />
+        <FieldError id="settings-redirectUrl-error" message={errorOf("redirectUrl")} />
         <label htmlFor="settings-successMessage">Success message</label>
         <input
           id="settings-successMessage"
           name="successMessage"
           maxLength={500}
-          defaultValue={values?.successMessage ?? settings.successMessage}
-          {...described("successMessage")}
+          defaultValue={initial?.successMessage ?? ""}
+          {...described("successMessage", "settings-successMessage-error")}
         />
-        <FieldError id="settings-successMessage-error" message={errors.successMessage} />
+        <FieldError id="settings-successMessage-error" message={errorOf("successMessage")} />
+        <PanelError errors={form.errors} />
         <p className="actions">
           <button type="submit" disabled={fetcher.state !== "idle"}>
             {fetcher.state !== "idle" ? "Saving…" : "Save settings"}
           </button>
-          {fetcher.state === "idle" && fetcher.data?.ok ? <span role="status">Saved.</span> : null}
+          {saved ? <span role="status">Saved.</span> : null}
         </p>
       </fetcher.Form>
     </section>
   );
+}
+
+/** A refusal of the whole panel (the form changed meanwhile, say). */
+function PanelError({ errors }: { errors: string[] | undefined }) {
+  return errors?.length ? (
+    <p className="error" role="alert">
+      {errors.join(" ")}
+    </p>
+  ) : null;
 }
 
 export function StatusForm({ status }: { status: string }) {

@@ -2,6 +2,7 @@
 // the helpers that read refusals back into field errors.
 import { useEffect, useState } from "react";
 import type { FormField } from "~/models/form-schema";
+import type { SubmissionResult } from "@conform-to/react";
 
 export type Detail = { path: string; message: string };
 export type ActionResult = {
@@ -12,6 +13,8 @@ export type ActionResult = {
   details?: Detail[];
   /** What was posted, to fill the form again after a refusal without JavaScript. */
   values?: Record<string, string>;
+  /** Conform's reply, for the panels validated with Conform (details, settings). */
+  reply?: SubmissionResult<string[]>;
 };
 
 export function useHydrated() {
