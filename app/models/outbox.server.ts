@@ -10,6 +10,7 @@ import { outboxStore } from "~/storage/index.server";
 import { db } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
 import { isSmtpConfigured, sendEmail } from "~/utils/mailer.server";
+import { startPollingWorker, type PollingWorker } from "~/utils/polling-worker.server";
 import { replyAddress } from "./sender-trust.server";
 
 export const NOT_CONFIGURED_ERROR = "not sent: no SMTP configured";
@@ -107,8 +108,7 @@ export async function processOutbox(): Promise<number> {
   return ids.length;
 }
 
-type Worker = { kick: () => void; stop: () => Promise<void> };
-let worker: Worker | undefined;
+let worker: PollingWorker | undefined;
 
 /** Wakes the worker of this process now (after an email was enqueued), if it runs. */
 export function kickOutbox(): void {
@@ -116,11 +116,10 @@ export function kickOutbox(): void {
 }
 
 /**
- * Polls every OUTBOX_POLL_MS. `stop()` lets a pass in progress finish (so a send is
- * never cut mid-way) before resolving. Email held back while SMTP was not configured
- * is queued again once it is.
+ * Polls every OUTBOX_POLL_MS (app/utils/polling-worker.server.ts). Email held back while
+ * SMTP was not configured is queued again once it is.
  */
-export async function startOutboxWorker(pollMs = env.OUTBOX_POLL_MS): Promise<Worker> {
+export async function startOutboxWorker(pollMs = env.OUTBOX_POLL_MS): Promise<PollingWorker> {
   if (worker) return worker;
   if (isSmtpConfigured()) {
     await db.outboxEmail.updateMany({
@@ -128,48 +127,19 @@ export async function startOutboxWorker(pollMs = env.OUTBOX_POLL_MS): Promise<Wo
       data: { status: "pending", lastError: null, nextAttemptAt: new Date() },
     });
   }
-  let stopped = false;
-  let timer: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let again = false;
-
-  const schedule = (delay: number) => {
-    if (stopped) return;
-    clearTimeout(timer);
-    timer = setTimeout(run, delay);
-  };
-
-  function run() {
-    if (stopped) return;
-    if (running) {
-      again = true;
-      return;
-    }
-    running = (async () => {
-      try {
-        do {
-          again = false;
-          // A full batch means more may be due: go on without waiting for the next tick.
-          while (!stopped && (await processOutbox()) >= BATCH_SIZE && isSmtpConfigured());
-        } while (again && !stopped);
-      } catch (error) {
-        console.error("outbox worker pass failed:", error);
-      } finally {
-        running = undefined;
-        schedule(pollMs);
-      }
-    })();
-  }
-
+  const started = startPollingWorker({
+    name: "outbox",
+    pollMs,
+    pass: processOutbox,
+    batchSize: BATCH_SIZE,
+    canContinue: isSmtpConfigured,
+  });
   worker = {
-    kick: () => schedule(0),
+    kick: started.kick,
     async stop() {
-      stopped = true;
-      clearTimeout(timer);
-      await running;
+      await started.stop();
       worker = undefined;
     },
   };
-  schedule(0);
   return worker;
 }

@@ -8,13 +8,14 @@ import {
 } from "./attachment-chunk-store.server";
 import { postgresLeadStore } from "./lead-store.postgres.server";
 import { sqliteLeadStore } from "./lead-store.sqlite.server";
-import { postgresOutboxStore, sqliteOutboxStore, type OutboxStore } from "./outbox-store.server";
+import { postgresQueueStore, sqliteQueueStore, type Queue, type QueueStore } from "./queue-store.server";
 import { postgresSessionStore, sqliteSessionStore, type SessionStore } from "./session-store.server";
 import type { LeadStore } from "./lead-store";
 
 export const leadStore: LeadStore = isPostgres ? postgresLeadStore : sqliteLeadStore;
 export const sessionStore: SessionStore = isPostgres ? postgresSessionStore : sqliteSessionStore;
-export const outboxStore: OutboxStore = isPostgres ? postgresOutboxStore : sqliteOutboxStore;
+const queueStore = (queue: Queue): QueueStore => (isPostgres ? postgresQueueStore(queue) : sqliteQueueStore(queue));
+export const outboxStore = queueStore({ table: "OutboxEmail", claimedStatus: "sending" });
 export const attachmentChunkStore: AttachmentChunkStore = isPostgres
   ? postgresAttachmentChunkStore
   : sqliteAttachmentChunkStore;
