@@ -10,6 +10,7 @@ import { startAttachmentCleanup } from "~/models/attachment-store.server";
 import { startInboundWorkers } from "~/models/inbound-worker.server";
 import { startOutboxWorker } from "~/models/outbox.server";
 import { startSessionCleanup } from "~/models/session.server";
+import { startWebhookWorker } from "~/models/webhook-delivery.server";
 import { db } from "~/utils/db.server";
 import { NonceProvider } from "~/utils/nonce";
 import { documentSecurityHeaders } from "~/utils/security-headers.server";
@@ -75,6 +76,7 @@ const backgroundWork: Array<{ stop: () => Promise<void> }> = [];
 export async function startBackgroundWork(): Promise<void> {
   backgroundWork.push(
     await startOutboxWorker(),
+    startWebhookWorker(),
     startSessionCleanup(),
     startAttachmentCleanup(),
     startInboundWorkers(),

@@ -7,7 +7,7 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { HttpUrlSchema, isReservedFieldKey, leadSearchText, type LeadData } from "~/models/form-schema";
-import { leadStore } from "~/storage/index.server";
+import { leadStore, type NewLead } from "~/storage/index.server";
 import { db, isUniqueViolation } from "~/utils/db.server";
 import { invalidFields, textPolicyDetails, type ErrorDetail } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
@@ -16,7 +16,10 @@ import { textPolicyIssues } from "~/utils/text-policy";
 import { UTM_KEYS, type UtmKey } from "./lead-fields";
 import { hashIp, isTooFastOrForged } from "./lead-signatures.server";
 import { isPlainObject, type Submission } from "./lead-submission.server";
+import { leadDetailOf } from "./lead.server";
 import { leadValidator, type PublicForm } from "./public-form.server";
+import { nudgeWebhooks } from "./webhook-delivery.server";
+import { eventFor } from "./webhook-subscriptions.server";
 
 /** The largest submission body, in bytes (413 past it). */
 export const SUBMISSION_BODY_LIMIT = 64 * 1024;
@@ -212,12 +215,13 @@ function newLeadId(): string {
 // (docs/decisions/003-*).
 async function insertLead(
   lead: ValidLead,
+  form: PublicForm,
   meta: { ip: string; userAgent: string | null; idempotencyKey: string | null },
 ): Promise<StoredLead> {
   const stored: StoredLead = { id: newLeadId(), formId: lead.formId, createdAt: new Date() };
   const { source } = lead;
   // Named one by one (no spread): one object shape on the hot path.
-  await leadStore.insert({
+  const row: NewLead = {
     id: stored.id,
     formId: lead.formId,
     schemaVersion: lead.schemaVersion,
@@ -236,7 +240,16 @@ async function insertLead(
     isSpam: lead.isSpam,
     idempotencyKey: meta.idempotencyKey,
     createdAt: stored.createdAt,
-  });
+  };
+  // lead.created for the subscribed endpoints (none: nothing more is written). Spam is
+  // kept for review but announced to no one.
+  const event = lead.isSpam
+    ? null
+    : await eventFor("lead.created", lead.formId, () =>
+        leadDetailOf({ ...row, formName: form.name, fields: form.fields }),
+      );
+  await leadStore.insert(row, event);
+  if (event) nudgeWebhooks();
   return stored;
 }
 
@@ -247,11 +260,12 @@ async function insertLead(
  */
 export async function storeLead(
   lead: ValidLead,
+  form: PublicForm,
   meta: { ip: string; userAgent: string | null; idempotencyKey: string | null },
 ): Promise<{ lead: StoredLead; replayed: boolean }> {
   for (let attempt = 0; ; attempt++) {
     try {
-      return { lead: await insertLead(lead, meta), replayed: false };
+      return { lead: await insertLead(lead, form, meta), replayed: false };
     } catch (error) {
       if (!meta.idempotencyKey || !isUniqueViolation(error)) throw error;
       const first = await db.lead.findUnique({

@@ -6,7 +6,7 @@
 import { z } from "zod";
 import type { FormField, LeadData } from "~/models/form-schema";
 import { leadStore } from "~/storage/index.server";
-import { db, type Prisma } from "~/utils/db.server";
+import { db, type Lead, type Prisma } from "~/utils/db.server";
 import { DaySchema } from "~/utils/keyset.server";
 import { cursorOf, dayRange, MS_PER_DAY, optional, text, type LeadListQuery } from "./lead-filters.server";
 
@@ -126,20 +126,53 @@ export async function getLead(id: string): Promise<LeadDetail | null> {
           where: { formId_version: { formId: lead.formId, version: lead.schemaVersion } },
           select: { fields: true },
         });
-  const fields = labelled(version?.fields ?? lead.form.fields);
-  const data = lead.data as LeadData;
+  return leadDetailOf({
+    ...lead,
+    data: lead.data as LeadData,
+    formName: lead.form.name,
+    fields: version?.fields ?? lead.form.fields,
+  });
+}
+
+/** The stored columns of a lead, its form's name and its schema version's fields. */
+export type LeadParts = Pick<
+  Lead,
+  | "id"
+  | "formId"
+  | "createdAt"
+  | "isSpam"
+  | "schemaVersion"
+  | "utmSource"
+  | "utmMedium"
+  | "utmCampaign"
+  | "utmTerm"
+  | "utmContent"
+  | "referrerUrl"
+  | "referrerHost"
+  | "landingPageUrl"
+  | "userAgent"
+> & {
+  formName: string;
+  data: LeadData;
+  /** The fields of the schema version the lead was stored under. */
+  fields: unknown;
+};
+
+/** A lead as `GET /api/leads/:id` shows it (and as the `lead.created` webhook carries it). */
+export function leadDetailOf(lead: LeadParts): LeadDetail {
+  const fields = labelled(lead.fields);
   // Keys stored without a field in that version (should not happen) still show, by key.
-  for (const key of Object.keys(data)) {
+  for (const key of Object.keys(lead.data)) {
     if (!fields.some((field) => field.key === key)) fields.push({ key, label: key, type: "text" });
   }
   return {
     id: lead.id,
     formId: lead.formId,
-    formName: lead.form.name,
+    formName: lead.formName,
     createdAt: lead.createdAt.toISOString(),
     isSpam: lead.isSpam,
     schemaVersion: lead.schemaVersion,
-    data,
+    data: lead.data,
     fields,
     utm: utmOf(lead),
     referrerUrl: lead.referrerUrl,

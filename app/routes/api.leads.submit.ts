@@ -77,7 +77,7 @@ export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) 
     await limitSubmissions(form.id, clientIp(context));
     const idempotencyKey = idempotencyKeyOf(request.headers.get("Idempotency-Key"));
     const lead = validateSubmission(form, submission);
-    const stored = await storeLead(lead, {
+    const stored = await storeLead(lead, form, {
       ip: clientIp(context),
       userAgent: request.headers.get("User-Agent"),
       idempotencyKey,

@@ -16,6 +16,7 @@ export const leadStore: LeadStore = isPostgres ? postgresLeadStore : sqliteLeadS
 export const sessionStore: SessionStore = isPostgres ? postgresSessionStore : sqliteSessionStore;
 const queueStore = (queue: Queue): QueueStore => (isPostgres ? postgresQueueStore(queue) : sqliteQueueStore(queue));
 export const outboxStore = queueStore({ table: "OutboxEmail", claimedStatus: "sending" });
+export const webhookStore = queueStore({ table: "WebhookDelivery", claimedStatus: "delivering" });
 export const attachmentChunkStore: AttachmentChunkStore = isPostgres
   ? postgresAttachmentChunkStore
   : sqliteAttachmentChunkStore;

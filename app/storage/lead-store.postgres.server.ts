@@ -17,6 +17,8 @@ import {
   type Dialect,
   type LeadRow,
   type LeadStore,
+  WEBHOOK_DELIVERY_INSERT,
+  WEBHOOK_EVENT_INSERT,
 } from "./lead-store";
 
 const postgres: Dialect = {
@@ -43,10 +45,31 @@ const INSERT = `INSERT INTO "Lead" (${quoted(NEW_LEAD_COLUMNS)}) VALUES (${NEW_L
   (column, i) => `$${i + 1}${column === "data" ? "::jsonb" : ""}`,
 ).join(", ")})`;
 const ROW_COLUMNS = quoted(LEAD_ROW_COLUMNS);
+const INSERT_WITH_EVENT = (n: number) => `WITH lead AS (${INSERT} RETURNING "id"),
+  event AS (${WEBHOOK_EVENT_INSERT} SELECT $${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}::timestamp FROM lead RETURNING "id", "createdAt")
+  ${WEBHOOK_DELIVERY_INSERT}
+  SELECT d.id, event."id", d.endpoint, 'pending'::"WebhookDeliveryStatus", 0, event."createdAt", event."createdAt"
+  FROM event, unnest($${n + 5}::text[], $${n + 6}::text[]) AS d(id, endpoint)`;
 
 export const postgresLeadStore: LeadStore = {
-  async insert(lead) {
-    await postgresPool().query(INSERT, newLeadValues(lead, postgres));
+  async insert(lead, event) {
+    const values = newLeadValues(lead, postgres);
+    if (!event) {
+      await postgresPool().query(INSERT, values);
+      return;
+    }
+    // One statement, so one transaction: the event and its deliveries are written only
+    // if the lead is (each insert reads the row the one before returned).
+    const n = values.length;
+    await postgresPool().query(INSERT_WITH_EVENT(n), [
+      ...values,
+      event.id,
+      event.type,
+      event.payload,
+      event.createdAt.toISOString(),
+      event.deliveries.map((delivery) => delivery.id),
+      event.deliveries.map((delivery) => delivery.endpointId),
+    ]);
   },
 
   page(filters, cursor, take) {

@@ -15,6 +15,8 @@ import {
   type Dialect,
   type LeadRow,
   type LeadStore,
+  WEBHOOK_DELIVERY_INSERT,
+  WEBHOOK_EVENT_INSERT,
 } from "./lead-store";
 
 const sqlite: Dialect = {
@@ -42,11 +44,24 @@ const rowOf = (row: StoredRow): LeadRow => ({
 
 const INSERT = `INSERT INTO "Lead" (${quoted(NEW_LEAD_COLUMNS)}) VALUES (${NEW_LEAD_COLUMNS.map(() => "?").join(", ")})`;
 const ROW_COLUMNS = quoted(LEAD_ROW_COLUMNS);
+const INSERT_EVENT = `${WEBHOOK_EVENT_INSERT} VALUES (?, ?, ?, ?)`;
+const INSERT_DELIVERY = `${WEBHOOK_DELIVERY_INSERT} VALUES (?, ?, ?, 'pending', 0, ?, ?)`;
 
 export const sqliteLeadStore: LeadStore = {
-  async insert(lead) {
+  async insert(lead, event) {
     const values = newLeadValues(lead, sqlite);
-    await withSqliteWrite((connection) => prepared(connection, INSERT).run(values));
+    await withSqliteWrite((connection) => {
+      if (!event) return prepared(connection, INSERT).run(values);
+      // One transaction: the lead and its event are written together or not at all.
+      const time = sqliteTime(event.createdAt);
+      connection.transaction(() => {
+        prepared(connection, INSERT).run(values);
+        prepared(connection, INSERT_EVENT).run(event.id, event.type, event.payload, time);
+        for (const delivery of event.deliveries) {
+          prepared(connection, INSERT_DELIVERY).run(delivery.id, event.id, delivery.endpointId, time, time);
+        }
+      })();
+    });
   },
 
   async page(filters, cursor, take) {

@@ -5,6 +5,7 @@
 // filters become SQL in one place, leadConditions below, for both databases.
 import type { LeadData } from "~/models/form-schema";
 import { dayRange, spamValues, type Cursor, type LeadFilters } from "~/models/lead-filters.server";
+import type { NewWebhookEvent } from "~/models/webhook-subscriptions.server";
 import type { Lead } from "~/utils/db.server";
 
 /** The columns a page of leads reads (a column the model lacks fails to compile). */
@@ -85,8 +86,11 @@ export function newLeadValues(lead: NewLead, dialect: Pick<Dialect, "time" | "bo
 }
 
 export interface LeadStore {
-  /** Writes one lead; a second lead with the same (formId, idempotencyKey) throws a unique violation. */
-  insert(lead: NewLead): Promise<void>;
+  /**
+   * Writes one lead, and with it (in the same transaction) the webhook event it causes,
+   * if any; a second lead with the same (formId, idempotencyKey) throws a unique violation.
+   */
+  insert(lead: NewLead, event?: NewWebhookEvent | null): Promise<void>;
   /** One keyset page of the leads matching the filters, newest first (createdAt desc, id desc). */
   page(filters: LeadFilters, cursor: Cursor | undefined, take: number): Promise<LeadRow[]>;
   /** The ids of the forms with at least one lead matching the filters. */
@@ -96,6 +100,10 @@ export interface LeadStore {
   /** A form's non-spam leads per UTC day (`YYYY-MM-DD`) in [from, to). */
   countPerDay(formId: string, from: Date, to: Date): Promise<Map<string, number>>;
 }
+
+/** The webhook tables' columns a new event and its deliveries are written with. */
+export const WEBHOOK_EVENT_INSERT = `INSERT INTO "WebhookEvent" ("id", "type", "payload", "createdAt")`;
+export const WEBHOOK_DELIVERY_INSERT = `INSERT INTO "WebhookDelivery" ("id", "eventId", "endpointId", "status", "attempts", "nextAttemptAt", "createdAt")`;
 
 // ---------------------------------------------------------------------------
 // The one filter builder

@@ -117,6 +117,24 @@ const EnvSchema = z
     SUPPORT_ACKS_PER_RECIPIENT_PER_DAY: integer(5),
     RATE_LIMIT_STORE: z.enum(["memory", "database"]).optional(),
     OUTBOX_POLL_MS: integer(2000),
+    // Outbound webhooks (docs/api/webhooks.md): http:// endpoints and private destinations
+    // are refused unless these are set (tests, private deployments).
+    WEBHOOK_ALLOW_HTTP: flag,
+    WEBHOOK_ALLOW_PRIVATE: flag,
+    // Seconds between a failed attempt and the next; the delivery fails after the last.
+    WEBHOOK_RETRY_DELAYS: z
+      .string()
+      .default("5,300,1800,7200,18000,36000,36000")
+      .transform((value, ctx) => {
+        const delays = value.split(",").map((part) => Number(part.trim()));
+        if (delays.length === 0 || delays.some((delay) => !Number.isFinite(delay) || delay < 0)) {
+          ctx.addIssue({ code: "custom", message: "must be a comma list of seconds, such as 5,300,1800" });
+          return z.NEVER;
+        }
+        return delays;
+      }),
+    WEBHOOK_TIMEOUT_MS: integer(10_000),
+    WEBHOOK_POLL_MS: integer(1000),
     LOG_REQUESTS: flag,
   })
   .superRefine((env, ctx) => {

@@ -7,6 +7,8 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { newWebhookEvent } from "~/models/webhook-subscriptions.server";
+import { newSigningSecret, writeWebhookEvent } from "~/models/webhooks.server";
 import { db } from "~/utils/db.server";
 import { loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
@@ -64,7 +66,16 @@ beforeAll(async () => {
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ email: "c@example.com", subject: "Help", message: "Hello" }),
   }).then((res) => res.json() as Promise<{ id: string; reference: string }>);
+  // A webhook endpoint with one delivery; its address is a documentation range, which the
+  // delivery worker refuses without a connection.
+  const endpoint = await db.webhookEndpoint.create({
+    data: { url: "https://203.0.113.10/hook", events: ["lead.created"], secret: newSigningSecret() },
+  });
+  const event = newWebhookEvent("ping", {}, [endpoint.id]);
+  await writeWebhookEvent(event);
   Object.assign(real, {
+    webhookId: endpoint.id,
+    deliveryId: event.deliveries[0].id,
     formId: form.id,
     id: form.id,
     leadId: lead.id,
@@ -324,7 +335,7 @@ function checkOutcome(outcome: Outcome, method: string, target: string) {
 describe("fuzzing every route of the build", () => {
   it("finds the routes in the build's manifest, each with a description of its parameters", () => {
     expect(routes.length).toBeGreaterThan(20);
-    const described = new Set(["id", "formId", "ticket", "reference", "*"]);
+    const described = new Set(["id", "formId", "ticket", "reference", "deliveryId", "*"]);
     for (const route of routes) {
       for (const param of route.params) {
         expect(
@@ -338,7 +349,7 @@ describe("fuzzing every route of the build", () => {
   it(`sends ${RUNS_PER_ROUTE} generated requests to every route: no 5xx, refusals in the documented shape`, async () => {
     let requests = 0;
     let serverErrors = 0;
-    const paramValue = fc.oneof(fc.constant("REAL"), fc.constant("LEAD"), hostileText);
+    const paramValue = fc.oneof(fc.constant("REAL"), fc.constant("LEAD"), fc.constant("WEBHOOK"), hostileText);
     for (const route of routes) {
       const isLogout = /logout/.test(route.id);
       await fc.assert(
@@ -352,7 +363,13 @@ describe("fuzzing every route of the build", () => {
             const values = Object.fromEntries(
               Object.entries(params).map(([name, value]) => [
                 name,
-                value === "REAL" ? (real[name] ?? "x") : value === "LEAD" ? real.leadId : value,
+                value === "REAL"
+                  ? (real[name] ?? "x")
+                  : value === "LEAD"
+                    ? real.leadId
+                    : value === "WEBHOOK"
+                      ? real.webhookId
+                      : value,
               ]),
             );
             for (const name of route.params) values[name] ??= real[name] ?? "x";

@@ -1,0 +1,182 @@
+// Delivering webhook events (docs/api/webhooks.md): a worker in each server process claims
+// due deliveries (one instance per attempt: app/storage/queue-store.server.ts), signs
+// each with the endpoint's secret (and, for 24 hours after a rotation, the previous one)
+// using the `standardwebhooks` package, POSTs it (webhook-client.server.ts), logs the
+// attempt, and retries failures on WEBHOOK_RETRY_DELAYS with jitter before giving up.
+import { Webhook } from "standardwebhooks";
+import { webhookStore } from "~/storage/index.server";
+import { db, type Prisma } from "~/utils/db.server";
+import { env } from "~/utils/env.server";
+import { startPollingWorker, type PollingWorker } from "~/utils/polling-worker.server";
+import { postWebhook, type AttemptResult } from "./webhook-client.server";
+
+const BATCH_SIZE = 50;
+// Longer than an attempt may take (its time-out, then one write), so a live attempt is
+// never reclaimed; a claimer that died is replaced this long after its claim.
+const LOCK_MS = () => env.WEBHOOK_TIMEOUT_MS + 10_000;
+const ERROR_LENGTH = 500;
+
+type Signer = { secret: string; previousSecret: string | null; previousSecretUntil: Date | null };
+
+/** The webhook-signature header: `v1,<sig>`, and a second one under the previous secret while it is valid. */
+export function signatureHeader(endpoint: Signer, id: string, at: Date, payload: string): string {
+  const secrets = [endpoint.secret];
+  if (endpoint.previousSecret && endpoint.previousSecretUntil && endpoint.previousSecretUntil > at) {
+    secrets.push(endpoint.previousSecret);
+  }
+  return secrets.map((secret) => new Webhook(secret).sign(id, at, payload)).join(" ");
+}
+
+/** The delay before the attempt after `attempts` failed ones, or null when none is left. */
+export function retryDelayMs(attempts: number, random = Math.random): number | null {
+  const delays = env.WEBHOOK_RETRY_DELAYS;
+  if (attempts > delays.length) return null;
+  // ±10% jitter, so the retries of many failed deliveries do not arrive together.
+  return Math.round(delays[attempts - 1] * 1000 * (0.9 + 0.2 * random()));
+}
+
+const claimedSelect = {
+  id: true,
+  attempts: true,
+  event: { select: { id: true, payload: true } },
+  endpoint: {
+    select: {
+      url: true,
+      kind: true,
+      disabledAt: true,
+      secret: true,
+      previousSecret: true,
+      previousSecretUntil: true,
+    },
+  },
+} as const;
+
+/** Sends one event to one endpoint now, signed as of now. */
+export async function sendEvent(endpoint: Signer & { url: string }, eventId: string, payload: string) {
+  const at = new Date();
+  const headers = {
+    "webhook-id": eventId,
+    "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
+    "webhook-signature": signatureHeader(endpoint, eventId, at, payload),
+    "User-Agent": "LeadCapture-Webhooks/1",
+  };
+  return postWebhook(endpoint.url, headers, payload);
+}
+
+type Claimed = { id: string; attempts: number; result: AttemptResult };
+
+/**
+ * Writes a batch's outcomes in one transaction: every attempt in one insert, the successes
+ * in one update per status code, each failure with its next attempt (or as failed).
+ */
+async function record(done: Claimed[]): Promise<void> {
+  const now = Date.now();
+  const successes = new Map<number, string[]>();
+  const writes: Prisma.PrismaPromise<unknown>[] = [
+    db.webhookAttempt.createMany({
+      data: done.map(({ id, result }) => ({
+        deliveryId: id,
+        statusCode: result.statusCode,
+        durationMs: result.durationMs,
+        responseBody: result.responseBody,
+        error: result.error?.slice(0, ERROR_LENGTH) ?? null,
+      })),
+    }),
+  ];
+  for (const { id, attempts, result } of done) {
+    if (result.ok) {
+      successes.set(result.statusCode!, [...(successes.get(result.statusCode!) ?? []), id]);
+      continue;
+    }
+    const delay = retryDelayMs(attempts);
+    writes.push(
+      db.webhookDelivery.update({
+        where: { id },
+        data: {
+          status: delay === null ? "failed" : "pending",
+          attempts,
+          lastStatusCode: result.statusCode,
+          lockedUntil: null,
+          ...(delay === null ? {} : { nextAttemptAt: new Date(now + delay) }),
+        },
+      }),
+    );
+  }
+  for (const [statusCode, ids] of successes) {
+    writes.push(
+      db.webhookDelivery.updateMany({
+        where: { id: { in: ids } },
+        data: { status: "succeeded", attempts: { increment: 1 }, lastStatusCode: statusCode, lockedUntil: null },
+      }),
+    );
+  }
+  await db.$transaction(writes);
+}
+
+// Deliveries whose claimer died are looked for at most this often (not on every pass).
+const RECLAIM_EVERY_MS = 1000;
+let nextReclaimAt = 0;
+
+/** One pass: reclaims deliveries whose claimer died, claims due ones, delivers them side by side. */
+export async function processWebhooks(): Promise<number> {
+  const now = new Date();
+  if (now.getTime() >= nextReclaimAt) {
+    nextReclaimAt = now.getTime() + RECLAIM_EVERY_MS;
+    await db.webhookDelivery.updateMany({
+      where: { status: "delivering", lockedUntil: { lt: now } },
+      data: { status: "pending", lockedUntil: null },
+    });
+  }
+  const ids = await webhookStore.claimDue(now, new Date(now.getTime() + LOCK_MS()), BATCH_SIZE);
+  if (ids.length === 0) return 0;
+  const claimed = await db.webhookDelivery.findMany({ where: { id: { in: ids } }, select: claimedSelect });
+  const held = claimed.filter((delivery) => delivery.endpoint.disabledAt !== null).map((delivery) => delivery.id);
+  if (held.length > 0) {
+    // Held until the endpoint is enabled again (or deleted with its deliveries).
+    await db.webhookDelivery.updateMany({
+      where: { id: { in: held } },
+      data: { status: "pending", lockedUntil: null, nextAttemptAt: new Date(now.getTime() + 60 * 60_000) },
+    });
+  }
+  // Side by side: one slow receiver holds one slot, not the others' deliveries.
+  const done = await Promise.all(
+    claimed
+      .filter((delivery) => delivery.endpoint.disabledAt === null)
+      .map(async (delivery) => ({
+        id: delivery.id,
+        attempts: delivery.attempts + 1,
+        result: await sendEvent(delivery.endpoint, delivery.event.id, delivery.event.payload),
+      })),
+  );
+  if (done.length > 0) await record(done);
+  return ids.length;
+}
+
+let worker: PollingWorker | undefined;
+
+/** Wakes this process's worker now (a test event, a manual retry), if it runs. */
+export function kickWebhooks(): void {
+  worker?.kick();
+}
+
+// After a lead's event: soon, so that under load one pass takes many deliveries.
+const NUDGE_MS = 50;
+
+/** Wakes this process's worker within 50 ms (after an event was written with a lead). */
+export function nudgeWebhooks(): void {
+  worker?.nudge?.(NUDGE_MS);
+}
+
+export function startWebhookWorker(pollMs = env.WEBHOOK_POLL_MS): PollingWorker {
+  if (worker) return worker;
+  const started = startPollingWorker({ name: "webhook", pollMs, pass: processWebhooks, batchSize: BATCH_SIZE });
+  worker = {
+    kick: started.kick,
+    nudge: started.nudge,
+    async stop() {
+      await started.stop();
+      worker = undefined;
+    },
+  };
+  return worker;
+}

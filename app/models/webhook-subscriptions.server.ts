@@ -1,0 +1,96 @@
+// Which endpoints receive an event, read on the hot path (every lead) from a cache of the
+// enabled endpoints. The cache is dropped at once when this process changes an endpoint,
+// and read again at most every second, so a change made on another instance applies
+// there within a second.
+import { randomBytes } from "node:crypto";
+import { db } from "~/utils/db.server";
+import type { WebhookEventType } from "./webhook-schemas";
+
+const TTL_MS = 1000;
+
+type Subscription = { endpointId: string; events: ReadonlySet<string>; formId: string | null };
+let cache: { expiresAt: number; list: Promise<Subscription[]> } | null = null;
+
+export function invalidateSubscriptions(): void {
+  cache = null;
+}
+
+function subscriptions(): Promise<Subscription[]> {
+  const now = Date.now();
+  if (cache && cache.expiresAt > now) return cache.list;
+  const list = db.webhookEndpoint
+    .findMany({ where: { disabledAt: null }, select: { id: true, events: true, formId: true } })
+    .then((rows) =>
+      rows.map((row) => ({
+        endpointId: row.id,
+        events: new Set(Array.isArray(row.events) ? (row.events as string[]) : []),
+        formId: row.formId,
+      })),
+    );
+  cache = { expiresAt: now + TTL_MS, list };
+  // A failed read is not kept: the next event reads again.
+  list.catch(() => {
+    if (cache?.list === list) cache = null;
+  });
+  return list;
+}
+
+/** An event with its deliveries, as written beside the change that caused it. */
+export type NewWebhookEvent = {
+  /** The webhook-id of every delivery of it. */
+  id: string;
+  type: WebhookEventType | "ping";
+  /** The JSON body, exactly as sent and signed. */
+  payload: string;
+  createdAt: Date;
+  deliveries: Array<{ id: string; endpointId: string }>;
+};
+
+// Ids from a pool of random bytes: one randomBytes call per 4 KiB, not per id (hot path).
+let randomPool = randomBytes(4096);
+let randomOffset = 0;
+function randomId(prefix: string): string {
+  if (randomOffset + 12 > randomPool.length) {
+    randomPool = randomBytes(4096);
+    randomOffset = 0;
+  }
+  return `${prefix}_${randomPool.toString("base64url", randomOffset, (randomOffset += 12))}`;
+}
+
+/** A Standard Webhooks body: `{type, timestamp, data}`. */
+export function eventBody(type: string, createdAt: Date, data: unknown): string {
+  return JSON.stringify({ type, timestamp: createdAt.toISOString(), data });
+}
+
+export function newWebhookEvent(
+  type: NewWebhookEvent["type"],
+  data: unknown,
+  endpointIds: string[],
+  createdAt = new Date(),
+): NewWebhookEvent {
+  return {
+    id: randomId("msg"),
+    type,
+    payload: eventBody(type, createdAt, data),
+    createdAt,
+    deliveries: endpointIds.map((endpointId) => ({ id: randomId("dlv"), endpointId })),
+  };
+}
+
+/**
+ * The event of `type` for the endpoints subscribed to it (those of `formId`'s, or of every
+ * form), or null when none is: then nothing is written. `data` is built only when needed.
+ */
+export async function eventFor(
+  type: WebhookEventType,
+  formId: string | null,
+  data: () => unknown,
+): Promise<NewWebhookEvent | null> {
+  const endpointIds: string[] = [];
+  for (const subscription of await subscriptions()) {
+    if (!subscription.events.has(type)) continue;
+    if (subscription.formId !== null && subscription.formId !== formId) continue;
+    endpointIds.push(subscription.endpointId);
+  }
+  return endpointIds.length === 0 ? null : newWebhookEvent(type, data(), endpointIds);
+}

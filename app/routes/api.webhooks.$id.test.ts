@@ -1,0 +1,14 @@
+// POST /api/webhooks/:id/test: queues a `ping` event to this endpoint (202); its delivery
+// shows in /api/webhooks/:id/deliveries like any other.
+import { sendTestPing } from "~/models/webhooks.server";
+import { apiRoute, json, methodNotAllowed } from "~/utils/api.server";
+import { requireUser } from "~/utils/auth.server";
+import type { ActionFunctionArgs } from "@remix-run/node";
+
+export const loader = apiRoute(() => methodNotAllowed(["POST"]));
+
+export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) => {
+  if (request.method !== "POST") methodNotAllowed(["POST"]);
+  await requireUser(request);
+  return json(await sendTestPing(params.id!), { status: 202 });
+});
