@@ -3,26 +3,31 @@
 //
 //   BENCH_LEADS     leads seeded for the export and list figures (default 200000)
 //   BENCH_SECONDS   measured seconds per load run (default 10; a 3 s warm-up precedes each)
-//   BENCH_ONLY      comma list of sections to run: submit,submit-pg,export,list,inbound
+//   BENCH_ONLY      comma list of sections to run: submit,submit-pg,submit-webhook,submit-webhook-pg,
+//                   export,list,inbound
 //   TEST_POSTGRES_URL  PostgreSQL admin URL (default postgresql://postgres@127.0.0.1:5432/postgres)
 //
 // Prints a table and writes bench/results/<time>.json (the newest 5 are kept).
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
+import http from "node:http";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { startServer, type TestServer } from "../tests/support/server";
+import type { AddressInfo } from "node:net";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const tmp = path.join(root, "bench", ".tmp");
 const resultsDir = path.join(root, "bench", "results");
 const LEADS = Number(process.env.BENCH_LEADS ?? 200_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 10);
-const ONLY = new Set((process.env.BENCH_ONLY ?? "submit,submit-pg,export,list,inbound").split(","));
+const ONLY = new Set(
+  (process.env.BENCH_ONLY ?? "submit,submit-pg,submit-webhook,submit-webhook-pg,export,list,inbound").split(","),
+);
 const PG_ADMIN = process.env.TEST_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const STAFF = { email: "bench@example.com", password: "benchmark password 1" };
 const SECRETS = {
@@ -89,16 +94,17 @@ async function freshPostgres(name: string): Promise<string> {
   }
 }
 
-async function countLeads(databaseUrl: string): Promise<number> {
+async function countLeads(databaseUrl: string, formId?: string): Promise<number> {
+  const where = formId ? ` WHERE "formId" = '${formId.replace(/[^A-Za-z0-9_-]/g, "")}'` : "";
   if (databaseUrl.startsWith("file:")) {
     const db = new Database(databaseUrl.slice(5), { readonly: true });
-    const { n } = db.prepare(`SELECT COUNT(*) AS n FROM "Lead"`).get() as { n: number };
+    const { n } = db.prepare(`SELECT COUNT(*) AS n FROM "Lead"${where}`).get() as { n: number };
     db.close();
     return n;
   }
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  const { rows } = await client.query(`SELECT COUNT(*)::int AS n FROM "Lead"`);
+  const { rows } = await client.query(`SELECT COUNT(*)::int AS n FROM "Lead"${where}`);
   await client.end();
   return rows[0].n;
 }
@@ -301,6 +307,79 @@ async function benchSubmit(kind: "sqlite" | "postgres") {
     ratio: "",
     goal: "0 lost",
     ok: lost === 0 && appLoad.errors === 0,
+  });
+}
+
+/**
+ * Submit throughput with one webhook endpoint subscribed to lead.created (a local receiver
+ * answering 204), against the same server and form with none, alternated in one run: the
+ * event rows and the deliveries running beside the load must keep 80% of the figure.
+ */
+async function benchSubmitWebhook(kind: "sqlite" | "postgres") {
+  let delivered = 0;
+  const receiver = http.createServer((request, response) => {
+    request.resume();
+    request.on("end", () => {
+      delivered++;
+      response.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, "127.0.0.1", resolve));
+  const receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  const appDb = kind === "sqlite" ? freshSqlite("submit-webhook") : await freshPostgres("submit_webhook");
+  const app = await startApp(appDb, { WEBHOOK_ALLOW_HTTP: "true", WEBHOOK_ALLOW_PRIVATE: "true" });
+  const submit = (formId: string) =>
+    load(`${app.url}/api/leads/submit`, {
+      method: "POST",
+      connections: 50,
+      headers: { "Content-Type": "application/json" },
+      body: leadBody(formId),
+    });
+  let without: Load[] = [];
+  let withHook: Load[] = [];
+  let drained = false;
+  try {
+    const cookie = await staffCookie(app, appDb);
+    const plainForm = await createForm(app, cookie);
+    const hookedForm = await createForm(app, cookie);
+    const res = await fetch(`${app.url}/api/webhooks`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Cookie: cookie },
+      body: JSON.stringify({ url: receiverUrl, events: ["lead.created"], formId: hookedForm }),
+    });
+    if (res.status !== 201) throw new Error(`create webhook: ${res.status} ${await res.text()}`);
+    // Alternated: without, with, without, with (the machine's speed drifts).
+    without = [await submit(plainForm)];
+    withHook = [await submit(hookedForm)];
+    without.push(await submit(plainForm));
+    withHook.push(await submit(hookedForm));
+    const hooked = () => countLeads(appDb, hookedForm);
+    const deadline = Date.now() + 120_000;
+    while (delivered < (await hooked()) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 200));
+    drained = delivered >= (await hooked());
+    results[`submit_webhook_delivered_${kind}`] = { leads: await hooked(), delivered };
+  } finally {
+    await app.stop();
+    receiver.close();
+  }
+  const mean = (loads: Load[]) => loads.reduce((sum, l) => sum + l.requestsPerSec, 0) / loads.length;
+  const ratio = mean(withHook) / mean(without);
+  results[`submit_webhook_${kind}`] = { without, with: withHook, ratio };
+  rows.push({
+    figure: `submit req/s, 1 webhook vs none (${kind})`,
+    app: fmt(mean(withHook)),
+    baseline: fmt(mean(without)),
+    ratio: fmt(ratio, 2),
+    goal: ">= 0.80",
+    ok: ratio >= 0.8,
+  });
+  rows.push({
+    figure: `webhook deliveries drained (${kind})`,
+    app: drained ? "all" : "not within 120 s",
+    baseline: "",
+    ratio: "",
+    goal: "all",
+    ok: drained,
   });
 }
 
@@ -561,6 +640,8 @@ async function benchInbound() {
 try {
   if (ONLY.has("submit")) await benchSubmit("sqlite");
   if (ONLY.has("submit-pg")) await benchSubmit("postgres");
+  if (ONLY.has("submit-webhook")) await benchSubmitWebhook("sqlite");
+  if (ONLY.has("submit-webhook-pg")) await benchSubmitWebhook("postgres");
   if (ONLY.has("export")) await benchExport();
   if (ONLY.has("list")) await benchList();
   if (ONLY.has("inbound")) await benchInbound();
