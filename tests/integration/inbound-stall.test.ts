@@ -1,6 +1,6 @@
 // The worst email bodies we know of, sent to the real server while another client
 // measures /healthz and the server itself records its event-loop delay
-// (tests/support/loop-monitor.mjs): reading and cleaning happen in worker threads with a
+// (tests/support/loop-monitor.ts): reading and cleaning happen in worker threads with a
 // time budget, so other requests are not held up, and every such email is still stored
 // (2xx, never a 5xx).
 import fs from "node:fs";
@@ -9,7 +9,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/utils/db.server";
 import { apiClient } from "../support/http";
-import { startServer, type TestServer } from "../support/server";
+import { preloadInto, startServer, type TestServer } from "../support/server";
 import { inboundSecret } from "./support-mail.helpers";
 
 let server: TestServer;
@@ -22,7 +22,7 @@ beforeAll(async () => {
   server = await startServer({
     SUPPORT_RATE_LIMIT_PER_HOUR: "0",
     LOOP_MONITOR_FILE: loopFile,
-    NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ""} --import ${path.resolve("tests/support/loop-monitor.mjs")}`.trim(),
+    NODE_OPTIONS: preloadInto("tests/support/loop-monitor.ts"),
   });
   const res = await apiClient(server.url)("POST", "/api/support-requests", {
     email: customer,

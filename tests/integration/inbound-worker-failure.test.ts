@@ -1,18 +1,16 @@
 // A worker thread that cannot start (a broken deploy, a missing file) must not end the
 // server: piscina reports it as an 'error' event, which unhandled would crash the process.
 // The email is refused with an error the provider retries, and every other route serves on.
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../support/http";
-import { startServer, type TestServer } from "../support/server";
+import { preloadInto, startServer, type TestServer } from "../support/server";
 import { inboundSecret } from "./support-mail.helpers";
 
 let server: TestServer;
 
 beforeAll(async () => {
   server = await startServer({
-    NODE_OPTIONS:
-      `${process.env.NODE_OPTIONS ?? ""} --import ${path.resolve("tests/fixtures/fail-in-worker.mjs")}`.trim(),
+    NODE_OPTIONS: preloadInto("tests/fixtures/fail-in-worker.ts"),
   });
 });
 afterAll(async () => {

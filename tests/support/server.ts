@@ -2,7 +2,9 @@
 // process on a free port, against this test file's database.
 import { spawn, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
+import ts from "typescript";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 const logDir = path.join(root, "test-results");
@@ -21,6 +23,21 @@ export type TestServer = {
   kill: () => Promise<void>;
   process: ChildProcess;
 };
+
+/**
+ * NODE_OPTIONS that load a TypeScript module into a test server, and into each of its
+ * worker threads, before their own code. The built server runs no TypeScript loader, so
+ * the module (which may import only Node's own modules) is compiled to a temporary .mjs.
+ */
+export function preloadInto(module: string): string {
+  const source = fs.readFileSync(path.resolve(root, module), "utf8");
+  const { outputText } = ts.transpileModule(source, {
+    compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  });
+  const file = path.join(os.tmpdir(), `preload-${process.pid}-${path.basename(module, ".ts")}.mjs`);
+  fs.writeFileSync(file, outputText);
+  return `${process.env.NODE_OPTIONS ?? ""} --import ${file}`.trim();
+}
 
 /** A file in the run's directory that says a test server was started in this run. */
 export const SERVERS_STARTED = "servers-started";

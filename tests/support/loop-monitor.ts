@@ -1,6 +1,4 @@
-// Plain JavaScript on purpose: NODE_OPTIONS loads it into the built server and into its
-// worker threads, where no TypeScript loader runs.
-// Loaded into a test server with NODE_OPTIONS=--import: every 50 ms, appends the longest
+// Loaded into a test server with preloadInto (./server.ts): every 50 ms, appends the longest
 // event-loop delay of the last window to LOOP_MONITOR_FILE ({ at, maxMs } per line), so a
 // test can tell how long any one request held the server's event loop.
 import fs from "node:fs";
