@@ -19,7 +19,7 @@ import { isPlainObject, type Submission } from "./lead-submission.server";
 import { leadDetailOf } from "./lead.server";
 import { leadValidator, type PublicForm } from "./public-form.server";
 import { nudgeWebhooks } from "./webhook-delivery.server";
-import { eventFor } from "./webhook-subscriptions.server";
+import { eventFor } from "./webhook-events.server";
 
 /** The largest submission body, in bytes (413 past it). */
 export const SUBMISSION_BODY_LIMIT = 64 * 1024;

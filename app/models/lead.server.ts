@@ -9,6 +9,8 @@ import { leadStore } from "~/storage/index.server";
 import { db, type Lead, type Prisma } from "~/utils/db.server";
 import { DaySchema } from "~/utils/keyset.server";
 import { cursorOf, dayRange, MS_PER_DAY, optional, text, type LeadListQuery } from "./lead-filters.server";
+import { nudgeWebhooks } from "./webhook-delivery.server";
+import { eventFor, writeWebhookEvent } from "./webhook-events.server";
 
 // ---------------------------------------------------------------------------
 // List
@@ -182,10 +184,22 @@ export function leadDetailOf(lead: LeadParts): LeadDetail {
   };
 }
 
-/** Deletes a lead; false when there was none with this id. */
+/**
+ * Deletes a lead; false when there was none with this id. Endpoints subscribed to
+ * `lead.deleted` get the lead as it was, written in the same transaction as the delete.
+ */
 export async function deleteLead(id: string): Promise<boolean> {
-  const { count } = await db.lead.deleteMany({ where: { id } });
-  return count > 0;
+  const lead = await getLead(id);
+  if (!lead) return false;
+  // Spam was never announced, so its deletion is not either.
+  const event = lead.isSpam ? null : await eventFor("lead.deleted", lead.formId, () => lead);
+  const deleted = await db.$transaction(async (tx) => {
+    const { count } = await tx.lead.deleteMany({ where: { id } });
+    if (count > 0 && event) await writeWebhookEvent(event, tx);
+    return count > 0;
+  });
+  if (deleted && event) nudgeWebhooks();
+  return deleted;
 }
 
 /** Forms to pick from in filters: id and name, newest first (bounded). */

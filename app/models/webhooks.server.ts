@@ -6,8 +6,8 @@ import { db, type Prisma } from "~/utils/db.server";
 import { DomainError, invalidFields, parseOrThrow } from "~/utils/domain-error";
 import { kickWebhooks } from "./webhook-delivery.server";
 import { checkEndpointUrl } from "./webhook-destination.server";
+import { invalidateSubscriptions, newWebhookEvent, writeWebhookEvent } from "./webhook-events.server";
 import { CreateWebhookSchema, UpdateWebhookSchema, type WebhookEventType } from "./webhook-schemas";
-import { invalidateSubscriptions, newWebhookEvent, type NewWebhookEvent } from "./webhook-subscriptions.server";
 
 /** How long the secret before a rotation still signs. */
 export const PREVIOUS_SECRET_MS = 24 * 60 * 60_000;
@@ -198,25 +198,4 @@ export async function sendTestPing(endpointId: string): Promise<{ eventId: strin
   await writeWebhookEvent(event);
   kickWebhooks();
   return { eventId: event.id, deliveryId: event.deliveries[0].id };
-}
-
-/** Writes an event and its deliveries (inside the caller's transaction when given one). */
-export function writeWebhookEvent(event: NewWebhookEvent, tx: Prisma.TransactionClient = db) {
-  return tx.webhookEvent.create({
-    data: {
-      id: event.id,
-      type: event.type,
-      payload: event.payload,
-      createdAt: event.createdAt,
-      deliveries: {
-        create: event.deliveries.map((delivery) => ({
-          id: delivery.id,
-          endpointId: delivery.endpointId,
-          nextAttemptAt: event.createdAt,
-          createdAt: event.createdAt,
-        })),
-      },
-    },
-    select: { id: true },
-  });
 }

@@ -5,7 +5,7 @@
 // filters become SQL in one place, leadConditions below, for both databases.
 import type { LeadData } from "~/models/form-schema";
 import { dayRange, spamValues, type Cursor, type LeadFilters } from "~/models/lead-filters.server";
-import type { NewWebhookEvent } from "~/models/webhook-subscriptions.server";
+import type { NewWebhookEvent } from "~/models/webhook-events.server";
 import type { Lead } from "~/utils/db.server";
 
 /** The columns a page of leads reads (a column the model lacks fails to compile). */

@@ -233,6 +233,23 @@ describe("delivering lead.created", () => {
   });
 });
 
+describe("delivering lead.deleted", () => {
+  it("carries the lead as it was, once it is deleted, and nothing for a lead that did not exist", async () => {
+    const endpoint = await createEndpoint({ url: `${receiver.url}/deleted`, events: ["lead.deleted"], formId });
+    const leadId = await submitLead("Gone Gina");
+    const before = (await call("GET", `/api/leads/${leadId}`)).body.lead;
+    expect((await call("DELETE", `/api/leads/${leadId}`)).status).toBe(204);
+    const [request] = await receivedAt("/deleted", 1);
+    const event = verify(endpoint.secret, request);
+    expect(event.type).toBe("lead.deleted");
+    expect(event.data).toEqual(before);
+    expect((await call("DELETE", `/api/leads/${leadId}`)).status).toBe(404);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.received.filter((r) => r.path === "/deleted")).toHaveLength(1);
+    await call("DELETE", `/api/webhooks/${endpoint.id}`);
+  });
+});
+
 describe("secrets and test events", () => {
   it("signs under both secrets for 24 hours after a rotation, and a test sends a ping", async () => {
     const endpoint = await createEndpoint({ url: `${receiver.url}/rotated`, events: ["lead.created"] });

@@ -1,9 +1,10 @@
-// Which endpoints receive an event, read on the hot path (every lead) from a cache of the
-// enabled endpoints. The cache is dropped at once when this process changes an endpoint,
-// and read again at most every second, so a change made on another instance applies
-// there within a second.
+// Webhook events: which endpoints receive one, and the rows written beside the change
+// that caused it (in its transaction). Who subscribes is read on the hot path (every
+// lead) from a cache of the enabled endpoints, dropped at once when this process changes
+// an endpoint and read again at most every second, so a change made on another instance
+// applies there within a second.
 import { randomBytes } from "node:crypto";
-import { db } from "~/utils/db.server";
+import { db, type Prisma } from "~/utils/db.server";
 import type { WebhookEventType } from "./webhook-schemas";
 
 const TTL_MS = 1000;
@@ -93,4 +94,25 @@ export async function eventFor(
     endpointIds.push(subscription.endpointId);
   }
   return endpointIds.length === 0 ? null : newWebhookEvent(type, data(), endpointIds);
+}
+
+/** Writes an event and its deliveries (inside the caller's transaction when given one). */
+export function writeWebhookEvent(event: NewWebhookEvent, tx: Prisma.TransactionClient = db) {
+  return tx.webhookEvent.create({
+    data: {
+      id: event.id,
+      type: event.type,
+      payload: event.payload,
+      createdAt: event.createdAt,
+      deliveries: {
+        create: event.deliveries.map((delivery) => ({
+          id: delivery.id,
+          endpointId: delivery.endpointId,
+          nextAttemptAt: event.createdAt,
+          createdAt: event.createdAt,
+        })),
+      },
+    },
+    select: { id: true },
+  });
 }
