@@ -9,12 +9,14 @@ import { db, type Prisma } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
 import { startPollingWorker, type PollingWorker } from "~/utils/polling-worker.server";
 import { postWebhook, type AttemptResult } from "./webhook-client.server";
+import { slackMessage } from "./webhook-slack";
 
 const BATCH_SIZE = 50;
 // Longer than an attempt may take (its time-out, then one write), so a live attempt is
 // never reclaimed; a claimer that died is replaced this long after its claim.
 const LOCK_MS = () => env.WEBHOOK_TIMEOUT_MS + 10_000;
 const ERROR_LENGTH = 500;
+const USER_AGENT = "LeadCapture-Webhooks/1";
 
 type Signer = { secret: string; previousSecret: string | null; previousSecretUntil: Date | null };
 
@@ -51,14 +53,24 @@ const claimedSelect = {
   },
 } as const;
 
-/** Sends one event to one endpoint now, signed as of now. */
-export async function sendEvent(endpoint: Signer & { url: string }, eventId: string, payload: string) {
+/**
+ * Sends one event to one endpoint now: the Standard Webhooks body signed as of now, or
+ * for a Slack endpoint its Slack message (Slack checks no signature).
+ */
+export async function sendEvent(
+  endpoint: Signer & { url: string; kind: "standard" | "slack" },
+  eventId: string,
+  payload: string,
+) {
+  if (endpoint.kind === "slack") {
+    return postWebhook(endpoint.url, { "User-Agent": USER_AGENT }, slackMessage(payload, env.APP_URL));
+  }
   const at = new Date();
   const headers = {
     "webhook-id": eventId,
     "webhook-timestamp": String(Math.floor(at.getTime() / 1000)),
     "webhook-signature": signatureHeader(endpoint, eventId, at, payload),
-    "User-Agent": "LeadCapture-Webhooks/1",
+    "User-Agent": USER_AGENT,
   };
   return postWebhook(endpoint.url, headers, payload);
 }

@@ -250,6 +250,24 @@ describe("delivering lead.deleted", () => {
   });
 });
 
+describe("a Slack endpoint", () => {
+  it("gets a Slack message with the form's name and the lead's fields, not the signed body", async () => {
+    const endpoint = await createEndpoint({
+      url: `${receiver.url}/slack`,
+      events: ["lead.created"],
+      formId,
+      kind: "slack",
+    });
+    await submitLead("Slack Sally");
+    const [request] = await receivedAt("/slack", 1);
+    const message = JSON.parse(request.body);
+    expect(message.text).toBe("New lead in “Webhook form”");
+    expect(message.blocks[1].fields[0].text).toBe("*Name*\nSlack Sally");
+    expect(request.headers["webhook-signature"]).toBeUndefined();
+    await call("DELETE", `/api/webhooks/${endpoint.id}`);
+  });
+});
+
 describe("secrets and test events", () => {
   it("signs under both secrets for 24 hours after a rotation, and a test sends a ping", async () => {
     const endpoint = await createEndpoint({ url: `${receiver.url}/rotated`, events: ["lead.created"] });
