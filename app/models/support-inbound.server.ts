@@ -7,7 +7,9 @@ import { env } from "~/utils/env.server";
 import { discardAttachments, storeUnlinkedAttachments } from "./attachment-store.server";
 import { dedupeKeyOf, type InboundEmail } from "./inbound-email.server";
 import { bareMessageId, carriesReplyToken, providerVouchesFor } from "./sender-trust.server";
+import { writeWithTicketEvents } from "./support-thread.server";
 import { referenceInSubject } from "./ticket-reference.server";
+import type { WebhookEventType } from "./webhook-schemas";
 
 export type InboundResult = {
   duplicate: boolean;
@@ -47,32 +49,39 @@ export async function recordInboundEmail(email: InboundEmail, receivedAt = new D
   // Only the customer's own, human reply reopens a ticket that waits on them or was closed.
   const reopen = verified && !email.isAutoReply && ticket.status !== "open";
   try {
-    const updated = await db.ticket.update({
-      where: { id: ticket.id },
-      data: {
-        ...(reopen ? { status: "open" as const } : {}),
-        lastMessageAt: receivedAt,
-        messages: {
-          create: {
-            // Inbound mail is the customer's side of the thread, whatever its From says.
-            direction: "inbound",
-            author: "customer",
-            authorUserId: null,
-            fromEmail: email.from,
-            body: email.visibleText,
-            fullBody: email.text,
-            unverifiedSender: !verified,
-            isAutoReply: email.isAutoReply,
-            emailMessageId: email.messageId,
-            dedupeKey,
-            notKept: email.notKept.length > 0 ? email.notKept.join("\n") : null,
-            attachments: { connect: attachmentIds.map((id) => ({ id })) },
-            createdAt: receivedAt,
+    const events: WebhookEventType[] = ["support_request.message_received"];
+    if (reopen) events.push("support_request.status_changed");
+    const updated = await writeWithTicketEvents(
+      events,
+      (client) =>
+        client.ticket.update({
+          where: { id: ticket.id },
+          data: {
+            ...(reopen ? { status: "open" as const } : {}),
+            lastMessageAt: receivedAt,
+            messages: {
+              create: {
+                // Inbound mail is the customer's side of the thread, whatever its From says.
+                direction: "inbound",
+                author: "customer",
+                authorUserId: null,
+                fromEmail: email.from,
+                body: email.visibleText,
+                fullBody: email.text,
+                unverifiedSender: !verified,
+                isAutoReply: email.isAutoReply,
+                emailMessageId: email.messageId,
+                dedupeKey,
+                notKept: email.notKept.length > 0 ? email.notKept.join("\n") : null,
+                attachments: { connect: attachmentIds.map((id) => ({ id })) },
+                createdAt: receivedAt,
+              },
+            },
           },
-        },
-      },
-      select: { reference: true, messages: { where: { dedupeKey }, select: { id: true } } },
-    });
+          select: { reference: true, messages: { where: { dedupeKey }, select: { id: true } } },
+        }),
+      () => ticket.id,
+    );
     return { duplicate: false, ticketReference: updated.reference, messageId: updated.messages[0].id };
   } catch (error) {
     await discardAttachments(attachmentIds);

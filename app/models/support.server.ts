@@ -16,9 +16,11 @@ import { composeSupportEmail, newMessageId } from "~/utils/mailer.server";
 import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
 import { kickOutbox } from "./outbox.server";
 import { MessageTextSchema } from "./support-schemas";
+import { listSelect, messageSelect, writeWithTicketEvents } from "./support-thread.server";
 import { nextTicketNumber, ticketWhere } from "./ticket-reference.server";
 
 import { TICKET_STATUSES, type TicketStatus } from "./ticket-status";
+import type { WebhookEventType } from "./webhook-schemas";
 
 export { TICKET_STATUSES, type TicketStatus };
 
@@ -53,17 +55,6 @@ export const ListTicketsSchema = z.object({
 
 // ---------------------------------------------------------------------------
 // Reading
-
-const listSelect = {
-  id: true,
-  reference: true,
-  email: true,
-  name: true,
-  subject: true,
-  status: true,
-  lastMessageAt: true,
-  createdAt: true,
-} as const;
 
 export type TicketSummary = Prisma.TicketGetPayload<{ select: typeof listSelect }>;
 
@@ -106,77 +97,6 @@ export async function listTickets(
   };
 }
 
-const MAX_THREAD_MESSAGES = 500;
-
-const messageSelect = {
-  id: true,
-  direction: true,
-  author: true,
-  authorUser: { select: { id: true, email: true, name: true } },
-  fromEmail: true,
-  body: true,
-  fullBody: true,
-  unverifiedSender: true,
-  isAutoReply: true,
-  emailMessageId: true,
-  notKept: true,
-  attachments: {
-    select: { id: true, filename: true, contentType: true, size: true },
-    orderBy: { id: "asc" },
-  },
-  createdAt: true,
-} as const;
-
-const emailSelect = {
-  id: true,
-  toEmail: true,
-  subject: true,
-  messageId: true,
-  status: true,
-  attempts: true,
-  lastError: true,
-  nextAttemptAt: true,
-  sentAt: true,
-  createdAt: true,
-} as const;
-
-export type OutboxState = Prisma.OutboxEmailGetPayload<{ select: typeof emailSelect }>;
-
-/** A ticket with its thread (oldest first) and the delivery state of every email sent for it. */
-export async function getTicketThread(idOrReference: string) {
-  const ticket = await db.ticket.findUnique({
-    where: ticketWhere(idOrReference),
-    select: {
-      ...listSelect,
-      threadMessageId: true,
-      messages: { orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: MAX_THREAD_MESSAGES, select: messageSelect },
-      outbox: { orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: MAX_THREAD_MESSAGES, select: emailSelect },
-    },
-  });
-  if (!ticket) return null;
-  const { threadMessageId, messages, outbox, ...rest } = ticket;
-  const byMessageId = new Map(outbox.map((email) => [email.messageId, email]));
-  return {
-    ...rest,
-    messages: messages.map(({ emailMessageId, notKept, attachments, ...message }) => ({
-      ...message,
-      hasQuotedText: message.fullBody.trim() !== message.body.trim(),
-      attachments: attachments.map((file) => ({ ...file, url: attachmentPath(rest.reference, file.id) })),
-      notKept: notKept ? notKept.split("\n") : [],
-      delivery: (message.direction === "outbound" && emailMessageId && byMessageId.get(emailMessageId)) || null,
-    })),
-    emails: outbox.map((email) => ({
-      ...email,
-      kind: email.messageId === threadMessageId ? ("acknowledgement" as const) : ("reply" as const),
-    })),
-  };
-}
-
-/** Where staff download an attachment (app/routes/support.$reference.attachments.$id.ts). */
-export function attachmentPath(reference: string, id: string): string {
-  return `/support/${encodeURIComponent(reference)}/attachments/${encodeURIComponent(id)}`;
-}
-
 /** One attachment of a ticket's thread, with its bytes; null when there is none such. */
 export async function getAttachment(reference: string, id: string) {
   const attachment = await db.ticketAttachment.findUnique({
@@ -194,7 +114,7 @@ export async function getAttachment(reference: string, id: string) {
   return file;
 }
 
-export type TicketThread = NonNullable<Awaited<ReturnType<typeof getTicketThread>>>;
+export { attachmentPath, getTicketThread, type TicketThread } from "./support-thread.server";
 
 function notFound(idOrReference: string): never {
   throw new DomainError("not_found", `No support request ${idOrReference}.`);
@@ -228,27 +148,32 @@ export async function createTicket(input: z.output<typeof CreateTicketSchema>) {
     ].join("\n"),
   });
   const ack = { ...composed, subject: `We received your support request [#${reference}]` };
-  const ticket = await db.ticket.create({
-    data: {
-      number,
-      reference,
-      email: input.email,
-      name: input.name,
-      subject: input.subject,
-      threadMessageId,
-      messages: {
-        create: {
-          direction: "inbound",
-          author: "customer",
-          fromEmail: input.email,
-          body: input.message,
-          fullBody: input.message,
+  const ticket = await writeWithTicketEvents(
+    ["support_request.created"],
+    (client) =>
+      client.ticket.create({
+        data: {
+          number,
+          reference,
+          email: input.email,
+          name: input.name,
+          subject: input.subject,
+          threadMessageId,
+          messages: {
+            create: {
+              direction: "inbound",
+              author: "customer",
+              fromEmail: input.email,
+              body: input.message,
+              fullBody: input.message,
+            },
+          },
+          outbox: { create: ack },
         },
-      },
-      outbox: { create: ack },
-    },
-    select: { id: true, reference: true, status: true },
-  });
+        select: { id: true, reference: true, status: true },
+      }),
+    (created) => created.id,
+  );
   kickOutbox();
   return ticket;
 }
@@ -309,7 +234,7 @@ export type ReplyAuthor = { author: "api"; user: null } | { author: "staff"; use
 export async function addStaffReply(idOrReference: string, message: string, by: ReplyAuthor) {
   const ticket = await db.ticket.findUnique({
     where: ticketWhere(idOrReference),
-    select: { id: true, reference: true, email: true, subject: true, threadMessageId: true },
+    select: { id: true, reference: true, email: true, subject: true, threadMessageId: true, status: true },
   });
   if (!ticket) notFound(idOrReference);
   // Answer the customer's latest email, so their client threads the reply under it.
@@ -328,31 +253,37 @@ export async function addStaffReply(idOrReference: string, message: string, by: 
     body: message,
   });
   const now = new Date();
-  const updated = await db.ticket.update({
-    where: { id: ticket.id },
-    data: {
-      status: "pending",
-      lastMessageAt: now,
-      messages: {
-        create: {
-          direction: "outbound",
-          author: by.author,
-          authorUserId: by.user?.id ?? null,
-          fromEmail: env.SUPPORT_FROM_EMAIL,
-          body: message,
-          fullBody: message,
-          emailMessageId: messageId,
-          createdAt: now,
+  const events: WebhookEventType[] = ticket.status === "pending" ? [] : ["support_request.status_changed"];
+  const updated = await writeWithTicketEvents(
+    events,
+    (client) =>
+      client.ticket.update({
+        where: { id: ticket.id },
+        data: {
+          status: "pending",
+          lastMessageAt: now,
+          messages: {
+            create: {
+              direction: "outbound",
+              author: by.author,
+              authorUserId: by.user?.id ?? null,
+              fromEmail: env.SUPPORT_FROM_EMAIL,
+              body: message,
+              fullBody: message,
+              emailMessageId: messageId,
+              createdAt: now,
+            },
+          },
+          outbox: { create: email },
         },
-      },
-      outbox: { create: email },
-    },
-    select: {
-      reference: true,
-      status: true,
-      messages: { where: { emailMessageId: messageId }, select: messageSelect },
-    },
-  });
+        select: {
+          reference: true,
+          status: true,
+          messages: { where: { emailMessageId: messageId }, select: messageSelect },
+        },
+      }),
+    () => ticket.id,
+  );
   kickOutbox();
   const { emailMessageId: _, ...created } = updated.messages[0];
   return { ticket: { reference: updated.reference, status: updated.status }, message: created };
@@ -360,7 +291,12 @@ export async function addStaffReply(idOrReference: string, message: string, by: 
 
 export async function setTicketStatus(idOrReference: string, status: TicketStatus) {
   const where = ticketWhere(idOrReference);
-  const exists = await db.ticket.findUnique({ where, select: { id: true } });
+  const exists = await db.ticket.findUnique({ where, select: { id: true, status: true } });
   if (!exists) notFound(idOrReference);
-  return db.ticket.update({ where: { id: exists.id }, data: { status }, select: listSelect });
+  const events: WebhookEventType[] = exists.status === status ? [] : ["support_request.status_changed"];
+  return writeWithTicketEvents(
+    events,
+    (client) => client.ticket.update({ where: { id: exists.id }, data: { status }, select: listSelect }),
+    () => exists.id,
+  );
 }

@@ -78,6 +78,17 @@ export function newWebhookEvent(
   };
 }
 
+/** The enabled endpoints subscribed to `type` for `formId` (null: an event of no form, such as a support request's). */
+export async function subscribersOf(type: WebhookEventType, formId: string | null): Promise<string[]> {
+  const endpointIds: string[] = [];
+  for (const subscription of await subscriptions()) {
+    if (!subscription.events.has(type)) continue;
+    if (subscription.formId !== null && subscription.formId !== formId) continue;
+    endpointIds.push(subscription.endpointId);
+  }
+  return endpointIds;
+}
+
 /**
  * The event of `type` for the endpoints subscribed to it (those of `formId`'s, or of every
  * form), or null when none is: then nothing is written. `data` is built only when needed.
@@ -87,12 +98,7 @@ export async function eventFor(
   formId: string | null,
   data: () => unknown,
 ): Promise<NewWebhookEvent | null> {
-  const endpointIds: string[] = [];
-  for (const subscription of await subscriptions()) {
-    if (!subscription.events.has(type)) continue;
-    if (subscription.formId !== null && subscription.formId !== formId) continue;
-    endpointIds.push(subscription.endpointId);
-  }
+  const endpointIds = await subscribersOf(type, formId);
   return endpointIds.length === 0 ? null : newWebhookEvent(type, data(), endpointIds);
 }
 

@@ -15,6 +15,8 @@ const QUICK = {
   WEBHOOK_TIMEOUT_MS: "1500",
   WEBHOOK_POLL_MS: "200",
   SUBMIT_RATE_LIMIT_PER_MINUTE: "0",
+  SUPPORT_RATE_LIMIT_PER_HOUR: "0",
+  SUPPORT_ACKS_PER_RECIPIENT_PER_DAY: "0",
 };
 
 let server: TestServer;
@@ -247,6 +249,58 @@ describe("delivering lead.deleted", () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(receiver.received.filter((r) => r.path === "/deleted")).toHaveLength(1);
     await call("DELETE", `/api/webhooks/${endpoint.id}`);
+  });
+});
+
+describe("support request events", () => {
+  it("announces a new request, a status change and a received email, each with the request as the API shows it", async () => {
+    const endpoint = await createEndpoint({
+      url: `${receiver.url}/support`,
+      events: ["support_request.created", "support_request.status_changed", "support_request.message_received"],
+    });
+    // An endpoint limited to a form gets no support events: they belong to no form.
+    const formOnly = await createEndpoint({
+      url: `${receiver.url}/support-form`,
+      events: ["support_request.created"],
+      formId,
+    });
+    const events = async (count: number) =>
+      (await receivedAt("/support", count)).map((request) => verify(endpoint.secret, request));
+
+    const created = await apiClient(server.url)("POST", "/api/support-requests", {
+      email: "hooked@example.com",
+      subject: "Where is my invoice?",
+      message: "I cannot find it.",
+    });
+    expect(created.status).toBe(201);
+    const reference = created.body.reference as string;
+    const [first] = await events(1);
+    expect(first.type).toBe("support_request.created");
+    expect(first.data).toMatchObject({ reference, status: "open", subject: "Where is my invoice?" });
+    expect(first.data.messages.map((message: { body: string }) => message.body)).toEqual(["I cannot find it."]);
+
+    expect((await call("PATCH", `/api/support-requests/${reference}`, { status: "closed" })).status).toBe(200);
+    // The same status again changes nothing, and announces nothing.
+    expect((await call("PATCH", `/api/support-requests/${reference}`, { status: "closed" })).status).toBe(200);
+    const [, second] = await events(2);
+    expect(second.type).toBe("support_request.status_changed");
+    expect(second.data).toMatchObject({ reference, status: "closed" });
+
+    const inbound = await apiClient(server.url)(
+      "POST",
+      "/api/support-requests/inbound",
+      { from: "someone-else@example.com", subject: `Re: invoice [#${reference}]`, text: "Any news?" },
+      { "x-inbound-secret": process.env.INBOUND_SECRET! },
+    );
+    expect(inbound.status).toBe(201);
+    const all = await events(3);
+    expect(all[2].type).toBe("support_request.message_received");
+    expect(all[2].data.messages.at(-1)).toMatchObject({ body: "Any news?", unverifiedSender: true });
+    // A stranger's email reopens nothing, so no status change came with it.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(receiver.received.filter((r) => r.path === "/support")).toHaveLength(3);
+    expect(receiver.received.filter((r) => r.path === "/support-form")).toHaveLength(0);
+    for (const each of [endpoint, formOnly]) await call("DELETE", `/api/webhooks/${each.id}`);
   });
 });
 
