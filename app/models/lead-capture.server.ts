@@ -8,7 +8,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { HttpUrlSchema, isReservedFieldKey, leadSearchText, type LeadData } from "~/models/form-schema";
 import { leadStore, type NewLead } from "~/storage/index.server";
-import { db, isUniqueViolation } from "~/utils/db.server";
+import { db, isForeignKeyViolation, isUniqueViolation } from "~/utils/db.server";
 import { invalidFields, textPolicyDetails, type ErrorDetail } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
@@ -19,7 +19,7 @@ import { isPlainObject, type Submission } from "./lead-submission.server";
 import { leadDetailOf } from "./lead.server";
 import { leadValidator, type PublicForm } from "./public-form.server";
 import { nudgeWebhooks } from "./webhook-delivery.server";
-import { eventFor } from "./webhook-events.server";
+import { eventFor, invalidateSubscriptions } from "./webhook-events.server";
 
 /** The largest submission body, in bytes (413 past it). */
 export const SUBMISSION_BODY_LIMIT = 64 * 1024;
@@ -267,6 +267,12 @@ export async function storeLead(
     try {
       return { lead: await insertLead(lead, form, meta), replayed: false };
     } catch (error) {
+      // A webhook endpoint deleted at this very moment (PostgreSQL's key check found it
+      // gone after the insert's own read): read the subscriptions again and store once more.
+      if (isForeignKeyViolation(error) && attempt === 0) {
+        invalidateSubscriptions();
+        continue;
+      }
       if (!meta.idempotencyKey || !isUniqueViolation(error)) throw error;
       const first = await db.lead.findUnique({
         where: { formId_idempotencyKey: { formId: lead.formId, idempotencyKey: meta.idempotencyKey } },

@@ -5,7 +5,7 @@
 // attempt, and retries failures on WEBHOOK_RETRY_DELAYS with jitter before giving up.
 import { Webhook } from "standardwebhooks";
 import { webhookStore } from "~/storage/index.server";
-import { db, type Prisma } from "~/utils/db.server";
+import { db } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
 import { startPollingWorker, type PollingWorker } from "~/utils/polling-worker.server";
 import { postWebhook, type AttemptResult } from "./webhook-client.server";
@@ -79,13 +79,24 @@ type Claimed = { id: string; attempts: number; result: AttemptResult };
 
 /**
  * Writes a batch's outcomes in one transaction: every attempt in one insert, the successes
- * in one update per status code, each failure with its next attempt (or as failed).
+ * in one update per status code, each failure with its next attempt (or as failed). A
+ * delivery whose endpoint was deleted meanwhile is gone with it and skipped, so it cannot
+ * undo the others' outcomes (and have them sent again).
  */
-async function record(done: Claimed[]): Promise<void> {
+async function record(outcomes: Claimed[]): Promise<void> {
   const now = Date.now();
-  const successes = new Map<number, string[]>();
-  const writes: Prisma.PrismaPromise<unknown>[] = [
-    db.webhookAttempt.createMany({
+  await db.$transaction(async (tx) => {
+    const present = new Set(
+      (
+        await tx.webhookDelivery.findMany({
+          where: { id: { in: outcomes.map((outcome) => outcome.id) } },
+          select: { id: true },
+        })
+      ).map((row) => row.id),
+    );
+    const done = outcomes.filter((outcome) => present.has(outcome.id));
+    if (done.length === 0) return;
+    await tx.webhookAttempt.createMany({
       data: done.map(({ id, result }) => ({
         deliveryId: id,
         statusCode: result.statusCode,
@@ -93,16 +104,15 @@ async function record(done: Claimed[]): Promise<void> {
         responseBody: result.responseBody,
         error: result.error?.slice(0, ERROR_LENGTH) ?? null,
       })),
-    }),
-  ];
-  for (const { id, attempts, result } of done) {
-    if (result.ok) {
-      successes.set(result.statusCode!, [...(successes.get(result.statusCode!) ?? []), id]);
-      continue;
-    }
-    const delay = retryDelayMs(attempts);
-    writes.push(
-      db.webhookDelivery.update({
+    });
+    const successes = new Map<number, string[]>();
+    for (const { id, attempts, result } of done) {
+      if (result.ok) {
+        successes.set(result.statusCode!, [...(successes.get(result.statusCode!) ?? []), id]);
+        continue;
+      }
+      const delay = retryDelayMs(attempts);
+      await tx.webhookDelivery.updateMany({
         where: { id },
         data: {
           status: delay === null ? "failed" : "pending",
@@ -111,18 +121,15 @@ async function record(done: Claimed[]): Promise<void> {
           lockedUntil: null,
           ...(delay === null ? {} : { nextAttemptAt: new Date(now + delay) }),
         },
-      }),
-    );
-  }
-  for (const [statusCode, ids] of successes) {
-    writes.push(
-      db.webhookDelivery.updateMany({
+      });
+    }
+    for (const [statusCode, ids] of successes) {
+      await tx.webhookDelivery.updateMany({
         where: { id: { in: ids } },
         data: { status: "succeeded", attempts: { increment: 1 }, lastStatusCode: statusCode, lockedUntil: null },
-      }),
-    );
-  }
-  await db.$transaction(writes);
+      });
+    }
+  });
 }
 
 // Deliveries whose claimer died are looked for at most this often (not on every pass).

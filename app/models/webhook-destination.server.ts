@@ -23,7 +23,9 @@ export function isAllowedAddress(address: string): boolean {
   if (parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).isIPv4MappedAddress()) {
     parsed = (parsed as ipaddr.IPv6).toIPv4Address();
   }
-  return parsed.range() === "unicast";
+  if (parsed.range() !== "unicast") return false;
+  // Old IPv4-compatible IPv6 (::a.b.c.d, deprecated): no public address looks like this.
+  return !(parsed.kind() === "ipv6" && (parsed as ipaddr.IPv6).parts.slice(0, 6).every((part) => part === 0));
 }
 
 /** The error a refused destination gives a delivery (recorded in its attempt). */

@@ -102,16 +102,26 @@ export async function eventFor(
   return endpointIds.length === 0 ? null : newWebhookEvent(type, data(), endpointIds);
 }
 
-/** Writes an event and its deliveries (inside the caller's transaction when given one). */
-export function writeWebhookEvent(event: NewWebhookEvent, tx: Prisma.TransactionClient = db) {
-  return tx.webhookEvent.create({
+/**
+ * Writes an event and its deliveries (inside the caller's transaction when given one), to
+ * the endpoints that still exist: one deleted since the subscription cache was read is
+ * skipped rather than failing the caller's write.
+ */
+export async function writeWebhookEvent(event: NewWebhookEvent, tx: Prisma.TransactionClient = db): Promise<void> {
+  const ids = event.deliveries.map((delivery) => delivery.endpointId);
+  const existing = new Set(
+    (await tx.webhookEndpoint.findMany({ where: { id: { in: ids } }, select: { id: true } })).map((row) => row.id),
+  );
+  const deliveries = event.deliveries.filter((delivery) => existing.has(delivery.endpointId));
+  if (deliveries.length === 0) return;
+  await tx.webhookEvent.create({
     data: {
       id: event.id,
       type: event.type,
       payload: event.payload,
       createdAt: event.createdAt,
       deliveries: {
-        create: event.deliveries.map((delivery) => ({
+        create: deliveries.map((delivery) => ({
           id: delivery.id,
           endpointId: delivery.endpointId,
           nextAttemptAt: event.createdAt,

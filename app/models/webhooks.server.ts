@@ -119,21 +119,28 @@ export async function deleteWebhook(id: string): Promise<void> {
   invalidateSubscriptions();
 }
 
-/** A new secret; the one it replaces keeps signing for 24 hours. */
+/**
+ * A new secret; the one it replaces keeps signing for 24 hours. Conditional on the secret
+ * read, so of two rotations at once one wins and the other is told (409), rather than a
+ * secret handed out that no delivery is signed with.
+ */
 export async function rotateWebhookSecret(id: string, now = new Date()): Promise<WebhookJson & { secret: string }> {
   const current = await db.webhookEndpoint.findUnique({ where: { id }, select: { secret: true } });
   if (!current) throw notFound(id);
   const secret = newSigningSecret();
-  const row = await db.webhookEndpoint.update({
-    where: { id },
+  const { count } = await db.webhookEndpoint.updateMany({
+    where: { id, secret: current.secret },
     data: {
       secret,
       previousSecret: current.secret,
       previousSecretUntil: new Date(now.getTime() + PREVIOUS_SECRET_MS),
     },
-    select: endpointSelect,
   });
-  return { ...webhookJson(row), secret };
+  if (count === 0) {
+    if (!(await db.webhookEndpoint.count({ where: { id } }))) throw notFound(id);
+    throw new DomainError("conflict", "The secret was rotated at the same time by someone else: read it again.");
+  }
+  return { ...(await getWebhook(id)), secret };
 }
 
 // ---------------------------------------------------------------------------

@@ -49,7 +49,8 @@ const INSERT_WITH_EVENT = (n: number) => `WITH lead AS (${INSERT} RETURNING "id"
   event AS (${WEBHOOK_EVENT_INSERT} SELECT $${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}::timestamp FROM lead RETURNING "id", "createdAt")
   ${WEBHOOK_DELIVERY_INSERT}
   SELECT d.id, event."id", d.endpoint, 'pending'::"WebhookDeliveryStatus", 0, event."createdAt", event."createdAt"
-  FROM event, unnest($${n + 5}::text[], $${n + 6}::text[]) AS d(id, endpoint)`;
+  FROM event CROSS JOIN unnest($${n + 5}::text[], $${n + 6}::text[]) AS d(id, endpoint)
+  JOIN "WebhookEndpoint" endpoint ON endpoint."id" = d.endpoint`;
 
 export const postgresLeadStore: LeadStore = {
   async insert(lead, event) {
@@ -59,7 +60,8 @@ export const postgresLeadStore: LeadStore = {
       return;
     }
     // One statement, so one transaction: the event and its deliveries are written only
-    // if the lead is (each insert reads the row the one before returned).
+    // if the lead is (each insert reads the row the one before returned), and only to
+    // endpoints that still exist (one deleted since the subscription cache was read).
     const n = values.length;
     await postgresPool().query(INSERT_WITH_EVENT(n), [
       ...values,

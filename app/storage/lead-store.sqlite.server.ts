@@ -45,7 +45,8 @@ const rowOf = (row: StoredRow): LeadRow => ({
 const INSERT = `INSERT INTO "Lead" (${quoted(NEW_LEAD_COLUMNS)}) VALUES (${NEW_LEAD_COLUMNS.map(() => "?").join(", ")})`;
 const ROW_COLUMNS = quoted(LEAD_ROW_COLUMNS);
 const INSERT_EVENT = `${WEBHOOK_EVENT_INSERT} VALUES (?, ?, ?, ?)`;
-const INSERT_DELIVERY = `${WEBHOOK_DELIVERY_INSERT} VALUES (?, ?, ?, 'pending', 0, ?, ?)`;
+// Only to an endpoint that still exists (one deleted since the subscription cache was read is skipped).
+const INSERT_DELIVERY = `${WEBHOOK_DELIVERY_INSERT} SELECT ?, ?, "id", 'pending', 0, ?, ? FROM "WebhookEndpoint" WHERE "id" = ?`;
 
 export const sqliteLeadStore: LeadStore = {
   async insert(lead, event) {
@@ -58,7 +59,7 @@ export const sqliteLeadStore: LeadStore = {
         prepared(connection, INSERT).run(values);
         prepared(connection, INSERT_EVENT).run(event.id, event.type, event.payload, time);
         for (const delivery of event.deliveries) {
-          prepared(connection, INSERT_DELIVERY).run(delivery.id, event.id, delivery.endpointId, time, time);
+          prepared(connection, INSERT_DELIVERY).run(delivery.id, event.id, time, time, delivery.endpointId);
         }
       })();
     });

@@ -67,6 +67,12 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === "P2002" || code === "SQLITE_CONSTRAINT_UNIQUE" || code === "23505";
 }
 
+/** A foreign key refused the write (a referenced row is gone): Prisma (P2003), better-sqlite3, PostgreSQL (23503). */
+export function isForeignKeyViolation(error: unknown): boolean {
+  const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;
+  return code === "P2003" || code === "SQLITE_CONSTRAINT_FOREIGNKEY" || code === "23503";
+}
+
 /** The PostgreSQL pool Prisma uses (PostgreSQL only). */
 export function postgresPool(): pg.Pool {
   if (!driver.pool) throw new Error("postgresPool() needs DATABASE_URL to name PostgreSQL");

@@ -235,6 +235,37 @@ describe("delivering lead.created", () => {
   });
 });
 
+describe("an endpoint deleted meanwhile", () => {
+  it("costs no lead: one deleted on another instance (this server's cache still names it) is skipped", async () => {
+    const endpoint = await createEndpoint({ url: `${receiver.url}/vanishing`, events: ["lead.created"], formId });
+    await submitLead("Cache Carl"); // this server now caches the endpoint for up to a second
+    await db.webhookEndpoint.delete({ where: { id: endpoint.id } }); // as another instance would
+    const leadId = await submitLead("Orphan Olga");
+    expect(await db.lead.count({ where: { id: leadId } })).toBe(1);
+    expect(await db.webhookDelivery.count({ where: { endpointId: endpoint.id } })).toBe(0);
+  });
+
+  it("while its delivery is in flight, does not undo the other deliveries of the batch", async () => {
+    receiver.answer = (request, response) => {
+      if (request.path === "/deleted-in-flight") setTimeout(() => response.writeHead(204).end(), 400);
+      else response.writeHead(204).end();
+    };
+    const doomed = await createEndpoint({ url: `${receiver.url}/deleted-in-flight`, events: ["lead.created"], formId });
+    const mate = await createEndpoint({ url: `${receiver.url}/batch-mate`, events: ["lead.created"], formId });
+    await submitLead("Batch Bea");
+    await receivedAt("/deleted-in-flight", 1);
+    expect((await call("DELETE", `/api/webhooks/${doomed.id}`)).status).toBe(204);
+    await expect
+      .poll(async () => (await call("GET", `/api/webhooks/${mate.id}/deliveries`)).body.items[0]?.status, {
+        timeout: 5_000,
+      })
+      .toBe("succeeded");
+    expect(receiver.received.filter((r) => r.path === "/batch-mate")).toHaveLength(1);
+    receiver.answer = (_, response) => response.writeHead(204).end();
+    await call("DELETE", `/api/webhooks/${mate.id}`);
+  });
+});
+
 describe("delivering lead.deleted", () => {
   it("carries the lead as it was, once it is deleted, and nothing for a lead that did not exist", async () => {
     const endpoint = await createEndpoint({ url: `${receiver.url}/deleted`, events: ["lead.deleted"], formId });

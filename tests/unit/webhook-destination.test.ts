@@ -41,6 +41,8 @@ describe("isAllowedAddress", () => {
       "fd00:ec2::254",
       "::ffff:127.0.0.1",
       "::ffff:10.0.0.1",
+      "::7f00:1",
+      "::a00:1",
       "not an address",
     ])
       expect(isAllowedAddress(address), address).toBe(false);
