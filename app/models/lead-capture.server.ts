@@ -4,13 +4,13 @@
 // most (usually none: the form cache in public-form.server.ts), one validation with a
 // cached validator, and one INSERT. Reading the body is lead-submission.server.ts's; the
 // HMACs are lead-signatures.server.ts's. See docs/api/lead-capture.md for the public rules.
-import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { HttpUrlSchema, isReservedFieldKey, leadSearchText, type LeadData } from "~/models/form-schema";
 import { leadStore, type NewLead } from "~/storage/index.server";
 import { db, isForeignKeyViolation, isUniqueViolation } from "~/utils/db.server";
 import { invalidFields, textPolicyDetails, type ErrorDetail } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
+import { randomText } from "~/utils/random-text.server";
 import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
 import { textPolicyIssues } from "~/utils/text-policy";
 import { UTM_KEYS, type UtmKey } from "./lead-fields";
@@ -198,16 +198,8 @@ export function idempotencyKeyOf(value: string | null): string | null {
 export type StoredLead = { id: string; formId: string; createdAt: Date };
 
 /** A cuid-shaped id (25 characters, time first), like the ones Prisma makes for other rows. */
-// Random bytes are drawn 4 KiB at a time: one call to the CSPRNG per 512 ids.
-let randomPool = Buffer.alloc(0);
-let randomOffset = 0;
 function newLeadId(): string {
-  if (randomOffset + 8 > randomPool.length) {
-    randomPool = randomBytes(4096);
-    randomOffset = 0;
-  }
-  const random = randomPool.toString("hex", randomOffset, (randomOffset += 8));
-  return `c${Date.now().toString(36)}${random}`;
+  return `c${Date.now().toString(36)}${randomText(8, "hex")}`;
 }
 
 // The one INSERT of a lead goes through the LeadStore, in the driver under Prisma: Prisma's

@@ -108,7 +108,9 @@ async function record(outcomes: Claimed[]): Promise<void> {
     const successes = new Map<number, string[]>();
     for (const { id, attempts, result } of done) {
       if (result.ok) {
-        successes.set(result.statusCode!, [...(successes.get(result.statusCode!) ?? []), id]);
+        const ids = successes.get(result.statusCode!) ?? [];
+        successes.set(result.statusCode!, ids);
+        ids.push(id);
         continue;
       }
       const delay = retryDelayMs(attempts);

@@ -3,8 +3,8 @@
 // lead) from a cache of the enabled endpoints, dropped at once when this process changes
 // an endpoint and read again at most every second, so a change made on another instance
 // applies there within a second.
-import { randomBytes } from "node:crypto";
 import { db, type Prisma } from "~/utils/db.server";
+import { randomText } from "~/utils/random-text.server";
 import type { WebhookEventType } from "./webhook-schemas";
 
 const TTL_MS = 1000;
@@ -47,16 +47,7 @@ export type NewWebhookEvent = {
   deliveries: Array<{ id: string; endpointId: string }>;
 };
 
-// Ids from a pool of random bytes: one randomBytes call per 4 KiB, not per id (hot path).
-let randomPool = randomBytes(4096);
-let randomOffset = 0;
-function randomId(prefix: string): string {
-  if (randomOffset + 12 > randomPool.length) {
-    randomPool = randomBytes(4096);
-    randomOffset = 0;
-  }
-  return `${prefix}_${randomPool.toString("base64url", randomOffset, (randomOffset += 12))}`;
-}
+const randomId = (prefix: string) => `${prefix}_${randomText(12, "base64url")}`;
 
 /** A Standard Webhooks body: `{type, timestamp, data}`. */
 export function eventBody(type: string, createdAt: Date, data: unknown): string {
