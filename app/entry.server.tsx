@@ -8,6 +8,7 @@ import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { startAttachmentCleanup } from "~/models/attachment-store.server";
 import { startInboundWorkers } from "~/models/inbound-worker.server";
+import { startDigestSchedule } from "~/models/notifications.server";
 import { startOutboxWorker } from "~/models/outbox.server";
 import { startSessionCleanup } from "~/models/session.server";
 import { startWebhookWorker } from "~/models/webhook-delivery.server";
@@ -77,6 +78,7 @@ export async function startBackgroundWork(): Promise<void> {
   backgroundWork.push(
     await startOutboxWorker(),
     startWebhookWorker(),
+    startDigestSchedule(),
     startSessionCleanup(),
     startAttachmentCleanup(),
     startInboundWorkers(),

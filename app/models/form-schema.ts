@@ -2,6 +2,7 @@
 // `data` must pass. Shared by the server (API, lead submission) and the browser
 // (builder preview, hosted form), so it imports nothing server-only.
 import { z } from "zod";
+import { EmailSchema } from "./account-schemas";
 import { DEFAULT_SUCCESS_MESSAGE } from "./lead-fields";
 
 export const FIELD_TYPES = [
@@ -167,6 +168,23 @@ export const HttpUrlSchema = z
 
 export { DEFAULT_SUCCESS_MESSAGE };
 
+export const NOTIFICATION_MODES = ["instant", "digest"] as const;
+export const MAX_NOTIFICATION_RECIPIENTS = 20;
+
+/** Who is emailed about the form's leads (spam aside): at once, or in one daily digest. */
+export const NotificationSettingsSchema = z
+  .object({
+    recipients: z
+      .array(EmailSchema)
+      .max(MAX_NOTIFICATION_RECIPIENTS, `At most ${MAX_NOTIFICATION_RECIPIENTS} recipients.`)
+      .default([])
+      // One email per address, whatever the list repeats.
+      .transform((list) => [...new Set(list)]),
+    mode: z.enum(NOTIFICATION_MODES, { error: 'Choose "instant" or "digest".' }).default("instant"),
+  })
+  .strict();
+export type NotificationSettings = z.output<typeof NotificationSettingsSchema>;
+
 export const FormSettingsSchema = z
   .object({
     /** Origins allowed to post to the submit endpoint; empty means any. */
@@ -174,6 +192,7 @@ export const FormSettingsSchema = z
     /** Where a plain HTML form post lands after success; unset: the built-in thank-you page. */
     redirectUrl: HttpUrlSchema.nullable().optional(),
     successMessage: z.string().trim().min(1).max(500).default(DEFAULT_SUCCESS_MESSAGE),
+    notifications: NotificationSettingsSchema.prefault({}),
   })
   .strict();
 export type FormSettings = z.output<typeof FormSettingsSchema>;
@@ -196,6 +215,15 @@ export const SettingsFormSchema = z.object({
   allowedOrigins: z.preprocess(linesOf, FormSettingsSchema.shape.allowedOrigins),
   redirectUrl: HttpUrlSchema.optional(),
   successMessage: FormSettingsSchema.shape.successMessage,
+});
+
+/** The builder's notifications form: recipients one per line (or comma-separated). */
+export const NotificationsFormSchema = z.object({
+  recipients: z.preprocess(
+    (value) => (typeof value === "string" ? linesOf(value.replace(/[,;]/g, "\n")) : value),
+    NotificationSettingsSchema.shape.recipients,
+  ),
+  mode: NotificationSettingsSchema.shape.mode,
 });
 
 export function compilePattern(pattern: string): RegExp | null {

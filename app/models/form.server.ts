@@ -10,6 +10,7 @@ import {
   type FormField,
   type FormSettings,
 } from "~/models/form-schema";
+import { isPlainObject } from "~/models/lead-submission.server";
 import { forgetCachedForm } from "~/models/public-form.server";
 import { db, type Prisma } from "~/utils/db.server";
 import {
@@ -285,7 +286,7 @@ export async function createForm(input: unknown): Promise<FormRecord> {
 
 /**
  * Updates name, description, status and settings. `settings` is merged key by key into
- * the stored settings (a key set to null is cleared where the schema allows null, e.g.
+ * the stored settings (and `settings.notifications` into the stored notifications; a key set to null is cleared where the schema allows null, e.g.
  * redirectUrl), and the result must pass FormSettingsSchema.
  */
 export async function updateForm(id: string, input: unknown): Promise<FormRecord> {
@@ -298,7 +299,12 @@ export async function updateForm(id: string, input: unknown): Promise<FormRecord
     if (patch.description !== undefined) data.description = patch.description;
     if (patch.status !== undefined) data.status = patch.status;
     if (patch.settings !== undefined) {
-      const merged = { ...readSettings(current.settings), ...patch.settings };
+      const stored = readSettings(current.settings);
+      const merged = { ...stored, ...patch.settings };
+      // `notifications` merges one level down too: `{mode: "digest"}` keeps the recipients.
+      if (isPlainObject(patch.settings.notifications)) {
+        merged.notifications = { ...stored.notifications, ...patch.settings.notifications };
+      }
       data.settings = asJson(parseOrThrow(FormSettingsSchema, merged, "settings"));
     }
     // Only when nothing changed the form since it was read: a concurrent settings

@@ -16,7 +16,9 @@ import { textPolicyIssues } from "~/utils/text-policy";
 import { UTM_KEYS, type UtmKey } from "./lead-fields";
 import { hashIp, isTooFastOrForged } from "./lead-signatures.server";
 import { isPlainObject, type Submission } from "./lead-submission.server";
-import { leadDetailOf } from "./lead.server";
+import { leadDetailOf, type LeadDetail } from "./lead.server";
+import { leadNotifications, type StaffEmail } from "./notifications.server";
+import { kickOutbox } from "./outbox.server";
 import { leadValidator, type PublicForm } from "./public-form.server";
 import { nudgeWebhooks } from "./webhook-delivery.server";
 import { eventFor, invalidateSubscriptions } from "./webhook-events.server";
@@ -195,6 +197,8 @@ export function idempotencyKeyOf(value: string | null): string | null {
   return value;
 }
 
+const NO_EMAILS: StaffEmail[] = [];
+
 export type StoredLead = { id: string; formId: string; createdAt: Date };
 
 /** A cuid-shaped id (25 characters, time first), like the ones Prisma makes for other rows. */
@@ -233,15 +237,15 @@ async function insertLead(
     idempotencyKey: meta.idempotencyKey,
     createdAt: stored.createdAt,
   };
-  // lead.created for the subscribed endpoints (none: nothing more is written). Spam is
-  // kept for review but announced to no one.
-  const event = lead.isSpam
-    ? null
-    : await eventFor("lead.created", lead.formId, () =>
-        leadDetailOf({ ...row, formName: form.name, fields: form.fields }),
-      );
-  await leadStore.insert(row, event);
+  // lead.created for the subscribed endpoints, and the form's instant notification emails
+  // (neither: nothing more is written). Spam is kept for review but announced to no one.
+  let detail: LeadDetail | undefined;
+  const detailOf = () => (detail ??= leadDetailOf({ ...row, formName: form.name, fields: form.fields }));
+  const event = lead.isSpam ? null : await eventFor("lead.created", lead.formId, detailOf);
+  const emails = lead.isSpam ? NO_EMAILS : leadNotifications(form.settings.notifications, detailOf);
+  await leadStore.insert(row, event, emails);
   if (event) nudgeWebhooks();
+  if (emails.length > 0) kickOutbox();
   return stored;
 }
 

@@ -6,6 +6,7 @@ import { DomainError } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { discardAttachments, storeUnlinkedAttachments } from "./attachment-store.server";
 import { dedupeKeyOf, type InboundEmail } from "./inbound-email.server";
+import { supportNotifications } from "./notifications.server";
 import { bareMessageId, carriesReplyToken, providerVouchesFor } from "./sender-trust.server";
 import { writeWithTicketEvents } from "./support-thread.server";
 import { referenceInSubject } from "./ticket-reference.server";
@@ -33,7 +34,7 @@ export async function recordInboundEmail(email: InboundEmail, receivedAt = new D
   }
   const ticket = await db.ticket.findUnique({
     where: { reference },
-    select: { id: true, reference: true, email: true, status: true },
+    select: { id: true, reference: true, email: true, name: true, subject: true, status: true },
   });
   if (!ticket) throw new DomainError("ticket_not_found", `No support request ${reference}.`);
 
@@ -81,6 +82,11 @@ export async function recordInboundEmail(email: InboundEmail, receivedAt = new D
           select: { reference: true, messages: { where: { dedupeKey }, select: { id: true } } },
         }),
       () => ticket.id,
+      supportNotifications("reply", ticket, {
+        body: email.visibleText,
+        unverifiedSender: !verified,
+        isAutoReply: email.isAutoReply,
+      }),
     );
     return { duplicate: false, ticketReference: updated.reference, messageId: updated.messages[0].id };
   } catch (error) {

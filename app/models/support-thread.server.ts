@@ -1,7 +1,10 @@
 // A support request as the API shows it (GET /api/support-requests/:ticket): the ticket,
 // its thread and the delivery state of every email sent for it; and the webhook events a
-// change to a ticket causes, written in that change's transaction with this view of it.
+// change to a ticket causes (and the staff emails it sends), written in that change's
+// transaction with this view of it.
 import { db, type Prisma } from "~/utils/db.server";
+import { writeStaffEmails, type StaffEmail } from "./notifications.server";
+import { kickOutbox } from "./outbox.server";
 import { ticketWhere } from "./ticket-reference.server";
 import { nudgeWebhooks } from "./webhook-delivery.server";
 import { newWebhookEvent, subscribersOf, writeWebhookEvent } from "./webhook-events.server";
@@ -94,27 +97,32 @@ export type TicketThread = NonNullable<Awaited<ReturnType<typeof getTicketThread
 /**
  * Runs a write to a ticket and, in the same transaction, the webhook events it causes for
  * the endpoints subscribed to them, each carrying the ticket as the API shows it after the
- * write. With no endpoint subscribed, the write runs alone, as before.
+ * write, and the staff notification emails it sends. With neither, the write runs alone.
  */
 export async function writeWithTicketEvents<T>(
   types: WebhookEventType[],
   write: (client: Prisma.TransactionClient) => Promise<T>,
   ticketIdOf: (result: T) => string,
+  emails: StaffEmail[] = [],
 ): Promise<T> {
   const subscribed: Array<[WebhookEventType, string[]]> = [];
   for (const type of types) {
     const endpointIds = await subscribersOf(type, null);
     if (endpointIds.length > 0) subscribed.push([type, endpointIds]);
   }
-  if (subscribed.length === 0) return write(db);
+  if (subscribed.length === 0 && emails.length === 0) return write(db);
   const result = await db.$transaction(async (tx) => {
     const written = await write(tx);
-    const thread = await getTicketThread(ticketIdOf(written), tx);
-    for (const [type, endpointIds] of subscribed) {
-      await writeWebhookEvent(newWebhookEvent(type, thread, endpointIds), tx);
+    if (subscribed.length > 0) {
+      const thread = await getTicketThread(ticketIdOf(written), tx);
+      for (const [type, endpointIds] of subscribed) {
+        await writeWebhookEvent(newWebhookEvent(type, thread, endpointIds), tx);
+      }
     }
+    await writeStaffEmails(emails, tx);
     return written;
   });
-  nudgeWebhooks();
+  if (subscribed.length > 0) nudgeWebhooks();
+  if (emails.length > 0) kickOutbox();
   return result;
 }

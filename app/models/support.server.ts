@@ -14,6 +14,7 @@ import { env } from "~/utils/env.server";
 import { decodeCursorOrFail, encodeCursor } from "~/utils/keyset.server";
 import { composeSupportEmail, newMessageId } from "~/utils/mailer.server";
 import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
+import { supportNotifications } from "./notifications.server";
 import { kickOutbox } from "./outbox.server";
 import { MessageTextSchema } from "./support-schemas";
 import { listSelect, messageSelect, writeWithTicketEvents } from "./support-thread.server";
@@ -173,6 +174,13 @@ export async function createTicket(input: z.output<typeof CreateTicketSchema>) {
         select: { id: true, reference: true, status: true },
       }),
     (created) => created.id,
+    supportNotifications(
+      "created",
+      { reference, subject: input.subject, email: input.email, name: input.name },
+      {
+        body: input.message,
+      },
+    ),
   );
   kickOutbox();
   return ticket;

@@ -5,7 +5,7 @@ import { scrypt as scryptCallback, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
 import argon2 from "argon2";
 import { sessionUserSelect } from "~/storage/session-store.server";
-import { db } from "~/utils/db.server";
+import { db, type Prisma } from "~/utils/db.server";
 import { EmailSchema, PasswordSchema } from "./account-schemas";
 import { revokeUserSessions } from "./session.server";
 
@@ -116,4 +116,10 @@ export function countUsers(): Promise<number> {
 
 export function isStaffEmail(email: string): Promise<boolean> {
   return db.user.findUnique({ where: { email: email.trim().toLowerCase() }, select: { id: true } }).then(Boolean);
+}
+
+/** Every staff user's address, oldest account first (bounded): who can be notified. */
+export async function listStaffEmails(client: Prisma.TransactionClient = db): Promise<string[]> {
+  const users = await client.user.findMany({ select: { email: true }, orderBy: { createdAt: "asc" }, take: 50 });
+  return users.map((user) => user.email);
 }

@@ -2,13 +2,17 @@
 // due deliveries (one instance per attempt: app/storage/queue-store.server.ts), signs
 // each with the endpoint's secret (and, for 24 hours after a rotation, the previous one)
 // using the `standardwebhooks` package, POSTs it (webhook-client.server.ts), logs the
-// attempt, and retries failures on WEBHOOK_RETRY_DELAYS with jitter before giving up.
+// attempt, and retries failures on WEBHOOK_RETRY_DELAYS with jitter before giving up. An
+// endpoint whose every attempt failed for WEBHOOK_DISABLE_AFTER_HOURS is disabled.
 import { Webhook } from "standardwebhooks";
 import { webhookStore } from "~/storage/index.server";
-import { db } from "~/utils/db.server";
+import { db, type Prisma } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
 import { startPollingWorker, type PollingWorker } from "~/utils/polling-worker.server";
+import { webhookDisabledEmails, writeStaffEmails } from "./notifications.server";
+import { kickOutbox } from "./outbox.server";
 import { postWebhook, type AttemptResult } from "./webhook-client.server";
+import { invalidateSubscriptions } from "./webhook-events.server";
 import { slackMessage } from "./webhook-slack";
 
 const BATCH_SIZE = 50;
@@ -39,6 +43,7 @@ export function retryDelayMs(attempts: number, random = Math.random): number | n
 
 const claimedSelect = {
   id: true,
+  endpointId: true,
   attempts: true,
   event: { select: { id: true, payload: true } },
   endpoint: {
@@ -75,7 +80,7 @@ export async function sendEvent(
   return postWebhook(endpoint.url, headers, payload);
 }
 
-type Claimed = { id: string; attempts: number; result: AttemptResult };
+type Claimed = { id: string; endpointId: string; attempts: number; result: AttemptResult };
 
 /**
  * Writes a batch's outcomes in one transaction: every attempt in one insert, the successes
@@ -85,6 +90,7 @@ type Claimed = { id: string; attempts: number; result: AttemptResult };
  */
 async function record(outcomes: Claimed[]): Promise<void> {
   const now = Date.now();
+  let disabled = false;
   await db.$transaction(async (tx) => {
     const present = new Set(
       (
@@ -131,7 +137,59 @@ async function record(outcomes: Claimed[]): Promise<void> {
         data: { status: "succeeded", attempts: { increment: 1 }, lastStatusCode: statusCode, lockedUntil: null },
       });
     }
+    disabled = await recordHealth(done, new Date(now), tx);
   });
+  if (disabled) kickOutbox();
+}
+
+// lastSuccessAt is kept to the minute, so that a busy endpoint's row is not written per batch.
+const SUCCESS_RESOLUTION_MS = 60_000;
+
+/**
+ * An endpoint's health after a batch: any success clears its failing streak; a failure
+ * starts one; a streak older than WEBHOOK_DISABLE_AFTER_HOURS disables the endpoint and
+ * tells its form's notification recipients (or the staff). Returns whether one was disabled.
+ */
+async function recordHealth(done: Claimed[], now: Date, tx: Prisma.TransactionClient): Promise<boolean> {
+  const succeeded = new Set(done.filter((outcome) => outcome.result.ok).map((outcome) => outcome.endpointId));
+  const failed = new Set(
+    done.filter((outcome) => !outcome.result.ok && !succeeded.has(outcome.endpointId)).map((o) => o.endpointId),
+  );
+  if (succeeded.size > 0) {
+    await tx.webhookEndpoint.updateMany({
+      where: {
+        id: { in: [...succeeded] },
+        OR: [
+          { failingSince: { not: null } },
+          { lastSuccessAt: null },
+          { lastSuccessAt: { lt: new Date(now.getTime() - SUCCESS_RESOLUTION_MS) } },
+        ],
+      },
+      data: { lastSuccessAt: now, failingSince: null },
+    });
+  }
+  if (failed.size === 0) return false;
+  await tx.webhookEndpoint.updateMany({
+    where: { id: { in: [...failed] }, failingSince: null },
+    data: { failingSince: now },
+  });
+  const limit = new Date(now.getTime() - env.WEBHOOK_DISABLE_AFTER_HOURS * 60 * 60_000);
+  const expired = await tx.webhookEndpoint.findMany({
+    where: { id: { in: [...failed] }, disabledAt: null, failingSince: { lte: limit } },
+    select: { id: true, url: true, formId: true, failingSince: true },
+  });
+  for (const endpoint of expired) {
+    await tx.webhookEndpoint.update({
+      where: { id: endpoint.id },
+      data: {
+        disabledAt: now,
+        disabledReason: `Every delivery failed since ${endpoint.failingSince!.toISOString()}.`,
+      },
+    });
+    await writeStaffEmails(await webhookDisabledEmails({ ...endpoint, failingSince: endpoint.failingSince! }, tx), tx);
+  }
+  if (expired.length > 0) invalidateSubscriptions();
+  return expired.length > 0;
 }
 
 // Deliveries whose claimer died are looked for at most this often (not on every pass).
@@ -165,6 +223,7 @@ export async function processWebhooks(): Promise<number> {
       .filter((delivery) => delivery.endpoint.disabledAt === null)
       .map(async (delivery) => ({
         id: delivery.id,
+        endpointId: delivery.endpointId,
         attempts: delivery.attempts + 1,
         result: await sendEvent(delivery.endpoint, delivery.event.id, delivery.event.payload),
       })),

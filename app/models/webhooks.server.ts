@@ -26,6 +26,8 @@ const endpointSelect = {
   formId: true,
   disabledAt: true,
   disabledReason: true,
+  lastSuccessAt: true,
+  failingSince: true,
   previousSecretUntil: true,
   createdAt: true,
   updatedAt: true,
@@ -45,6 +47,10 @@ export function webhookJson(row: EndpointRow) {
     enabled: row.disabledAt === null,
     disabledAt: row.disabledAt?.toISOString() ?? null,
     disabledReason: row.disabledReason,
+    /** The last attempt that got a 2xx. */
+    lastSuccessAt: row.lastSuccessAt?.toISOString() ?? null,
+    /** Since when every attempt has failed; null while the last one succeeded. */
+    failingSince: row.failingSince?.toISOString() ?? null,
     previousSecretExpiresAt:
       row.previousSecretUntil && row.previousSecretUntil > new Date() ? row.previousSecretUntil.toISOString() : null,
     createdAt: row.createdAt.toISOString(),
@@ -101,7 +107,8 @@ export async function updateWebhook(id: string, input: unknown): Promise<Webhook
     delete (data as { formId?: unknown }).formId;
     data.form = value.formId ? { connect: { id: value.formId } } : { disconnect: true };
   }
-  if (enabled === true) Object.assign(data, { disabledAt: null, disabledReason: null });
+  // Enabled again: its failures so far no longer count towards disabling it.
+  if (enabled === true) Object.assign(data, { disabledAt: null, disabledReason: null, failingSince: null });
   if (enabled === false) Object.assign(data, { disabledAt: new Date(), disabledReason: "Disabled by staff." });
   try {
     const row = await db.webhookEndpoint.update({ where: { id }, data, select: endpointSelect });

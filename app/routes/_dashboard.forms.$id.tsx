@@ -10,7 +10,13 @@ import { useState } from "react";
 import { EmbedSnippet } from "~/components/EmbedSnippet";
 import { FieldEditor } from "~/components/form-builder/FieldEditor";
 import { FieldRow } from "~/components/form-builder/FieldRow";
-import { DeleteConfirmation, DetailsForm, SettingsForm, StatusForm } from "~/components/form-builder/FormPanels";
+import {
+  DeleteConfirmation,
+  DetailsForm,
+  NotificationsForm,
+  SettingsForm,
+  StatusForm,
+} from "~/components/form-builder/FormPanels";
 import { resultFor, shownInPlace, type ActionResult, type Draft } from "~/components/form-builder/shared";
 import { FormFields } from "~/components/FormFields";
 import { RouteError } from "~/components/RouteError";
@@ -21,9 +27,10 @@ import {
   fieldInputFromFormData,
   updateFieldIn,
 } from "~/models/form-builder";
-import { FormDetailsSchema, SettingsFormSchema, type FormField } from "~/models/form-schema";
+import { FormDetailsSchema, NotificationsFormSchema, SettingsFormSchema, type FormField } from "~/models/form-schema";
 import { addField, moveField, removeField, updateField } from "~/models/form-schema-changes.server";
 import { deleteForm, formJson, getFormWithCounts, setFormStatus, updateForm } from "~/models/form.server";
+import { listStaffEmails } from "~/models/user.server";
 import { statusOf } from "~/utils/api.server";
 import { requireUser } from "~/utils/auth.server";
 import { DomainError } from "~/utils/domain-error";
@@ -33,8 +40,8 @@ import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = page(async function loader({ request, params }: LoaderFunctionArgs) {
   await requireUser(request);
-  const form = await getFormWithCounts(params.id!);
-  return { form: formJson(form), appUrl: env.APP_URL };
+  const [form, staffEmails] = await Promise.all([getFormWithCounts(params.id!), listStaffEmails()]);
+  return { form: formJson(form), appUrl: env.APP_URL, staffEmails };
 });
 
 /**
@@ -42,7 +49,7 @@ export const loader = page(async function loader({ request, params }: LoaderFunc
  * (Conform, decision 022) and answered with Conform's reply, refusals by field.
  */
 async function savePanel<Value>(
-  intent: "update-details" | "update-settings",
+  intent: "update-details" | "update-settings" | "update-notifications",
   submission: Submission<unknown, string[], Value>,
   save: (value: Value) => Promise<unknown>,
 ) {
@@ -57,7 +64,7 @@ async function savePanel<Value>(
     // The API's paths (`settings.allowedOrigins.1`) named as the form's inputs.
     const fieldErrors: Record<string, string[]> = {};
     for (const detail of thrown.details ?? []) {
-      const name = detail.path.replace(/^settings\./, "").replace(/\.(\d+)/g, "[$1]");
+      const name = detail.path.replace(/^settings\.(notifications\.)?/, "").replace(/\.(\d+)/g, "[$1]");
       (fieldErrors[name] ??= []).push(detail.message);
     }
     return answer(false, submission.reply({ formErrors: [thrown.message], fieldErrors }), statusOf(thrown));
@@ -87,6 +94,10 @@ export const action = page(async function action({ request, params }: ActionFunc
       case "update-details":
         return await savePanel(intent, parseWithZod(form, { schema: FormDetailsSchema }), (details) =>
           updateForm(id, details),
+        );
+      case "update-notifications":
+        return await savePanel(intent, parseWithZod(form, { schema: NotificationsFormSchema }), (notifications) =>
+          updateForm(id, { settings: { notifications } }),
         );
       case "update-settings":
         return await savePanel(intent, parseWithZod(form, { schema: SettingsFormSchema }), (settings) =>
@@ -119,7 +130,7 @@ export const action = page(async function action({ request, params }: ActionFunc
 // ---------------------------------------------------------------------------- page
 
 export default function FormBuilderPage() {
-  const { form, appUrl } = useLoaderData<typeof loader>();
+  const { form, appUrl, staffEmails } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const fetchers = useFetchers();
   const [searchParams] = useSearchParams();
@@ -160,6 +171,11 @@ export default function FormBuilderPage() {
             actionData={resultFor(actionData, "update-details")}
           />
           <SettingsForm settings={form.settings} actionData={resultFor(actionData, "update-settings")} />
+          <NotificationsForm
+            notifications={form.settings.notifications}
+            staffEmails={staffEmails}
+            actionData={resultFor(actionData, "update-notifications")}
+          />
           <EmbedSnippet
             formId={form.id}
             appUrl={appUrl}

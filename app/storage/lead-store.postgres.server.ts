@@ -17,6 +17,7 @@ import {
   type Dialect,
   type LeadRow,
   type LeadStore,
+  OUTBOX_EMAIL_INSERT,
   WEBHOOK_DELIVERY_INSERT,
   WEBHOOK_EVENT_INSERT,
 } from "./lead-store";
@@ -45,33 +46,66 @@ const INSERT = `INSERT INTO "Lead" (${quoted(NEW_LEAD_COLUMNS)}) VALUES (${NEW_L
   (column, i) => `$${i + 1}${column === "data" ? "::jsonb" : ""}`,
 ).join(", ")})`;
 const ROW_COLUMNS = quoted(LEAD_ROW_COLUMNS);
-const INSERT_WITH_EVENT = (n: number) => `WITH lead AS (${INSERT} RETURNING "id"),
-  event AS (${WEBHOOK_EVENT_INSERT} SELECT $${n + 1}, $${n + 2}, $${n + 3}, $${n + 4}::timestamp FROM lead RETURNING "id", "createdAt")
+// The lead, then (each reading the row the one before returned, so written only if the
+// lead is) its staff notification emails and its webhook event with the deliveries to
+// the endpoints that still exist (one deleted since the subscription cache was read is
+// skipped). One statement, so one transaction.
+const EMAILS = (p: number) => `emails AS (${OUTBOX_EMAIL_INSERT}
+  SELECT e.id, e.to_email, e.subject, e.text, e.message_id, e.reply_to, $${p + 6}::timestamp, $${p + 6}::timestamp, 'pending'::"OutboxStatus", 0
+  FROM lead CROSS JOIN unnest($${p}::text[], $${p + 1}::text[], $${p + 2}::text[], $${p + 3}::text[], $${p + 4}::text[], $${p + 5}::text[])
+    AS e(id, to_email, subject, text, message_id, reply_to))`;
+const EVENT = (
+  p: number,
+) => `event AS (${WEBHOOK_EVENT_INSERT} SELECT $${p}, $${p + 1}, $${p + 2}, $${p + 3}::timestamp FROM lead RETURNING "id", "createdAt")
   ${WEBHOOK_DELIVERY_INSERT}
   SELECT d.id, event."id", d.endpoint, 'pending'::"WebhookDeliveryStatus", 0, event."createdAt", event."createdAt"
-  FROM event CROSS JOIN unnest($${n + 5}::text[], $${n + 6}::text[]) AS d(id, endpoint)
+  FROM event CROSS JOIN unnest($${p + 4}::text[], $${p + 5}::text[]) AS d(id, endpoint)
   JOIN "WebhookEndpoint" endpoint ON endpoint."id" = d.endpoint`;
 
+const statements = new Map<string, string>();
+function insertWith(n: number, event: boolean, emails: boolean): string {
+  const key = `${event}:${emails}`;
+  let sql = statements.get(key);
+  if (!sql) {
+    const parts = [`WITH lead AS (${INSERT} RETURNING "id")`];
+    if (emails) parts.push(`, ${EMAILS(n + (event ? 6 : 0) + 1)}`);
+    parts.push(event ? `, ${EVENT(n + 1)}` : " SELECT 1");
+    sql = parts.join("\n");
+    statements.set(key, sql);
+  }
+  return sql;
+}
+
 export const postgresLeadStore: LeadStore = {
-  async insert(lead, event) {
+  async insert(lead, event, emails = []) {
     const values = newLeadValues(lead, postgres);
-    if (!event) {
+    if (!event && emails.length === 0) {
       await postgresPool().query(INSERT, values);
       return;
     }
-    // One statement, so one transaction: the event and its deliveries are written only
-    // if the lead is (each insert reads the row the one before returned), and only to
-    // endpoints that still exist (one deleted since the subscription cache was read).
-    const n = values.length;
-    await postgresPool().query(INSERT_WITH_EVENT(n), [
-      ...values,
-      event.id,
-      event.type,
-      event.payload,
-      event.createdAt.toISOString(),
-      event.deliveries.map((delivery) => delivery.id),
-      event.deliveries.map((delivery) => delivery.endpointId),
-    ]);
+    const params: unknown[] = values;
+    if (event) {
+      params.push(
+        event.id,
+        event.type,
+        event.payload,
+        event.createdAt.toISOString(),
+        event.deliveries.map((delivery) => delivery.id),
+        event.deliveries.map((delivery) => delivery.endpointId),
+      );
+    }
+    if (emails.length > 0) {
+      params.push(
+        emails.map((email) => email.id),
+        emails.map((email) => email.toEmail),
+        emails.map((email) => email.subject),
+        emails.map((email) => email.text),
+        emails.map((email) => email.messageId),
+        emails.map((email) => email.replyTo),
+        emails[0].createdAt.toISOString(),
+      );
+    }
+    await postgresPool().query(insertWith(NEW_LEAD_COLUMNS.length, Boolean(event), emails.length > 0), params);
   },
 
   page(filters, cursor, take) {

@@ -15,6 +15,7 @@ import {
   type Dialect,
   type LeadRow,
   type LeadStore,
+  OUTBOX_EMAIL_INSERT,
   WEBHOOK_DELIVERY_INSERT,
   WEBHOOK_EVENT_INSERT,
 } from "./lead-store";
@@ -48,18 +49,35 @@ const INSERT_EVENT = `${WEBHOOK_EVENT_INSERT} VALUES (?, ?, ?, ?)`;
 // Only to an endpoint that still exists (one deleted since the subscription cache was read is skipped).
 const INSERT_DELIVERY = `${WEBHOOK_DELIVERY_INSERT} SELECT ?, ?, "id", 'pending', 0, ?, ? FROM "WebhookEndpoint" WHERE "id" = ?`;
 
+const INSERT_EMAIL = `${OUTBOX_EMAIL_INSERT} VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0)`;
+
 export const sqliteLeadStore: LeadStore = {
-  async insert(lead, event) {
+  async insert(lead, event, emails = []) {
     const values = newLeadValues(lead, sqlite);
     await withSqliteWrite((connection) => {
-      if (!event) return prepared(connection, INSERT).run(values);
-      // One transaction: the lead and its event are written together or not at all.
-      const time = sqliteTime(event.createdAt);
+      if (!event && emails.length === 0) return prepared(connection, INSERT).run(values);
+      // One transaction: the lead, its event and its emails are written together or not at all.
       connection.transaction(() => {
         prepared(connection, INSERT).run(values);
-        prepared(connection, INSERT_EVENT).run(event.id, event.type, event.payload, time);
-        for (const delivery of event.deliveries) {
-          prepared(connection, INSERT_DELIVERY).run(delivery.id, event.id, time, time, delivery.endpointId);
+        if (event) {
+          const time = sqliteTime(event.createdAt);
+          prepared(connection, INSERT_EVENT).run(event.id, event.type, event.payload, time);
+          for (const delivery of event.deliveries) {
+            prepared(connection, INSERT_DELIVERY).run(delivery.id, event.id, time, time, delivery.endpointId);
+          }
+        }
+        for (const email of emails) {
+          const time = sqliteTime(email.createdAt);
+          prepared(connection, INSERT_EMAIL).run(
+            email.id,
+            email.toEmail,
+            email.subject,
+            email.text,
+            email.messageId,
+            email.replyTo,
+            time,
+            time,
+          );
         }
       })();
     });

@@ -5,6 +5,7 @@
 // filters become SQL in one place, leadConditions below, for both databases.
 import type { LeadData } from "~/models/form-schema";
 import { dayRange, spamValues, type Cursor, type LeadFilters } from "~/models/lead-filters.server";
+import type { StaffEmail } from "~/models/notifications.server";
 import type { NewWebhookEvent } from "~/models/webhook-events.server";
 import type { Lead } from "~/utils/db.server";
 
@@ -87,10 +88,11 @@ export function newLeadValues(lead: NewLead, dialect: Pick<Dialect, "time" | "bo
 
 export interface LeadStore {
   /**
-   * Writes one lead, and with it (in the same transaction) the webhook event it causes,
-   * if any; a second lead with the same (formId, idempotencyKey) throws a unique violation.
+   * Writes one lead, and with it (in the same transaction) the webhook event it causes and
+   * the notification emails it sends, if any; a second lead with the same (formId,
+   * idempotencyKey) throws a unique violation.
    */
-  insert(lead: NewLead, event?: NewWebhookEvent | null): Promise<void>;
+  insert(lead: NewLead, event?: NewWebhookEvent | null, emails?: readonly StaffEmail[]): Promise<void>;
   /** One keyset page of the leads matching the filters, newest first (createdAt desc, id desc). */
   page(filters: LeadFilters, cursor: Cursor | undefined, take: number): Promise<LeadRow[]>;
   /** The ids of the forms with at least one lead matching the filters. */
@@ -103,6 +105,8 @@ export interface LeadStore {
 
 /** The webhook tables' columns a new event and its deliveries are written with. */
 export const WEBHOOK_EVENT_INSERT = `INSERT INTO "WebhookEvent" ("id", "type", "payload", "createdAt")`;
+/** The outbox's columns a staff notification is written with (its status `pending`, 0 attempts). */
+export const OUTBOX_EMAIL_INSERT = `INSERT INTO "OutboxEmail" ("id", "toEmail", "subject", "text", "messageId", "replyTo", "nextAttemptAt", "createdAt", "status", "attempts")`;
 export const WEBHOOK_DELIVERY_INSERT = `INSERT INTO "WebhookDelivery" ("id", "eventId", "endpointId", "status", "attempts", "nextAttemptAt", "createdAt")`;
 
 // ---------------------------------------------------------------------------

@@ -117,6 +117,34 @@ const EnvSchema = z
     SUPPORT_ACKS_PER_RECIPIENT_PER_DAY: integer(5),
     RATE_LIMIT_STORE: z.enum(["memory", "database"]).optional(),
     OUTBOX_POLL_MS: integer(2000),
+    // Staff notifications (app/models/notifications.server.ts): who hears of new support
+    // requests and customer replies, and when each form's daily lead digest goes out.
+    SUPPORT_NOTIFY_EMAILS: z
+      .string()
+      .default("")
+      .transform((value, ctx) => {
+        const list = value
+          .split(",")
+          .map((part) => part.trim().toLowerCase())
+          .filter(Boolean);
+        if (list.some((address) => !z.email().safeParse(address).success)) {
+          ctx.addIssue({ code: "custom", message: "must be a comma list of email addresses" });
+          return z.NEVER;
+        }
+        return [...new Set(list)];
+      }),
+    TIME_ZONE: z
+      .string()
+      .default("UTC")
+      .refine((zone) => {
+        try {
+          new Intl.DateTimeFormat("en", { timeZone: zone });
+          return true;
+        } catch {
+          return false;
+        }
+      }, "must be an IANA time zone such as Europe/Berlin"),
+    DIGEST_HOUR: integer(8).refine((hour) => hour <= 23, "must be an hour from 0 to 23"),
     // Outbound webhooks (docs/api/webhooks.md): http:// endpoints and private destinations
     // are refused unless these are set (tests, private deployments).
     WEBHOOK_ALLOW_HTTP: flag,
@@ -135,6 +163,8 @@ const EnvSchema = z
       }),
     WEBHOOK_TIMEOUT_MS: integer(10_000),
     WEBHOOK_POLL_MS: integer(1000),
+    // An endpoint whose every attempt has failed for this long is disabled (5 days).
+    WEBHOOK_DISABLE_AFTER_HOURS: positiveNumber(120),
     LOG_REQUESTS: flag,
   })
   .superRefine((env, ctx) => {

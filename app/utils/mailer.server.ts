@@ -83,7 +83,9 @@ function getTransport(): Transporter {
   return transport;
 }
 
-export async function sendEmail(email: OutgoingEmail & { autoSubmitted?: boolean; replyTo?: string }): Promise<void> {
+export async function sendEmail(
+  email: OutgoingEmail & { autoSubmitted?: "auto-replied" | "auto-generated"; replyTo?: string },
+): Promise<void> {
   await getTransport().sendMail({
     from: env.SUPPORT_FROM_EMAIL,
     replyTo: email.replyTo,
@@ -94,7 +96,7 @@ export async function sendEmail(email: OutgoingEmail & { autoSubmitted?: boolean
     inReplyTo: email.inReplyTo ?? undefined,
     references: email.references ?? undefined,
     // RFC 3834: our automatic acknowledgements must not trigger customers' auto-replies.
-    headers: email.autoSubmitted ? { "Auto-Submitted": "auto-replied" } : undefined,
+    headers: email.autoSubmitted ? { "Auto-Submitted": email.autoSubmitted } : undefined,
   });
 }
 

@@ -84,7 +84,11 @@ describe("creating a form", () => {
         { key: "email", label: "Email", type: "email", required: true },
         { key: "topic", label: "Topic", type: "select", required: false, options: ["Sales", "Support"] },
       ],
-      settings: { allowedOrigins: [], successMessage: expect.any(String) },
+      settings: {
+        allowedOrigins: [],
+        successMessage: expect.any(String),
+        notifications: { recipients: [], mode: "instant" },
+      },
       createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
       updatedAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
     });
@@ -114,6 +118,7 @@ describe("creating a form", () => {
       allowedOrigins: ["https://www.example.com"],
       redirectUrl: "https://example.com/thanks",
       successMessage: "Thanks!",
+      notifications: { recipients: [], mode: "instant" },
     });
   });
 
@@ -270,11 +275,17 @@ describe("updating a form", () => {
       allowedOrigins: ["https://a.example"],
       redirectUrl: "https://a.example/thanks",
       successMessage: "Merci !",
+      notifications: { recipients: [], mode: "instant" },
     });
     const cleared = await api("PATCH", `/api/forms/${form.id}`, {
       settings: { redirectUrl: null, allowedOrigins: [] },
     });
-    expect(cleared.body.settings).toEqual({ allowedOrigins: [], redirectUrl: null, successMessage: "Merci !" });
+    expect(cleared.body.settings).toEqual({
+      allowedOrigins: [],
+      redirectUrl: null,
+      successMessage: "Merci !",
+      notifications: { recipients: [], mode: "instant" },
+    });
   });
 
   it("refuses unknown properties, a bad status, bad settings and an empty patch with 422, changing nothing", async () => {

@@ -236,7 +236,37 @@ describe("the builder page without JavaScript", () => {
       allowedOrigins: ["https://ok.example", "https://two.example"],
       redirectUrl: "https://ok.example/thanks",
       successMessage: "Thank you! We will be in touch soon.",
+      notifications: { recipients: [], mode: "instant" },
     });
+  });
+
+  it("saves notification recipients (one per line or by commas) and the mode, refusing a bad address by line", async () => {
+    const id = await newForm();
+    expect((await page(`/forms/${id}`)).html).toContain('aria-label="Notifications"');
+    const bad = await post(`/forms/${id}`, {
+      intent: "update-notifications",
+      recipients: "sales@team.example\nnot-an-address",
+      mode: "instant",
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.html).toContain('id="notifications-recipients-error"');
+    expect(bad.html).toContain("Line 2: Enter a valid email address.");
+    expect((await stored(id))!.settings).toMatchObject({ notifications: { recipients: [], mode: "instant" } });
+
+    const good = await post(`/forms/${id}`, {
+      intent: "update-notifications",
+      recipients: "Sales@Team.example, ops@team.example\n\nceo@team.example",
+      mode: "digest",
+    });
+    expect(good.status).toBe(200);
+    expect((await stored(id))!.settings).toMatchObject({
+      notifications: { recipients: ["sales@team.example", "ops@team.example", "ceo@team.example"], mode: "digest" },
+    });
+    // The other settings are untouched.
+    expect((await stored(id))!.settings).toMatchObject({ allowedOrigins: [] });
+    const shown = await page(`/forms/${id}`);
+    expect(shown.html).toContain("sales@team.example\nops@team.example\nceo@team.example");
+    expect(shown.html).toMatch(/value="digest"[^>]*checked|checked[^>]*value="digest"/);
   });
 
   it("archives and unarchives", async () => {

@@ -1,8 +1,9 @@
-// The form's own settings beside its fields: details, settings, status, and deletion.
+// The form's own settings beside its fields: details, settings, notifications, status,
+// and deletion.
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, Link, useFetcher, useNavigation } from "@remix-run/react";
-import { FormDetailsSchema, SettingsFormSchema } from "~/models/form-schema";
+import { FormDetailsSchema, NotificationsFormSchema, SettingsFormSchema } from "~/models/form-schema";
 import { FieldError, type ActionResult } from "./shared";
 import type { z } from "zod";
 
@@ -152,6 +153,63 @@ export function SettingsForm({
         <p className="actions">
           <button type="submit" disabled={fetcher.state !== "idle"}>
             {fetcher.state !== "idle" ? "Saving…" : "Save settings"}
+          </button>
+          {saved ? <span role="status">Saved.</span> : null}
+        </p>
+      </fetcher.Form>
+    </section>
+  );
+}
+
+export function NotificationsForm({
+  notifications,
+  staffEmails,
+  actionData,
+}: {
+  notifications: { recipients: string[]; mode: "instant" | "digest" };
+  staffEmails: string[];
+  actionData: ActionResult | undefined;
+}) {
+  const { fetcher, form, errorOf, described, saved } = usePanelForm(
+    "form-notifications",
+    NotificationsFormSchema,
+    { recipients: notifications.recipients.join("\n"), mode: notifications.mode },
+    actionData,
+  );
+  const initial = form.initialValue as Record<string, string | undefined> | undefined;
+  const mode = initial?.mode ?? "instant";
+  return (
+    <section className="card" aria-labelledby="notifications-heading">
+      <h2 id="notifications-heading">Notifications</h2>
+      <fetcher.Form method="post" aria-label="Notifications" {...getFormProps(form)}>
+        <input type="hidden" name="intent" value="update-notifications" />
+        <label htmlFor="notifications-recipients">Email each lead to (one address per line; empty: nobody)</label>
+        <textarea
+          id="notifications-recipients"
+          name="recipients"
+          rows={3}
+          placeholder={staffEmails[0] ?? "sales@example.com"}
+          defaultValue={initial?.recipients ?? ""}
+          {...described("recipients", "notifications-recipients-error")}
+        />
+        <FieldError id="notifications-recipients-error" message={errorOf("recipients")} />
+        {staffEmails.length > 0 ? <p className="hint">Staff: {staffEmails.join(", ")}</p> : null}
+        <fieldset>
+          <legend>When</legend>
+          <label>
+            <input type="radio" name="mode" value="instant" defaultChecked={mode === "instant"} /> At once, one email
+            per lead
+          </label>
+          <label>
+            <input type="radio" name="mode" value="digest" defaultChecked={mode === "digest"} /> One daily digest
+          </label>
+        </fieldset>
+        <FieldError id="notifications-mode-error" message={errorOf("mode")} />
+        <p className="hint">Leads marked as spam are never emailed. Replying to an instant email answers the lead.</p>
+        <PanelError errors={form.errors} />
+        <p className="actions">
+          <button type="submit" disabled={fetcher.state !== "idle"}>
+            {fetcher.state !== "idle" ? "Saving…" : "Save notifications"}
           </button>
           {saved ? <span role="status">Saved.</span> : null}
         </p>

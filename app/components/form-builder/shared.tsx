@@ -56,7 +56,7 @@ export function FieldError({ id, message }: { id: string; message?: string }) {
 
 export type Draft = { target: string | null; field: FormField } | null;
 
-export const IN_PLACE_INTENTS = ["add-field", "update-details", "update-settings", "delete"];
+export const IN_PLACE_INTENTS = ["add-field", "update-details", "update-settings", "update-notifications", "delete"];
 
 /** Whether a refusal has a form on the page to show it (a field edit needs its field). */
 export function shownInPlace(result: ActionResult, fields: FormField[]): boolean {

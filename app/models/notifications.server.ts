@@ -1,0 +1,334 @@
+// Staff notifications by email: a form's leads (each at once, or one daily digest), new
+// support requests and customer replies, and a webhook endpoint disabled for failing.
+// Every one goes through the outbox (outbox.server.ts: retries, one send across
+// instances), written in the same transaction as what it announces, so a crash between
+// the two cannot lose it.
+import { TZDate } from "@date-fns/tz";
+import { db, isUniqueViolation, type Prisma } from "~/utils/db.server";
+import { env } from "~/utils/env.server";
+import { newMessageId } from "~/utils/mailer.server";
+import { every } from "~/utils/periodic.server";
+import { randomText } from "~/utils/random-text.server";
+import { FormSettingsSchema, type LeadValue, type NotificationSettings } from "./form-schema";
+import { leadDetailOf, type LeadDetail } from "./lead.server";
+import { kickOutbox } from "./outbox.server";
+import { listStaffEmails } from "./user.server";
+
+/** A row of the outbox for staff: no ticket, and its own Reply-To (or none). */
+export type StaffEmail = {
+  id: string;
+  toEmail: string;
+  subject: string;
+  text: string;
+  messageId: string;
+  replyTo: string | null;
+  createdAt: Date;
+};
+
+function staffEmails(
+  recipients: readonly string[],
+  message: { subject: string; text: string; replyTo?: string | null },
+  createdAt = new Date(),
+): StaffEmail[] {
+  return recipients.map((toEmail) => ({
+    id: `eml_${randomText(12, "base64url")}`,
+    toEmail,
+    subject: message.subject.slice(0, 250),
+    text: message.text,
+    messageId: newMessageId("notify"),
+    replyTo: message.replyTo ?? null,
+    createdAt,
+  }));
+}
+
+/** Writes staff emails (in the caller's transaction when given one). */
+export async function writeStaffEmails(emails: StaffEmail[], tx: Prisma.TransactionClient = db): Promise<void> {
+  if (emails.length > 0) await tx.outboxEmail.createMany({ data: emails });
+}
+
+const link = (path: string) => `${env.APP_URL}${path}`;
+
+/** One line per value; lists joined, yes/no for a checkbox, a dash for nothing. */
+function shownValue(value: LeadValue | undefined): string {
+  if (value === undefined || value === "") return "-";
+  if (typeof value === "boolean") return value ? "Yes" : "No";
+  if (Array.isArray(value)) return value.length > 0 ? value.join(", ") : "-";
+  return String(value);
+}
+
+/** A lead's fields in the form's order, and where it came from, as plain text. */
+export function leadText(lead: LeadDetail): string {
+  const lines: string[] = [];
+  for (const field of lead.fields) {
+    const value = shownValue(lead.data[field.key]);
+    if (value.includes("\n")) {
+      lines.push(`${field.label}:`, ...value.split(/\r?\n/).map((line) => `  ${line}`));
+    } else {
+      lines.push(`${field.label}: ${value}`);
+    }
+  }
+  const source = [
+    ...Object.entries(lead.utm)
+      .filter(([, value]) => value)
+      .map(([key, value]) => `${key}: ${value}`),
+    ...(lead.referrerUrl ? [`Referrer: ${lead.referrerUrl}`] : []),
+    ...(lead.landingPageUrl ? [`Landing page: ${lead.landingPageUrl}`] : []),
+  ];
+  lines.push(
+    "",
+    "Source:",
+    ...(source.length > 0 ? source.map((line) => `  ${line}`) : ["  direct (no UTM values or referrer)"]),
+  );
+  return lines.join("\n");
+}
+
+/** The lead's first filled-in email field: staff who answer the notification answer the lead. */
+export function leadReplyTo(lead: LeadDetail): string | null {
+  for (const field of lead.fields) {
+    const value = lead.data[field.key];
+    if (field.type === "email" && typeof value === "string" && value.includes("@")) return value;
+  }
+  return null;
+}
+
+/**
+ * The instant notifications of a new lead, one per recipient, or none (spam, no recipients,
+ * or a digest form). Written with the lead by the LeadStore.
+ */
+export function leadNotifications(notifications: NotificationSettings, leadOf: () => LeadDetail): StaffEmail[] {
+  if (notifications.mode !== "instant" || notifications.recipients.length === 0) return [];
+  const lead = leadOf();
+  if (lead.isSpam) return [];
+  return staffEmails(notifications.recipients, {
+    subject: `New lead: ${lead.formName}`,
+    text: [
+      `A new lead arrived through the form "${lead.formName}".`,
+      "",
+      leadText(lead),
+      "",
+      `Open it: ${link(`/leads/${encodeURIComponent(lead.id)}`)}`,
+      "",
+      "-- ",
+      "You get this because you are a notification recipient of this form. Replying answers the lead directly.",
+    ].join("\n"),
+    replyTo: leadReplyTo(lead),
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Support requests
+
+type TicketNotice = {
+  reference: string;
+  subject: string;
+  email: string;
+  name: string | null;
+};
+
+// Without the "#" a staff member's reply to this email cannot be read as one to a ticket.
+const bare = (text: string) => text.replace(/#/g, "").replace(/\s+/g, " ").trim().slice(0, 150);
+const MESSAGE_EXCERPT = 4000;
+
+/** To SUPPORT_NOTIFY_EMAILS: a new request, or a customer's reply to one. */
+export function supportNotifications(
+  kind: "created" | "reply",
+  ticket: TicketNotice,
+  message: { body: string; unverifiedSender?: boolean; isAutoReply?: boolean },
+): StaffEmail[] {
+  if (env.SUPPORT_NOTIFY_EMAILS.length === 0 || message.isAutoReply) return [];
+  const from = ticket.name ? `${ticket.name} <${ticket.email}>` : ticket.email;
+  const body =
+    message.body.length > MESSAGE_EXCERPT ? `${message.body.slice(0, MESSAGE_EXCERPT)}\n[...]` : message.body;
+  return staffEmails(env.SUPPORT_NOTIFY_EMAILS, {
+    subject:
+      kind === "created"
+        ? `New support request ${ticket.reference}: ${bare(ticket.subject)}`
+        : `Customer reply on ${ticket.reference}: ${bare(ticket.subject)}`,
+    text: [
+      kind === "created"
+        ? `${from} opened support request ${ticket.reference}.`
+        : `${from} replied on ${ticket.reference}.`,
+      ...(message.unverifiedSender ? ["The sender could not be verified as the requester."] : []),
+      "",
+      body.trim(),
+      "",
+      `Answer it in the dashboard: ${link(`/support/${encodeURIComponent(ticket.reference)}`)}`,
+      "",
+      "-- ",
+      "Replies to this email do not reach the customer.",
+    ].join("\n"),
+  });
+}
+
+// ---------------------------------------------------------------------------
+// A webhook endpoint disabled for failing
+
+/** The form's notification recipients, or every staff user. */
+async function recipientsFor(formId: string | null, tx: Prisma.TransactionClient): Promise<string[]> {
+  if (formId) {
+    const form = await tx.form.findUnique({ where: { id: formId }, select: { settings: true } });
+    const settings = FormSettingsSchema.safeParse(form?.settings ?? {});
+    if (settings.success && settings.data.notifications.recipients.length > 0) {
+      return settings.data.notifications.recipients;
+    }
+  }
+  return listStaffEmails(tx);
+}
+
+export async function webhookDisabledEmails(
+  endpoint: { id: string; url: string; formId: string | null; failingSince: Date },
+  tx: Prisma.TransactionClient,
+): Promise<StaffEmail[]> {
+  const recipients = await recipientsFor(endpoint.formId, tx);
+  return staffEmails(recipients, {
+    subject: `Webhook endpoint disabled: ${new URL(endpoint.url).host}`,
+    text: [
+      `The webhook endpoint ${endpoint.url} was disabled: every delivery to it has failed since ${endpoint.failingSince.toISOString()}.`,
+      "",
+      "Its undelivered events are kept. Fix the receiver, then enable the endpoint again:",
+      link(`/settings/webhooks/${encodeURIComponent(endpoint.id)}`),
+    ].join("\n"),
+  });
+}
+
+// ---------------------------------------------------------------------------
+// Daily digests
+
+/** The last DIGEST_HOUR:00 in TIME_ZONE at or before `now`. */
+export function digestPeriodEnd(now: Date, hour = env.DIGEST_HOUR, timeZone = env.TIME_ZONE): Date {
+  const local = new TZDate(now.getTime(), timeZone);
+  let end = new TZDate(local.getFullYear(), local.getMonth(), local.getDate(), hour, 0, 0, timeZone);
+  if (end.getTime() > now.getTime()) {
+    end = new TZDate(local.getFullYear(), local.getMonth(), local.getDate() - 1, hour, 0, 0, timeZone);
+  }
+  return new Date(end.getTime());
+}
+
+const DAY_MS = 24 * 60 * 60_000;
+// A lead written just before the hour may commit just after it: the digest waits this long.
+const DIGEST_GRACE_MS = 60_000;
+// After a long outage, one digest covers at most this much.
+const DIGEST_MAX_SPAN_MS = 7 * DAY_MS;
+const DIGEST_MAX_LISTED = 50;
+
+function localTime(date: Date): string {
+  return new Intl.DateTimeFormat("en-GB", {
+    timeZone: env.TIME_ZONE,
+    dateStyle: "medium",
+    timeStyle: "short",
+  }).format(date);
+}
+
+async function digestOf(
+  form: { id: string; name: string; fields: unknown },
+  from: Date,
+  to: Date,
+  tx: Prisma.TransactionClient,
+) {
+  const where = { formId: form.id, isSpam: false, createdAt: { gte: from, lt: to } };
+  const [count, leads] = await Promise.all([
+    tx.lead.count({ where }),
+    tx.lead.findMany({
+      where,
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      take: DIGEST_MAX_LISTED,
+      select: {
+        id: true,
+        formId: true,
+        createdAt: true,
+        isSpam: true,
+        schemaVersion: true,
+        data: true,
+        utmSource: true,
+        utmMedium: true,
+        utmCampaign: true,
+        utmTerm: true,
+        utmContent: true,
+        referrerUrl: true,
+        referrerHost: true,
+        landingPageUrl: true,
+        userAgent: true,
+      },
+    }),
+  ]);
+  const details = leads.map((lead) =>
+    leadDetailOf({ ...lead, data: lead.data as Record<string, LeadValue>, formName: form.name, fields: form.fields }),
+  );
+  return { count, details };
+}
+
+function digestText(formName: string, from: Date, to: Date, count: number, leads: LeadDetail[], formId: string) {
+  const lines = [
+    `${count} new ${count === 1 ? "lead" : "leads"} for "${formName}" from ${localTime(from)} to ${localTime(to)} (${env.TIME_ZONE}).`,
+  ];
+  leads.forEach((lead, i) => {
+    lines.push("", `${i + 1}. ${localTime(new Date(lead.createdAt))}`, leadText(lead).replace(/^/gm, "   "));
+    lines.push(`   ${link(`/leads/${encodeURIComponent(lead.id)}`)}`);
+  });
+  if (count > leads.length) {
+    lines.push("", `${count - leads.length} more: ${link(`/leads?formId=${encodeURIComponent(formId)}`)}`);
+  }
+  lines.push("", "-- ", "You get this daily digest because you are a notification recipient of this form.");
+  return lines.join("\n");
+}
+
+/**
+ * Sends each digest form its digest for the period that ended at the last DIGEST_HOUR, once:
+ * the NotificationDigest row's unique (formId, periodEnd) is written with the emails, so
+ * of two instances only one commits them. A period with no lead is recorded, not sent.
+ * Returns the number of digests written.
+ */
+export async function sendDueDigests(now = new Date()): Promise<number> {
+  const end = digestPeriodEnd(new Date(now.getTime() - DIGEST_GRACE_MS));
+  const forms = await db.form.findMany({ select: { id: true, name: true, fields: true, settings: true } });
+  let written = 0;
+  for (const form of forms) {
+    const settings = FormSettingsSchema.safeParse(form.settings ?? {});
+    if (!settings.success) continue;
+    const { mode, recipients } = settings.data.notifications;
+    if (mode !== "digest" || recipients.length === 0) continue;
+    const last = await db.notificationDigest.findFirst({
+      where: { formId: form.id },
+      orderBy: { periodEnd: "desc" },
+      select: { periodEnd: true },
+    });
+    if (last && last.periodEnd >= end) continue;
+    const from = new Date(
+      Math.max(last?.periodEnd.getTime() ?? end.getTime() - DAY_MS, end.getTime() - DIGEST_MAX_SPAN_MS),
+    );
+    try {
+      await db.$transaction(async (tx) => {
+        // The claim first: a write opens the transaction, so SQLite waits for another
+        // writer rather than failing a read-then-write, and a second instance stops here.
+        const digest = await tx.notificationDigest.create({
+          data: { formId: form.id, periodEnd: end, leadCount: 0 },
+          select: { id: true },
+        });
+        const { count, details } = await digestOf(form, from, end, tx);
+        if (count === 0) return;
+        await tx.notificationDigest.update({ where: { id: digest.id }, data: { leadCount: count } });
+        await writeStaffEmails(
+          staffEmails(recipients, {
+            subject: `Daily digest: ${count} new ${count === 1 ? "lead" : "leads"} for ${form.name}`,
+            text: digestText(form.name, from, end, count, details, form.id),
+          }),
+          tx,
+        );
+      });
+      written++;
+    } catch (error) {
+      // Another instance wrote this digest first.
+      if (!isUniqueViolation(error)) throw error;
+    }
+  }
+  if (written > 0) kickOutbox();
+  return written;
+}
+
+const DIGEST_CHECK_MS = 60_000;
+
+/** Checks once a minute (and once at start) for digests due. */
+export function startDigestSchedule(): { stop: () => Promise<void> } {
+  sendDueDigests().catch((error) => console.error("digests failed:", error));
+  return every(DIGEST_CHECK_MS, "digests", sendDueDigests);
+}
