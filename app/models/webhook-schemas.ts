@@ -56,3 +56,20 @@ export const UpdateWebhookSchema = z
     enabled: z.boolean({ error: "Use true or false." }).optional(),
   })
   .strict();
+
+/**
+ * The dashboard's endpoint form (/settings/webhooks/:id), as Conform reads its post: every
+ * input is sent, so an empty one means none (all forms, no description). Not strict: the
+ * post carries its `intent` beside the fields.
+ */
+export const EndpointFormSchema = z.object({
+  url: UrlTextSchema,
+  events: EventsSchema,
+  formId: FormIdSchema.optional().default(null),
+  description: DescriptionSchema.optional().default(""),
+});
+
+/** The dashboard's "New endpoint" form (/settings/webhooks): the endpoint form and its kind. */
+export const NewEndpointFormSchema = EndpointFormSchema.extend({
+  kind: z.enum(WEBHOOK_KINDS, { error: "Use standard or slack." }).optional().default("standard"),
+});

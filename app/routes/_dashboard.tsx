@@ -19,6 +19,7 @@ export default function DashboardLayout() {
         <NavLink to="/forms">Forms</NavLink>
         <NavLink to="/leads">Leads</NavLink>
         <NavLink to="/support">Support</NavLink>
+        <NavLink to="/settings/webhooks">Webhooks</NavLink>
         <div className="who">
           <NavLink to="/account" className="account">
             {user.email}
