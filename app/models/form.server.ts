@@ -11,6 +11,7 @@ import {
   type FormSettings,
 } from "~/models/form-schema";
 import { isPlainObject } from "~/models/lead-submission.server";
+import { notificationsChanged } from "~/models/notifications.server";
 import { forgetCachedForm } from "~/models/public-form.server";
 import { db, type Prisma } from "~/utils/db.server";
 import {
@@ -312,7 +313,15 @@ export async function updateForm(id: string, input: unknown): Promise<FormRecord
     const { count } = await db.form.updateMany({ where: { id, updatedAt: current.updatedAt }, data });
     if (count === 1) {
       forgetCachedForm(id);
-      return getForm(id);
+      const updated = await getForm(id);
+      if (patch.settings?.notifications !== undefined) {
+        await notificationsChanged(
+          updated,
+          readSettings(current.settings).notifications,
+          updated.settings.notifications,
+        );
+      }
+      return updated;
     }
   }
   throw new DomainError("conflict", "The form kept changing while saving; try again.");

@@ -10,7 +10,7 @@ import { leadStore, type NewLead } from "~/storage/index.server";
 import { db, isForeignKeyViolation, isUniqueViolation } from "~/utils/db.server";
 import { invalidFields, textPolicyDetails, type ErrorDetail } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
-import { randomText } from "~/utils/random-text.server";
+import { timeOrderedId } from "~/utils/random-text.server";
 import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
 import { textPolicyIssues } from "~/utils/text-policy";
 import { UTM_KEYS, type UtmKey } from "./lead-fields";
@@ -203,7 +203,7 @@ export type StoredLead = { id: string; formId: string; createdAt: Date };
 
 /** A cuid-shaped id (25 characters, time first), like the ones Prisma makes for other rows. */
 function newLeadId(): string {
-  return `c${Date.now().toString(36)}${randomText(8, "hex")}`;
+  return timeOrderedId("c", "hex");
 }
 
 // The one INSERT of a lead goes through the LeadStore, in the driver under Prisma: Prisma's

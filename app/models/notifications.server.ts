@@ -8,7 +8,8 @@ import { db, isUniqueViolation, type Prisma } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
 import { newMessageId } from "~/utils/mailer.server";
 import { every } from "~/utils/periodic.server";
-import { randomText } from "~/utils/random-text.server";
+import { timeOrderedId } from "~/utils/random-text.server";
+import { createRateLimiter, type RateLimiter } from "~/utils/rate-limit.server";
 import { FormSettingsSchema, type LeadValue, type NotificationSettings } from "./form-schema";
 import { leadDetailOf, type LeadDetail } from "./lead.server";
 import { kickOutbox } from "./outbox.server";
@@ -31,7 +32,7 @@ function staffEmails(
   createdAt = new Date(),
 ): StaffEmail[] {
   return recipients.map((toEmail) => ({
-    id: `eml_${randomText(12, "base64url")}`,
+    id: timeOrderedId("eml_"),
     toEmail,
     subject: message.subject.slice(0, 250),
     text: message.text,
@@ -56,23 +57,31 @@ function shownValue(value: LeadValue | undefined): string {
   return String(value);
 }
 
-/** A lead's fields in the form's order, and where it came from, as plain text. */
+const LINE_BREAK = /\r\n|\r|\n|\u2028|\u2029/;
+/** A visitor's text on one line: it cannot start a line of the email that looks like ours. */
+const oneLine = (text: string) => text.split(LINE_BREAK).join(" ");
+
+/**
+ * A lead's fields in the form's order, and where it came from, as plain text. Every line of
+ * a visitor's value is indented under its label, so no value can pass for a line of ours
+ * (a link, a footer).
+ */
 export function leadText(lead: LeadDetail): string {
   const lines: string[] = [];
   for (const field of lead.fields) {
     const value = shownValue(lead.data[field.key]);
-    if (value.includes("\n")) {
-      lines.push(`${field.label}:`, ...value.split(/\r?\n/).map((line) => `  ${line}`));
+    if (LINE_BREAK.test(value)) {
+      lines.push(`${oneLine(field.label)}:`, ...value.split(LINE_BREAK).map((line) => `  ${line}`));
     } else {
-      lines.push(`${field.label}: ${value}`);
+      lines.push(`${oneLine(field.label)}: ${value}`);
     }
   }
   const source = [
     ...Object.entries(lead.utm)
       .filter(([, value]) => value)
-      .map(([key, value]) => `${key}: ${value}`),
-    ...(lead.referrerUrl ? [`Referrer: ${lead.referrerUrl}`] : []),
-    ...(lead.landingPageUrl ? [`Landing page: ${lead.landingPageUrl}`] : []),
+      .map(([key, value]) => `${key}: ${oneLine(String(value))}`),
+    ...(lead.referrerUrl ? [`Referrer: ${oneLine(lead.referrerUrl)}`] : []),
+    ...(lead.landingPageUrl ? [`Landing page: ${oneLine(lead.landingPageUrl)}`] : []),
   ];
   lines.push(
     "",
@@ -133,12 +142,18 @@ const MESSAGE_EXCERPT = 4000;
 export function supportNotifications(
   kind: "created" | "reply",
   ticket: TicketNotice,
-  message: { body: string; unverifiedSender?: boolean; isAutoReply?: boolean },
+  message: { from: string; body: string; unverifiedSender?: boolean; isAutoReply?: boolean },
 ): StaffEmail[] {
   if (env.SUPPORT_NOTIFY_EMAILS.length === 0 || message.isAutoReply) return [];
-  const from = ticket.name ? `${ticket.name} <${ticket.email}>` : ticket.email;
-  const body =
-    message.body.length > MESSAGE_EXCERPT ? `${message.body.slice(0, MESSAGE_EXCERPT)}\n[...]` : message.body;
+  // The address the message came from (for a reply, the email's own sender), never the
+  // ticket's: a stranger writing into someone's ticket is named as themselves.
+  const from = kind === "created" && ticket.name ? `${oneLine(ticket.name)} <${message.from}>` : message.from;
+  // A stranger's text is not relayed from our address: staff read it in the thread.
+  const body = message.unverifiedSender
+    ? "(Its text is in the dashboard: the sender could not be verified as the requester, so it is not quoted here.)"
+    : message.body.length > MESSAGE_EXCERPT
+      ? `${message.body.slice(0, MESSAGE_EXCERPT)}\n[...]`
+      : message.body;
   return staffEmails(env.SUPPORT_NOTIFY_EMAILS, {
     subject:
       kind === "created"
@@ -148,7 +163,7 @@ export function supportNotifications(
       kind === "created"
         ? `${from} opened support request ${ticket.reference}.`
         : `${from} replied on ${ticket.reference}.`,
-      ...(message.unverifiedSender ? ["The sender could not be verified as the requester."] : []),
+      ...(message.unverifiedSender ? [`The sender could not be verified as the requester (${ticket.email}).`] : []),
       "",
       body.trim(),
       "",
@@ -158,6 +173,32 @@ export function supportNotifications(
       "Replies to this email do not reach the customer.",
     ].join("\n"),
   });
+}
+
+// Anyone can email a ticket's reference: at most this many reply notices per ticket an hour
+// (the messages are all filed; only the emails about them stop).
+const REPLY_NOTICES_PER_HOUR = 10;
+let replyNotices: RateLimiter | undefined;
+
+/** The notices of a customer email filed in a ticket, unless that ticket has had its hour's share. */
+export async function supportReplyNotifications(
+  ticket: TicketNotice & { id: string },
+  message: Parameters<typeof supportNotifications>[2],
+): Promise<StaffEmail[]> {
+  const notices = supportNotifications("reply", ticket, message);
+  if (notices.length === 0) return notices;
+  replyNotices ??= createRateLimiter({
+    keyPrefix: "reply-notice",
+    points: REPLY_NOTICES_PER_HOUR,
+    durationSeconds: 3600,
+  });
+  try {
+    await replyNotices.consume(ticket.id);
+    return notices;
+  } catch (error) {
+    if (error instanceof Error) throw error;
+    return [];
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -182,8 +223,9 @@ export async function webhookDisabledEmails(
   const recipients = await recipientsFor(endpoint.formId, tx);
   return staffEmails(recipients, {
     subject: `Webhook endpoint disabled: ${new URL(endpoint.url).host}`,
+    // The host only: a URL (a Slack incoming webhook's, one with a token) can be the credential.
     text: [
-      `The webhook endpoint ${endpoint.url} was disabled: every delivery to it has failed since ${endpoint.failingSince.toISOString()}.`,
+      `A webhook endpoint on ${new URL(endpoint.url).host} was disabled: every delivery to it has failed since ${endpoint.failingSince.toISOString()}.`,
       "",
       "Its undelivered events are kept. Fix the receiver, then enable the endpoint again:",
       link(`/settings/webhooks/${encodeURIComponent(endpoint.id)}`),
@@ -272,12 +314,53 @@ function digestText(formName: string, from: Date, to: Date, count: number, leads
   return lines.join("\n");
 }
 
+type DigestForm = { id: string; name: string; fields: unknown };
+
 /**
- * Sends each digest form its digest for the period that ended at the last DIGEST_HOUR, once:
- * the NotificationDigest row's unique (formId, periodEnd) is written with the emails, so
- * of two instances only one commits them. A period with no lead is recorded, not sent.
- * Returns the number of digests written.
+ * Writes the form's digest of the leads from the end of its last one (at most 7 days back;
+ * none yet: a day back) to `end`, once: the NotificationDigest row's unique (formId,
+ * periodEnd) is claimed first, so of two instances only one writes it. A period with no lead
+ * is recorded, not sent. Returns whether this call wrote it.
  */
+async function sendDigest(form: DigestForm, recipients: string[], end: Date, title = "Daily digest"): Promise<boolean> {
+  const last = await db.notificationDigest.findFirst({
+    where: { formId: form.id },
+    orderBy: { periodEnd: "desc" },
+    select: { periodEnd: true },
+  });
+  if (last && last.periodEnd >= end) return false;
+  const from = new Date(
+    Math.max(last?.periodEnd.getTime() ?? end.getTime() - DAY_MS, end.getTime() - DIGEST_MAX_SPAN_MS),
+  );
+  try {
+    await db.$transaction(async (tx) => {
+      // The claim first: a write opens the transaction, so SQLite waits for another
+      // writer rather than failing a read-then-write, and a second instance stops here.
+      const digest = await tx.notificationDigest.create({
+        data: { formId: form.id, periodEnd: end, leadCount: 0 },
+        select: { id: true },
+      });
+      const { count, details } = await digestOf(form, from, end, tx);
+      if (count === 0) return;
+      await tx.notificationDigest.update({ where: { id: digest.id }, data: { leadCount: count } });
+      await writeStaffEmails(
+        staffEmails(recipients, {
+          subject: `${title}: ${count} new ${count === 1 ? "lead" : "leads"} for ${form.name}`,
+          text: digestText(form.name, from, end, count, details, form.id),
+        }),
+        tx,
+      );
+    });
+  } catch (error) {
+    // Another instance wrote this digest first.
+    if (isUniqueViolation(error)) return false;
+    throw error;
+  }
+  kickOutbox();
+  return true;
+}
+
+/** Sends each digest form its digest for the period that ended at the last DIGEST_HOUR. Returns how many were written. */
 export async function sendDueDigests(now = new Date()): Promise<number> {
   const end = digestPeriodEnd(new Date(now.getTime() - DIGEST_GRACE_MS));
   const forms = await db.form.findMany({ select: { id: true, name: true, fields: true, settings: true } });
@@ -287,42 +370,33 @@ export async function sendDueDigests(now = new Date()): Promise<number> {
     if (!settings.success) continue;
     const { mode, recipients } = settings.data.notifications;
     if (mode !== "digest" || recipients.length === 0) continue;
-    const last = await db.notificationDigest.findFirst({
-      where: { formId: form.id },
-      orderBy: { periodEnd: "desc" },
-      select: { periodEnd: true },
-    });
-    if (last && last.periodEnd >= end) continue;
-    const from = new Date(
-      Math.max(last?.periodEnd.getTime() ?? end.getTime() - DAY_MS, end.getTime() - DIGEST_MAX_SPAN_MS),
-    );
-    try {
-      await db.$transaction(async (tx) => {
-        // The claim first: a write opens the transaction, so SQLite waits for another
-        // writer rather than failing a read-then-write, and a second instance stops here.
-        const digest = await tx.notificationDigest.create({
-          data: { formId: form.id, periodEnd: end, leadCount: 0 },
-          select: { id: true },
-        });
-        const { count, details } = await digestOf(form, from, end, tx);
-        if (count === 0) return;
-        await tx.notificationDigest.update({ where: { id: digest.id }, data: { leadCount: count } });
-        await writeStaffEmails(
-          staffEmails(recipients, {
-            subject: `Daily digest: ${count} new ${count === 1 ? "lead" : "leads"} for ${form.name}`,
-            text: digestText(form.name, from, end, count, details, form.id),
-          }),
-          tx,
-        );
-      });
-      written++;
-    } catch (error) {
-      // Another instance wrote this digest first.
-      if (!isUniqueViolation(error)) throw error;
-    }
+    if (await sendDigest(form, recipients, end)) written++;
   }
-  if (written > 0) kickOutbox();
   return written;
+}
+
+/**
+ * After a form's notifications changed, so that no lead is emailed twice or never: leaving
+ * the digest sends the leads since the last one at once; entering it starts the first period
+ * now (the leads before were emailed one by one, or were not meant to be).
+ */
+export async function notificationsChanged(
+  form: DigestForm,
+  before: NotificationSettings,
+  after: NotificationSettings,
+  now = new Date(),
+): Promise<void> {
+  const digestBefore = before.mode === "digest" && before.recipients.length > 0;
+  const digestAfter = after.mode === "digest" && after.recipients.length > 0;
+  if (digestBefore && !digestAfter) {
+    await sendDigest(form, before.recipients, now, "Digest until now");
+  } else if (!digestBefore && digestAfter) {
+    await db.notificationDigest.upsert({
+      where: { formId_periodEnd: { formId: form.id, periodEnd: now } },
+      create: { formId: form.id, periodEnd: now, leadCount: 0 },
+      update: {},
+    });
+  }
 }
 
 const DIGEST_CHECK_MS = 60_000;

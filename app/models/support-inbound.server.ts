@@ -6,7 +6,7 @@ import { DomainError } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { discardAttachments, storeUnlinkedAttachments } from "./attachment-store.server";
 import { dedupeKeyOf, type InboundEmail } from "./inbound-email.server";
-import { supportNotifications } from "./notifications.server";
+import { supportReplyNotifications } from "./notifications.server";
 import { bareMessageId, carriesReplyToken, providerVouchesFor } from "./sender-trust.server";
 import { writeWithTicketEvents } from "./support-thread.server";
 import { referenceInSubject } from "./ticket-reference.server";
@@ -82,7 +82,8 @@ export async function recordInboundEmail(email: InboundEmail, receivedAt = new D
           select: { reference: true, messages: { where: { dedupeKey }, select: { id: true } } },
         }),
       () => ticket.id,
-      supportNotifications("reply", ticket, {
+      await supportReplyNotifications(ticket, {
+        from: email.from,
         body: email.visibleText,
         unverifiedSender: !verified,
         isAutoReply: email.isAutoReply,

@@ -177,9 +177,7 @@ export async function createTicket(input: z.output<typeof CreateTicketSchema>) {
     supportNotifications(
       "created",
       { reference, subject: input.subject, email: input.email, name: input.name },
-      {
-        body: input.message,
-      },
+      { from: input.email, body: input.message },
     ),
   );
   kickOutbox();

@@ -147,8 +147,9 @@ const SUCCESS_RESOLUTION_MS = 60_000;
 
 /**
  * An endpoint's health after a batch: any success clears its failing streak; a failure
- * starts one; a streak older than WEBHOOK_DISABLE_AFTER_HOURS disables the endpoint and
- * tells its form's notification recipients (or the staff). Returns whether one was disabled.
+ * starts one; a delivery that used its last retry in a streak older than
+ * WEBHOOK_DISABLE_AFTER_HOURS disables the endpoint and tells its form's notification
+ * recipients (or the staff). Returns whether one was disabled.
  */
 async function recordHealth(done: Claimed[], now: Date, tx: Prisma.TransactionClient): Promise<boolean> {
   const succeeded = new Set(done.filter((outcome) => outcome.result.ok).map((outcome) => outcome.endpointId));
@@ -173,23 +174,34 @@ async function recordHealth(done: Claimed[], now: Date, tx: Prisma.TransactionCl
     where: { id: { in: [...failed] }, failingSince: null },
     data: { failingSince: now },
   });
+  // Judged when a delivery has used all its retries, so that no event is given up early.
+  const gaveUp = new Set(
+    done
+      .filter((o) => failed.has(o.endpointId) && !o.result.ok && retryDelayMs(o.attempts) === null)
+      .map((o) => o.endpointId),
+  );
+  if (gaveUp.size === 0) return false;
   const limit = new Date(now.getTime() - env.WEBHOOK_DISABLE_AFTER_HOURS * 60 * 60_000);
   const expired = await tx.webhookEndpoint.findMany({
-    where: { id: { in: [...failed] }, disabledAt: null, failingSince: { lte: limit } },
+    where: { id: { in: [...gaveUp] }, disabledAt: null, failingSince: { lte: limit } },
     select: { id: true, url: true, formId: true, failingSince: true },
   });
+  let disabled = false;
   for (const endpoint of expired) {
-    await tx.webhookEndpoint.update({
-      where: { id: endpoint.id },
+    // updateMany: an endpoint deleted meanwhile is no reason to undo the batch.
+    const { count } = await tx.webhookEndpoint.updateMany({
+      where: { id: endpoint.id, disabledAt: null },
       data: {
         disabledAt: now,
         disabledReason: `Every delivery failed since ${endpoint.failingSince!.toISOString()}.`,
       },
     });
+    if (count === 0) continue;
+    disabled = true;
     await writeStaffEmails(await webhookDisabledEmails({ ...endpoint, failingSince: endpoint.failingSince! }, tx), tx);
   }
-  if (expired.length > 0) invalidateSubscriptions();
-  return expired.length > 0;
+  if (disabled) invalidateSubscriptions();
+  return disabled;
 }
 
 // Deliveries whose claimer died are looked for at most this often (not on every pass).

@@ -4,7 +4,7 @@
 // an endpoint and read again at most every second, so a change made on another instance
 // applies there within a second.
 import { db, type Prisma } from "~/utils/db.server";
-import { randomText } from "~/utils/random-text.server";
+import { timeOrderedId } from "~/utils/random-text.server";
 import type { WebhookEventType } from "./webhook-schemas";
 
 const TTL_MS = 1000;
@@ -47,7 +47,7 @@ export type NewWebhookEvent = {
   deliveries: Array<{ id: string; endpointId: string }>;
 };
 
-const randomId = (prefix: string) => `${prefix}_${randomText(12, "base64url")}`;
+const randomId = (prefix: string) => timeOrderedId(`${prefix}_`);
 
 /** A Standard Webhooks body: `{type, timestamp, data}`. */
 export function eventBody(type: string, createdAt: Date, data: unknown): string {

@@ -127,13 +127,25 @@ export async function deleteWebhook(id: string): Promise<void> {
 }
 
 /**
- * A new secret; the one it replaces keeps signing for 24 hours. Conditional on the secret
+ * A new secret; the one it replaces keeps signing for 24 hours, during which another rotation
+ * is refused (409). Conditional on the secret
  * read, so of two rotations at once one wins and the other is told (409), rather than a
  * secret handed out that no delivery is signed with.
  */
 export async function rotateWebhookSecret(id: string, now = new Date()): Promise<WebhookJson & { secret: string }> {
-  const current = await db.webhookEndpoint.findUnique({ where: { id }, select: { secret: true } });
+  const current = await db.webhookEndpoint.findUnique({
+    where: { id },
+    select: { secret: true, previousSecretUntil: true },
+  });
   if (!current) throw notFound(id);
+  // A second rotation would drop the secret the receiver may still use (and a reload of the
+  // dashboard's answer would send one): one rotation at a time.
+  if (current.previousSecretUntil && current.previousSecretUntil > now) {
+    throw new DomainError(
+      "conflict",
+      `The secret was rotated less than 24 hours ago; its previous secret signs until ${current.previousSecretUntil.toISOString()}. Rotate again after that.`,
+    );
+  }
   const secret = newSigningSecret();
   const { count } = await db.webhookEndpoint.updateMany({
     where: { id, secret: current.secret },

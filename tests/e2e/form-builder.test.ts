@@ -210,6 +210,26 @@ describe.each([
       .poll(async () => ((await storedForm(formId))!.settings as { allowedOrigins: string[] }).allowedOrigins)
       .toEqual(["https://www.example.com"]);
 
+    // Notifications: a bad address refused by line, then recipients and a daily digest saved.
+    const before = posts.length;
+    const notifications = () => page.getByRole("form", { name: "Notifications" });
+    await notifications()
+      .getByLabel(/^Email each lead to/)
+      .fill("sales@example.com\nsales at example");
+    await notifications().getByRole("button", { name: "Save notifications" }).click();
+    await expect
+      .poll(() => notifications().locator(".field-error").textContent())
+      .toBe("Line 2: Enter a valid email address.");
+    expect(posts.length - before).toBe(javaScriptEnabled ? 0 : 1);
+    await notifications()
+      .getByLabel(/^Email each lead to/)
+      .fill("sales@example.com, boss@example.com");
+    await notifications().getByLabel("One daily digest").check();
+    await notifications().getByRole("button", { name: "Save notifications" }).click();
+    await expect
+      .poll(async () => ((await storedForm(formId))!.settings as { notifications: unknown }).notifications)
+      .toEqual({ recipients: ["sales@example.com", "boss@example.com"], mode: "digest" });
+
     // Archive, then delete after confirming.
     await page.getByRole("button", { name: "Archive form" }).click();
     await expect.poll(async () => (await storedForm(formId))!.status).toBe("archived");

@@ -185,6 +185,23 @@ describe("instant lead notifications", () => {
   });
 });
 
+describe("a visitor's text in a notification", () => {
+  it("cannot start a line of its own: values stay indented under their label, sources on one line", async () => {
+    const form = await newForm({ recipients: ["inject@team.example"] });
+    await submit(
+      form.id,
+      { name: "Eve", work_email: "eve@example.com", message: "hi\r\nOpen it: https://evil.example/a\u2028-- " },
+      { utm: { utm_source: "x", utm_campaign: "spring\n\nOpen it: https://evil.example/login\n-- \nfooter" } },
+    );
+    const [mail] = await mailsTo("inject@team.example", 1);
+    const lines = mail.text!.split("\n");
+    expect(lines.filter((line) => line.startsWith("Open it:"))).toHaveLength(1);
+    expect(lines.filter((line) => line.startsWith("Open it:"))[0]).not.toContain("evil");
+    expect(lines.filter((line) => line === "-- ")).toHaveLength(1);
+    expect(mail.text).toContain("  utm_campaign: spring  Open it: https://evil.example/login --  footer");
+  });
+});
+
 describe("daily digests", () => {
   it("ends a period at the digest hour in the time zone, across a change of clocks", () => {
     const at = (iso: string) => new Date(iso);
@@ -228,6 +245,27 @@ describe("daily digests", () => {
     await sendDueDigests(new Date(due.getTime() + 24 * 60 * 60_000));
     expect(await db.notificationDigest.count({ where: { formId: form.id } })).toBeGreaterThanOrEqual(2);
     expect(await db.outboxEmail.count({ where: { toEmail: "digest@team.example" } })).toBe(1);
+  });
+});
+
+describe("changing a form between instant and digest", () => {
+  it("emails every lead once: leaving the digest sends the leads since the last one, entering it starts afresh", async () => {
+    const form = await newForm({ recipients: ["switch@team.example"], mode: "digest" });
+    await submit(form.id, { name: "Under Digest", work_email: "d@example.com" });
+    await call("PATCH", `/api/forms/${form.id}`, { settings: { notifications: { mode: "instant" } } });
+    const [flushed] = await mailsTo("switch@team.example", 1, /Digest until now/);
+    expect(flushed.text).toContain("Full name: Under Digest");
+    await submit(form.id, { name: "Under Instant", work_email: "i@example.com" });
+    await mailsTo("switch@team.example", 1, /New lead/);
+    await call("PATCH", `/api/forms/${form.id}`, { settings: { notifications: { mode: "digest" } } });
+    await submit(form.id, { name: "Digest Again", work_email: "a@example.com" });
+    const due = new Date(digestPeriodEnd(new Date()).getTime() + 24 * 60 * 60_000 + 5 * 60_000);
+    await sendDueDigests(due);
+    const [daily] = await mailsTo("switch@team.example", 1, /Daily digest/);
+    expect(daily.subject).toBe(`Daily digest: 1 new lead for ${form.name}`);
+    expect(daily.text).toContain("Full name: Digest Again");
+    expect(daily.text).not.toContain("Under Instant");
+    expect(daily.text).not.toContain("Under Digest");
   });
 });
 
@@ -279,6 +317,50 @@ describe("support notifications", () => {
     });
     const notices = await mailsTo(SUPPORT_DESK[0], 2, /Customer reply/);
     expect(notices.map((mail) => mail.text).join("\n")).not.toContain("I am away.");
+
+    // A stranger who writes into the ticket is named as themselves, and not quoted.
+    const stranger = await inbound({
+      from: "mallory@evil.example",
+      to: "help@support.example",
+      subject: `Re: [#${reference}]`,
+      text: "New bank details: IBAN XX00",
+    });
+    expect(stranger.status, stranger.text).toBe(201);
+    const all = await mailsTo(SUPPORT_DESK[0], 3, /Customer reply/);
+    const strangers = all.find((mail) => mail.text!.includes("mallory@evil.example"))!;
+    expect(strangers.text).toContain("mallory@evil.example replied on");
+    expect(strangers.text).toContain("could not be verified");
+    expect(strangers.text).not.toContain("IBAN");
+    expect(strangers.text).not.toContain("Bea Buyer");
+  });
+
+  it("sends at most 10 reply notices per ticket an hour, filing every message", async () => {
+    const created = await apiClient(server.url)("POST", "/api/support-requests", {
+      email: "chatty@example.com",
+      subject: "Many replies",
+      message: "First",
+    });
+    const reference = created.body.reference as string;
+    for (let i = 0; i < 12; i++) {
+      const res = await apiClient(server.url)(
+        "POST",
+        "/api/support-requests/inbound",
+        { from: "chatty@example.com", to: replyAddress(reference), subject: `Re [#${reference}]`, text: `Reply ${i}` },
+        inboundSecret(),
+      );
+      expect(res.status, res.text).toBe(201);
+    }
+    const ticket = await db.ticket.findUniqueOrThrow({
+      where: { reference },
+      select: { _count: { select: { messages: true } } },
+    });
+    expect(ticket._count.messages).toBe(13);
+    await mailsTo(SUPPORT_DESK[1], 10, new RegExp(`Customer reply on ${reference}`));
+    expect(
+      await db.outboxEmail.count({
+        where: { toEmail: SUPPORT_DESK[1], subject: { startsWith: `Customer reply on ${reference}` } },
+      }),
+    ).toBe(10);
   });
 });
 
@@ -361,6 +443,8 @@ describe("without staff recipients on the form", () => {
     });
     await submit(form.id, { name: "Gone", work_email: "gone@example.com" });
     const [mail] = await mailsTo(STAFF.email, 1, /Webhook endpoint disabled/);
-    expect(mail.text).toContain(`${receiver.url}/gone`);
+    // The host, not the URL: a URL can be the credential (a Slack hook's).
+    expect(mail.text).toContain(`on ${new URL(receiver.url).host} was disabled`);
+    expect(mail.text).not.toContain("/gone");
   });
 });

@@ -368,6 +368,10 @@ describe("secrets and test events", () => {
     expect(request.headers["webhook-signature"].split(" ")).toHaveLength(2);
     expect(verify(endpoint.secret, request).type).toBe("ping");
     expect(verify(rotated.body.secret, request).type).toBe("ping");
+    // A second rotation within the 24 hours would drop the secret the receiver may still use.
+    const again = await call("POST", `/api/webhooks/${endpoint.id}/rotate-secret`);
+    expect(again.status).toBe(409);
+    expect(again.body.error.message).toMatch(/rotated less than 24 hours ago/);
     await call("DELETE", `/api/webhooks/${endpoint.id}`);
   });
 });
