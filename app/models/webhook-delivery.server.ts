@@ -5,8 +5,9 @@
 // attempt, and retries failures on WEBHOOK_RETRY_DELAYS with jitter before giving up. An
 // endpoint whose every attempt failed for WEBHOOK_DISABLE_AFTER_HOURS is disabled.
 import { Webhook } from "standardwebhooks";
-import { webhookStore } from "~/storage/index.server";
-import { db, type Prisma } from "~/utils/db.server";
+import { webhookOutcomeStore, webhookStore } from "~/storage/index.server";
+import type { Outcome } from "~/storage/webhook-outcome-store.server";
+import { db } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
 import { startPollingWorker, type PollingWorker } from "~/utils/polling-worker.server";
 import { webhookDisabledEmails, writeStaffEmails } from "./notifications.server";
@@ -83,123 +84,66 @@ export async function sendEvent(
 type Claimed = { id: string; endpointId: string; attempts: number; result: AttemptResult };
 
 /**
- * Writes a batch's outcomes in one transaction: every attempt in one insert, the successes
- * in one update per status code, each failure with its next attempt (or as failed). A
- * delivery whose endpoint was deleted meanwhile is gone with it and skipped, so it cannot
- * undo the others' outcomes (and have them sent again).
+ * Writes a batch's outcomes (app/storage/webhook-outcome-store.server.ts: the attempts, the
+ * deliveries' next step and the endpoints' health, in one transaction), then disables the
+ * endpoints a delivery gave up on after WEBHOOK_DISABLE_AFTER_HOURS of failures.
  */
-async function record(outcomes: Claimed[]): Promise<void> {
-  const now = Date.now();
-  let disabled = false;
-  await db.$transaction(async (tx) => {
-    const present = new Set(
-      (
-        await tx.webhookDelivery.findMany({
-          where: { id: { in: outcomes.map((outcome) => outcome.id) } },
-          select: { id: true },
-        })
-      ).map((row) => row.id),
-    );
-    const done = outcomes.filter((outcome) => present.has(outcome.id));
-    if (done.length === 0) return;
-    await tx.webhookAttempt.createMany({
-      data: done.map(({ id, result }) => ({
-        deliveryId: id,
-        statusCode: result.statusCode,
-        durationMs: result.durationMs,
-        responseBody: result.responseBody,
-        error: result.error?.slice(0, ERROR_LENGTH) ?? null,
-      })),
-    });
-    const successes = new Map<number, string[]>();
-    for (const { id, attempts, result } of done) {
-      if (result.ok) {
-        const ids = successes.get(result.statusCode!) ?? [];
-        successes.set(result.statusCode!, ids);
-        ids.push(id);
-        continue;
-      }
-      const delay = retryDelayMs(attempts);
-      await tx.webhookDelivery.updateMany({
-        where: { id },
-        data: {
-          status: delay === null ? "failed" : "pending",
-          attempts,
-          lastStatusCode: result.statusCode,
-          lockedUntil: null,
-          ...(delay === null ? {} : { nextAttemptAt: new Date(now + delay) }),
-        },
-      });
-    }
-    for (const [statusCode, ids] of successes) {
-      await tx.webhookDelivery.updateMany({
-        where: { id: { in: ids } },
-        data: { status: "succeeded", attempts: { increment: 1 }, lastStatusCode: statusCode, lockedUntil: null },
-      });
-    }
-    disabled = await recordHealth(done, new Date(now), tx);
+async function record(claimed: Claimed[]): Promise<void> {
+  const now = new Date();
+  const outcomes: Outcome[] = claimed.map(({ id, endpointId, attempts, result }) => {
+    const delay = result.ok ? null : retryDelayMs(attempts);
+    return {
+      deliveryId: id,
+      endpointId,
+      attempts,
+      ok: result.ok,
+      statusCode: result.statusCode,
+      durationMs: result.durationMs,
+      responseBody: result.responseBody,
+      error: result.error?.slice(0, ERROR_LENGTH) ?? null,
+      nextAttemptAt: delay === null ? null : new Date(now.getTime() + delay),
+    };
   });
-  if (disabled) kickOutbox();
-}
-
-// lastSuccessAt is kept to the minute, so that a busy endpoint's row is not written per batch.
-const SUCCESS_RESOLUTION_MS = 60_000;
-
-/**
- * An endpoint's health after a batch: any success clears its failing streak; a failure
- * starts one; a delivery that used its last retry in a streak older than
- * WEBHOOK_DISABLE_AFTER_HOURS disables the endpoint and tells its form's notification
- * recipients (or the staff). Returns whether one was disabled.
- */
-async function recordHealth(done: Claimed[], now: Date, tx: Prisma.TransactionClient): Promise<boolean> {
-  const succeeded = new Set(done.filter((outcome) => outcome.result.ok).map((outcome) => outcome.endpointId));
-  const failed = new Set(
-    done.filter((outcome) => !outcome.result.ok && !succeeded.has(outcome.endpointId)).map((o) => o.endpointId),
-  );
-  if (succeeded.size > 0) {
-    await tx.webhookEndpoint.updateMany({
-      where: {
-        id: { in: [...succeeded] },
-        OR: [
-          { failingSince: { not: null } },
-          { lastSuccessAt: null },
-          { lastSuccessAt: { lt: new Date(now.getTime() - SUCCESS_RESOLUTION_MS) } },
-        ],
-      },
-      data: { lastSuccessAt: now, failingSince: null },
-    });
-  }
-  if (failed.size === 0) return false;
-  await tx.webhookEndpoint.updateMany({
-    where: { id: { in: [...failed] }, failingSince: null },
-    data: { failingSince: now },
-  });
+  const written = await webhookOutcomeStore.record(outcomes, now);
   // Judged when a delivery has used all its retries, so that no event is given up early.
+  const succeeded = new Set(outcomes.filter((o) => o.ok).map((o) => o.endpointId));
   const gaveUp = new Set(
-    done
-      .filter((o) => failed.has(o.endpointId) && !o.result.ok && retryDelayMs(o.attempts) === null)
+    outcomes
+      .filter((o) => written.has(o.deliveryId) && !o.ok && !o.nextAttemptAt && !succeeded.has(o.endpointId))
       .map((o) => o.endpointId),
   );
-  if (gaveUp.size === 0) return false;
+  if (gaveUp.size > 0 && (await disableExpired([...gaveUp], now))) kickOutbox();
+}
+
+/**
+ * Disables those of the endpoints whose every attempt has failed for WEBHOOK_DISABLE_AFTER_HOURS,
+ * each with the email that tells its form's notification recipients (or the staff), in one
+ * transaction. Returns whether one was disabled.
+ */
+async function disableExpired(endpointIds: string[], now: Date): Promise<boolean> {
   const limit = new Date(now.getTime() - env.WEBHOOK_DISABLE_AFTER_HOURS * 60 * 60_000);
-  const expired = await tx.webhookEndpoint.findMany({
-    where: { id: { in: [...gaveUp] }, disabledAt: null, failingSince: { lte: limit } },
-    select: { id: true, url: true, formId: true, failingSince: true },
-  });
-  let disabled = false;
-  for (const endpoint of expired) {
-    // updateMany: an endpoint deleted meanwhile is no reason to undo the batch.
-    const { count } = await tx.webhookEndpoint.updateMany({
-      where: { id: endpoint.id, disabledAt: null },
-      data: {
-        disabledAt: now,
-        disabledReason: `Every delivery failed since ${endpoint.failingSince!.toISOString()}.`,
-      },
+  const disabled = await db.$transaction(async (tx) => {
+    const expired = await tx.webhookEndpoint.findMany({
+      where: { id: { in: endpointIds }, disabledAt: null, failingSince: { lte: limit } },
+      select: { id: true, url: true, formId: true, failingSince: true },
     });
-    if (count === 0) continue;
-    disabled = true;
-    await writeStaffEmails(await webhookDisabledEmails({ ...endpoint, failingSince: endpoint.failingSince! }, tx), tx);
-  }
+    let count = 0;
+    for (const endpoint of expired) {
+      // updateMany: an endpoint deleted or disabled meanwhile is skipped.
+      const updated = await tx.webhookEndpoint.updateMany({
+        where: { id: endpoint.id, disabledAt: null },
+        data: {
+          disabledAt: now,
+          disabledReason: `Every delivery failed since ${endpoint.failingSince!.toISOString()}.`,
+        },
+      });
+      if (updated.count === 0) continue;
+      count++;
+      const notice = { ...endpoint, failingSince: endpoint.failingSince! };
+      await writeStaffEmails(await webhookDisabledEmails(notice, tx), tx);
+    }
+    return count > 0;
+  });
   if (disabled) invalidateSubscriptions();
   return disabled;
 }

@@ -10,6 +10,11 @@ import { postgresLeadStore } from "./lead-store.postgres.server";
 import { sqliteLeadStore } from "./lead-store.sqlite.server";
 import { postgresQueueStore, sqliteQueueStore, type Queue, type QueueStore } from "./queue-store.server";
 import { postgresSessionStore, sqliteSessionStore, type SessionStore } from "./session-store.server";
+import {
+  postgresWebhookOutcomeStore,
+  sqliteWebhookOutcomeStore,
+  type WebhookOutcomeStore,
+} from "./webhook-outcome-store.server";
 import type { LeadStore } from "./lead-store";
 
 export const leadStore: LeadStore = isPostgres ? postgresLeadStore : sqliteLeadStore;
@@ -17,6 +22,9 @@ export const sessionStore: SessionStore = isPostgres ? postgresSessionStore : sq
 const queueStore = (queue: Queue): QueueStore => (isPostgres ? postgresQueueStore(queue) : sqliteQueueStore(queue));
 export const outboxStore = queueStore({ table: "OutboxEmail", claimedStatus: "sending" });
 export const webhookStore = queueStore({ table: "WebhookDelivery", claimedStatus: "delivering" });
+export const webhookOutcomeStore: WebhookOutcomeStore = isPostgres
+  ? postgresWebhookOutcomeStore
+  : sqliteWebhookOutcomeStore;
 export const attachmentChunkStore: AttachmentChunkStore = isPostgres
   ? postgresAttachmentChunkStore
   : sqliteAttachmentChunkStore;

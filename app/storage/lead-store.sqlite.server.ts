@@ -3,7 +3,9 @@
 // `+00:00`), booleans as 0/1, the data as JSON text, so Prisma reads these rows unchanged.
 import type { LeadData } from "~/models/form-schema";
 import { spamValues } from "~/models/lead-filters.server";
-import { idleSqlite, isoFromUtcText, prepared, sqliteTime, withSqliteWrite } from "~/utils/db.server";
+import type { StaffEmail } from "~/models/notifications.server";
+import type { NewWebhookEvent } from "~/models/webhook-events.server";
+import { idleSqlite, isoFromUtcText, prepared, sqliteTime, type SqliteConnection } from "~/utils/db.server";
 import {
   LEAD_ROW_COLUMNS,
   leadPageSql,
@@ -51,35 +53,91 @@ const INSERT_DELIVERY = `${WEBHOOK_DELIVERY_INSERT} SELECT ?, ?, "id", 'pending'
 
 const INSERT_EMAIL = `${OUTBOX_EMAIL_INSERT} VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0)`;
 
-export const sqliteLeadStore: LeadStore = {
-  async insert(lead, event, emails = []) {
-    const values = newLeadValues(lead, sqlite);
-    await withSqliteWrite((connection) => {
-      if (!event && emails.length === 0) return prepared(connection, INSERT).run(values);
-      // One transaction: the lead, its event and its emails are written together or not at all.
+/** One lead with its event and emails: written in a savepoint of its batch's transaction. */
+function writeLead(connection: SqliteConnection, pending: Pending) {
+  const { values, event, emails } = pending;
+  prepared(connection, INSERT).run(values);
+  if (event) {
+    const time = sqliteTime(event.createdAt);
+    prepared(connection, INSERT_EVENT).run(event.id, event.type, event.payload, time);
+    for (const delivery of event.deliveries) {
+      prepared(connection, INSERT_DELIVERY).run(delivery.id, event.id, time, time, delivery.endpointId);
+    }
+  }
+  for (const email of emails) {
+    const time = sqliteTime(email.createdAt);
+    prepared(connection, INSERT_EMAIL).run(
+      email.id,
+      email.toEmail,
+      email.subject,
+      email.text,
+      email.messageId,
+      email.replyTo,
+      time,
+      time,
+    );
+  }
+}
+
+// Group commit: the leads submitted in one turn of the event loop are written in one
+// transaction, so a commit's fixed cost (the WAL frames of every index page it touched, the
+// checkpoints they cause) is paid once per batch instead of once per lead (decision 026).
+// Each lead is written in a savepoint of its own: one refused row (an idempotency key seen
+// before) is rolled back alone and answered alone. Every caller's promise settles only
+// after its batch committed, so a 2xx still means the lead is stored.
+type Pending = {
+  values: unknown[];
+  event: NewWebhookEvent | null | undefined;
+  emails: readonly StaffEmail[];
+  resolve: () => void;
+  reject: (error: unknown) => void;
+};
+const MAX_BATCH = 64;
+let queue: Pending[] = [];
+let flushScheduled = false;
+
+async function flush(): Promise<void> {
+  flushScheduled = false;
+  const batch = queue;
+  queue = [];
+  if (batch.length === 0) return;
+  const outcomes: unknown[] = new Array(batch.length).fill(null);
+  try {
+    const connection = await idleSqlite();
+    if (batch.length === 1) {
+      // Alone: its own transaction (a single INSERT needs none).
+      const [only] = batch;
+      if (!only.event && only.emails.length === 0) writeLead(connection, only);
+      else connection.transaction(() => writeLead(connection, only))();
+    } else {
       connection.transaction(() => {
-        prepared(connection, INSERT).run(values);
-        if (event) {
-          const time = sqliteTime(event.createdAt);
-          prepared(connection, INSERT_EVENT).run(event.id, event.type, event.payload, time);
-          for (const delivery of event.deliveries) {
-            prepared(connection, INSERT_DELIVERY).run(delivery.id, event.id, time, time, delivery.endpointId);
+        batch.forEach((pending, i) => {
+          try {
+            // Nested: better-sqlite3 makes it a SAVEPOINT, released or rolled back alone.
+            connection.transaction(() => writeLead(connection, pending))();
+          } catch (error) {
+            outcomes[i] = error;
           }
-        }
-        for (const email of emails) {
-          const time = sqliteTime(email.createdAt);
-          prepared(connection, INSERT_EMAIL).run(
-            email.id,
-            email.toEmail,
-            email.subject,
-            email.text,
-            email.messageId,
-            email.replyTo,
-            time,
-            time,
-          );
-        }
+        });
       })();
+    }
+  } catch (error) {
+    for (const pending of batch) pending.reject(error);
+    return;
+  }
+  batch.forEach((pending, i) => (outcomes[i] === null ? pending.resolve() : pending.reject(outcomes[i])));
+}
+
+export const sqliteLeadStore: LeadStore = {
+  insert(lead, event, emails = []) {
+    const values = newLeadValues(lead, sqlite);
+    return new Promise<void>((resolve, reject) => {
+      queue.push({ values, event, emails, resolve, reject });
+      if (queue.length >= MAX_BATCH) void flush();
+      else if (!flushScheduled) {
+        flushScheduled = true;
+        setImmediate(() => void flush());
+      }
     });
   },
 

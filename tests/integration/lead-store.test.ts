@@ -237,3 +237,53 @@ describe("the lead store", () => {
     await db.lead.delete({ where: { id } });
   });
 });
+
+describe("inserting leads side by side (group commit on SQLite)", () => {
+  const lead = (id: string, formId: string, idempotencyKey: string | null) => ({
+    id,
+    formId,
+    schemaVersion: 1,
+    data: { note: id },
+    searchText: id,
+    utmSource: null,
+    utmMedium: null,
+    utmCampaign: null,
+    utmTerm: null,
+    utmContent: null,
+    referrerUrl: null,
+    referrerHost: null,
+    landingPageUrl: null,
+    userAgent: null,
+    ipHash: null,
+    isSpam: false,
+    idempotencyKey,
+    createdAt: new Date(),
+  });
+
+  it("stores every lead of a burst, and refuses only the one that repeats an idempotency key", async () => {
+    const formId = formIds[0];
+    const ids = Array.from({ length: 40 }, (_, i) => `cburst${String(i).padStart(3, "0")}`);
+    // Lead 7 and lead 23 carry the same key: whichever is written second is refused alone,
+    // and its neighbours in the same transaction are stored.
+    const outcomes = await Promise.allSettled(
+      ids.map((id, i) => leadStore.insert(lead(id, formId, i === 7 || i === 23 ? "same-key" : `key-${i}`))),
+    );
+    const refused = outcomes.flatMap((outcome, i) => (outcome.status === "rejected" ? [i] : []));
+    // One of the two (on PostgreSQL either may reach the database first).
+    expect(refused).toHaveLength(1);
+    expect([7, 23]).toContain(refused[0]);
+    const stored = await db.lead.findMany({ where: { id: { in: ids } }, select: { id: true } });
+    expect(stored.map((row) => row.id).sort()).toEqual(ids.filter((_, i) => i !== refused[0]));
+  });
+
+  it("answers a lead's promise only once it is committed: its row is readable when it resolves", async () => {
+    const formId = formIds[1];
+    const ids = Array.from({ length: 10 }, (_, i) => `cvisible${i}`);
+    await Promise.all(
+      ids.map(async (id) => {
+        await leadStore.insert(lead(id, formId, null));
+        expect(await db.lead.findUnique({ where: { id }, select: { id: true } })).not.toBeNull();
+      }),
+    );
+  });
+});
