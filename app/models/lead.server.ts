@@ -109,16 +109,18 @@ function labelled(fields: unknown): LabelledField[] {
     .map((field) => ({ key: field.key, label: String(field.label ?? field.key), type: field.type }));
 }
 
+/** The columns of a lead that leadDetailOf shows. */
+export const leadDetailSelect = {
+  ...listSelect,
+  referrerUrl: true,
+  landingPageUrl: true,
+  userAgent: true,
+} satisfies Prisma.LeadSelect;
+
 export async function getLead(id: string): Promise<LeadDetail | null> {
   const lead = await db.lead.findUnique({
     where: { id },
-    select: {
-      ...listSelect,
-      referrerUrl: true,
-      landingPageUrl: true,
-      userAgent: true,
-      form: { select: { name: true, fields: true, schemaVersion: true } },
-    },
+    select: { ...leadDetailSelect, form: { select: { name: true, fields: true, schemaVersion: true } } },
   });
   if (!lead) return null;
   const version =

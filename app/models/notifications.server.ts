@@ -11,7 +11,7 @@ import { every } from "~/utils/periodic.server";
 import { timeOrderedId } from "~/utils/random-text.server";
 import { createRateLimiter, type RateLimiter } from "~/utils/rate-limit.server";
 import { FormSettingsSchema, type LeadValue, type NotificationSettings } from "./form-schema";
-import { leadDetailOf, type LeadDetail } from "./lead.server";
+import { leadDetailOf, leadDetailSelect, type LeadDetail } from "./lead.server";
 import { kickOutbox } from "./outbox.server";
 import { listStaffEmails } from "./user.server";
 
@@ -274,23 +274,7 @@ async function digestOf(
       where,
       orderBy: [{ createdAt: "asc" }, { id: "asc" }],
       take: DIGEST_MAX_LISTED,
-      select: {
-        id: true,
-        formId: true,
-        createdAt: true,
-        isSpam: true,
-        schemaVersion: true,
-        data: true,
-        utmSource: true,
-        utmMedium: true,
-        utmCampaign: true,
-        utmTerm: true,
-        utmContent: true,
-        referrerUrl: true,
-        referrerHost: true,
-        landingPageUrl: true,
-        userAgent: true,
-      },
+      select: leadDetailSelect,
     }),
   ]);
   const details = leads.map((lead) =>

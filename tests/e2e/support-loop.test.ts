@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/models/user.server";
 import { startSmtp, type TestSmtp } from "../integration/support-mail.helpers";
-import { launchBrowser } from "../support/browser";
+import { launchBrowser, logInAt } from "../support/browser";
 import { STAFF, apiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import type { ParsedMail } from "mailparser";
@@ -31,13 +31,7 @@ async function mailsTo(address: string, count: number): Promise<ParsedMail[]> {
   return find();
 }
 
-async function logIn(page: Page, path: string) {
-  await page.goto(`${server.url}${path}`);
-  await page.getByLabel("Email").fill(STAFF.email);
-  await page.getByLabel("Password").fill(STAFF.password);
-  await page.getByRole("button", { name: "Log in" }).click();
-  await page.waitForURL((url) => url.pathname === path);
-}
+const logIn = (page: Page, path: string) => logInAt(page, server.url, path);
 
 describe.each([
   { javaScriptEnabled: true, label: "with JavaScript" },

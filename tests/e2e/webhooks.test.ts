@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/models/user.server";
 import { db } from "~/utils/db.server";
 import { startReceiver, type Receiver } from "../integration/webhook.helpers";
-import { launchBrowser } from "../support/browser";
+import { launchBrowser, logInAt } from "../support/browser";
 import { STAFF, apiClient, loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import type { Browser, Page } from "playwright-core";
@@ -46,13 +46,7 @@ afterAll(async () => {
   await receiver?.close();
 });
 
-async function logIn(page: Page, path: string) {
-  await page.goto(`${server.url}${path}`);
-  await page.getByLabel("Email").fill(STAFF.email);
-  await page.getByLabel("Password").fill(STAFF.password);
-  await page.getByRole("button", { name: "Log in" }).click();
-  await page.waitForURL((url) => url.pathname === path);
-}
+const logIn = (page: Page, path: string) => logInAt(page, server.url, path);
 
 const received = (path: string) => receiver.received.filter((request) => request.path === path);
 

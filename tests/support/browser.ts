@@ -1,5 +1,6 @@
 // Debian's Chromium driven by playwright-core (no browser can be downloaded here).
-import { chromium, type Browser } from "playwright-core";
+import { chromium, type Browser, type Page } from "playwright-core";
+import { STAFF } from "./http";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -17,4 +18,13 @@ export function launchBrowser(): Promise<Browser> {
       "--disable-sync",
     ],
   });
+}
+
+/** Opens `path` on the server, logs in as the staff user there, and waits to be back on `path`. */
+export async function logInAt(page: Page, serverUrl: string, path: string): Promise<void> {
+  await page.goto(`${serverUrl}${path}`);
+  await page.getByLabel("Email").fill(STAFF.email);
+  await page.getByLabel("Password").fill(STAFF.password);
+  await page.getByRole("button", { name: "Log in" }).click();
+  await page.waitForURL((url) => url.pathname === path);
 }
