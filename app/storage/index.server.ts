@@ -20,7 +20,13 @@ import type { LeadStore } from "./lead-store";
 export const leadStore: LeadStore = isPostgres ? postgresLeadStore : sqliteLeadStore;
 export const sessionStore: SessionStore = isPostgres ? postgresSessionStore : sqliteSessionStore;
 const queueStore = (queue: Queue): QueueStore => (isPostgres ? postgresQueueStore(queue) : sqliteQueueStore(queue));
-export const outboxStore = queueStore({ table: "OutboxEmail", claimedStatus: "sending" });
+// Mail to customers (it has a ticket) before staff notifications: a flood of lead emails
+// cannot hold back an acknowledgement or a reply.
+export const outboxStore = queueStore({
+  table: "OutboxEmail",
+  claimedStatus: "sending",
+  first: `"ticketId" IS NOT NULL`,
+});
 export const webhookStore = queueStore({ table: "WebhookDelivery", claimedStatus: "delivering" });
 export const webhookOutcomeStore: WebhookOutcomeStore = isPostgres
   ? postgresWebhookOutcomeStore

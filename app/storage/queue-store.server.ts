@@ -8,10 +8,20 @@ export interface QueueStore {
   claimDue(now: Date, lockedUntil: Date, limit: number): Promise<string[]>;
 }
 
-/** A queue table: its rows have id, status, nextAttemptAt and lockedUntil. */
-export type Queue = { table: "OutboxEmail" | "WebhookDelivery"; claimedStatus: "sending" | "delivering" };
+/**
+ * A queue table: its rows have id, status, nextAttemptAt and lockedUntil. `first`: an SQL
+ * expression (of this module's constants, never input) whose true rows are claimed before
+ * the others that are due.
+ */
+export type Queue = {
+  table: "OutboxEmail" | "WebhookDelivery";
+  claimedStatus: "sending" | "delivering";
+  first?: string;
+};
 
-export function postgresQueueStore({ table, claimedStatus }: Queue): QueueStore {
+const orderOf = (first: string | undefined) => (first ? `(${first}) DESC, "nextAttemptAt"` : `"nextAttemptAt"`);
+
+export function postgresQueueStore({ table, claimedStatus, first }: Queue): QueueStore {
   // Table and status are constants of this module, never input.
   const sql = `
     UPDATE "${table}"
@@ -19,7 +29,7 @@ export function postgresQueueStore({ table, claimedStatus }: Queue): QueueStore 
     WHERE id IN (
       SELECT id FROM "${table}"
       WHERE status = 'pending' AND "nextAttemptAt" <= ($2::timestamptz AT TIME ZONE 'UTC')
-      ORDER BY "nextAttemptAt"
+      ORDER BY ${orderOf(first)}
       LIMIT $3
       FOR UPDATE SKIP LOCKED
     )
@@ -39,7 +49,7 @@ export function postgresQueueStore({ table, claimedStatus }: Queue): QueueStore 
   };
 }
 
-export function sqliteQueueStore({ table, claimedStatus }: Queue): QueueStore {
+export function sqliteQueueStore({ table, claimedStatus, first }: Queue): QueueStore {
   // One statement: SQLite has one writer at a time, so of two claimers each row goes to
   // one. Times as the Prisma adapter stores them (ISO text), which compares as text.
   const sql = `
@@ -47,7 +57,7 @@ export function sqliteQueueStore({ table, claimedStatus }: Queue): QueueStore {
     WHERE id IN (
       SELECT id FROM "${table}"
       WHERE status = 'pending' AND "nextAttemptAt" <= ?
-      ORDER BY "nextAttemptAt"
+      ORDER BY ${orderOf(first)}
       LIMIT ?
     )
     RETURNING id`;

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { digestPeriodEnd, sendDueDigests } from "~/models/notifications.server";
 import { replyAddress } from "~/models/sender-trust.server";
+import { outboxStore } from "~/storage/index.server";
 import { db } from "~/utils/db.server";
 import { apiClient, loginAsStaff, STAFF, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
@@ -446,5 +447,43 @@ describe("without staff recipients on the form", () => {
     // The host, not the URL: a URL can be the credential (a Slack hook's).
     expect(mail.text).toContain(`on ${new URL(receiver.url).host} was disabled`);
     expect(mail.text).not.toContain("/gone");
+  });
+});
+
+describe("the outbox's order", () => {
+  it("claims mail to customers before staff notifications that are due as long", async () => {
+    const created = await apiClient(server.url)("POST", "/api/support-requests", {
+      email: "first-in-line@example.com",
+      subject: "Order",
+      message: "Hello",
+    });
+    const ticket = await db.ticket.findUniqueOrThrow({
+      where: { reference: created.body.reference },
+      select: { id: true },
+    });
+    // Due in an hour, so this server's worker (on the real clock) leaves them alone.
+    const hour = Date.now() + 60 * 60_000;
+    await db.outboxEmail.createMany({
+      data: Array.from({ length: 12 }, (_, i) => ({
+        toEmail: `flood${i}@team.example`,
+        subject: "New lead",
+        text: "x",
+        messageId: `<flood${i}.order@test>`,
+        nextAttemptAt: new Date(hour + i),
+      })),
+    });
+    const reply = await db.outboxEmail.create({
+      data: {
+        ticketId: ticket.id,
+        toEmail: "first-in-line@example.com",
+        subject: "Re: Order",
+        text: "Answer",
+        messageId: "<reply.order@test>",
+        nextAttemptAt: new Date(hour + 60_000),
+      },
+    });
+    const claimed = await outboxStore.claimDue(new Date(hour + 2 * 60_000), new Date(hour + 3 * 60_000), 10);
+    expect(claimed).toHaveLength(10);
+    expect(claimed).toContain(reply.id);
   });
 });
