@@ -385,8 +385,18 @@ export async function notificationsChanged(
 
 const DIGEST_CHECK_MS = 60_000;
 
-/** Checks once a minute (and once at start) for digests due. */
+/**
+ * Checks once a minute (and once at start) whether a digest period has ended since the last
+ * pass that completed, and only then reads the forms: a period ends once a day.
+ */
 export function startDigestSchedule(): { stop: () => Promise<void> } {
-  sendDueDigests().catch((error) => console.error("digests failed:", error));
-  return every(DIGEST_CHECK_MS, "digests", sendDueDigests);
+  let doneThrough = 0;
+  const tick = async () => {
+    const end = digestPeriodEnd(new Date(Date.now() - DIGEST_GRACE_MS)).getTime();
+    if (end === doneThrough) return;
+    await sendDueDigests();
+    doneThrough = end;
+  };
+  tick().catch((error) => console.error("digests failed:", error));
+  return every(DIGEST_CHECK_MS, "digests", tick);
 }
