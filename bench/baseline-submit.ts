@@ -1,6 +1,8 @@
 // The submit benchmark's baseline: the least a lead endpoint can do. A bare node:http
-// server that parses the same JSON and inserts the same row, with a prepared
-// better-sqlite3 statement (SQLite) or one parameterised pg query (PostgreSQL).
+// server that parses the same JSON and inserts the same row, one per request: a prepared
+// better-sqlite3 statement (SQLite, WAL, `synchronous` as SQLITE_SYNCHRONOUS says: full is
+// the "naive durable" baseline, normal the "naive fast" one) or one parameterised pg query
+// on a pool of DATABASE_POOL_SIZE connections, as the app's (PostgreSQL).
 //
 //   DATABASE_URL=file:... node --import tsx bench/baseline-submit.ts   prints "listening on http://127.0.0.1:PORT"
 import { createHash, randomBytes } from "node:crypto";
@@ -33,14 +35,14 @@ type Row = Array<string | number | boolean | null>;
 let insert: (row: Row) => Promise<unknown>;
 if (url.startsWith("postgres")) {
   const { default: pg } = await import("pg");
-  const pool = new pg.Pool({ connectionString: url, max: 10 });
+  const pool = new pg.Pool({ connectionString: url, max: Number(process.env.DATABASE_POOL_SIZE ?? 10) });
   const sql = `INSERT INTO "Lead" (${quoted}) VALUES (${columns.map((_, i) => `$${i + 1}`).join(", ")})`;
   insert = (row) => pool.query(sql, row);
 } else {
   const { default: Database } = await import("better-sqlite3");
   const db = new Database(url.replace(/^file:/, ""), { timeout: 5000 });
   db.pragma("journal_mode = WAL");
-  db.pragma("synchronous = NORMAL");
+  db.pragma(`synchronous = ${process.env.SQLITE_SYNCHRONOUS === "normal" ? "NORMAL" : "FULL"}`);
   const statement = db.prepare(`INSERT INTO "Lead" (${quoted}) VALUES (${columns.map(() => "?").join(", ")})`);
   insert = async (row) => statement.run(row);
 }

@@ -36,10 +36,12 @@ function createClient(driver: Driver): Db {
     async connect() {
       const connected = await factory.connect();
       const connection = (connected as unknown as { client: SqliteConnection }).client;
-      // WAL lets readers run beside the writer; NORMAL sync is crash-safe for the
-      // application in WAL mode (only an OS crash can lose the last transactions).
+      // WAL lets readers run beside the writer. FULL syncs the WAL on every commit, so a
+      // commit (and the 2xx after it) survives a power cut; group commit (decision 026)
+      // pays that sync once per batch. NORMAL (SQLITE_SYNCHRONOUS=normal) survives a
+      // killed process but an OS crash can lose the last commits (decision 027).
       connection.pragma("journal_mode = WAL");
-      connection.pragma("synchronous = NORMAL");
+      connection.pragma(`synchronous = ${env.SQLITE_SYNCHRONOUS === "full" ? "FULL" : "NORMAL"}`);
       driver.sqlite = connection;
       return connected;
     },

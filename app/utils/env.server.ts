@@ -70,6 +70,13 @@ const EnvSchema = z
     APP_URL: z.url().optional(),
     DATABASE_URL: z.string().min(1).default(DEFAULT_DATABASE_URL),
     DATABASE_POOL_SIZE: integer(10),
+    // FULL: a 2xx means the lead is on disk, even through a power cut. NORMAL is faster
+    // and loses nothing when the process dies, but an OS crash can lose the last commits.
+    SQLITE_SYNCHRONOUS: z
+      .string()
+      .default("full")
+      .transform((value) => value.trim().toLowerCase())
+      .pipe(z.enum(["full", "normal"], { error: "must be full or normal" })),
     SESSION_SECRET: z.string({ error: "is required: at least 32 random characters" }).superRefine(checkSecret),
     SESSION_IDLE_HOURS: positiveNumber(12),
     SESSION_MAX_DAYS: positiveNumber(30),

@@ -21,6 +21,14 @@ describe("environment validation", () => {
     expect(env.DATABASE_PROVIDER).toBe("sqlite");
     expect(env.SUBMIT_RATE_LIMIT_PER_MINUTE).toBe(30);
     expect(env.SUPPORT_TICKET_PREFIX).toBe("SR");
+    expect(env.SQLITE_SYNCHRONOUS).toBe("full");
+  });
+
+  it("lets SQLite's durability be lowered to NORMAL on purpose, and refuses anything else", () => {
+    expect(parseEnv({ ...base, SQLITE_SYNCHRONOUS: " Normal " }).SQLITE_SYNCHRONOUS).toBe("normal");
+    expect(() => parseEnv({ ...base, SQLITE_SYNCHRONOUS: "off" })).toThrowError(
+      /SQLITE_SYNCHRONOUS: must be full or normal/,
+    );
   });
 
   it("keeps rate limits in the database on PostgreSQL, where several instances may run", () => {
