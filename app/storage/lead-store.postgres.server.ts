@@ -5,6 +5,8 @@
 // node-postgres's parser, which would read them as local time.
 import pg from "pg";
 import { spamValues } from "~/models/lead-filters.server";
+import type { StaffEmail } from "~/models/notifications.server";
+import type { NewWebhookEvent } from "~/models/webhook-events.server";
 import { isoFromUtcText, postgresPool } from "~/utils/db.server";
 import {
   LEAD_ROW_COLUMNS,
@@ -17,6 +19,7 @@ import {
   type Dialect,
   type LeadRow,
   type LeadStore,
+  type NewLead,
   OUTBOX_EMAIL_INSERT,
   WEBHOOK_DELIVERY_INSERT,
   WEBHOOK_EVENT_INSERT,
@@ -42,70 +45,151 @@ function query<Row extends pg.QueryResultRow>(text: string, values: unknown[]): 
     .then((result) => result.rows);
 }
 
-const INSERT = `INSERT INTO "Lead" (${quoted(NEW_LEAD_COLUMNS)}) VALUES (${NEW_LEAD_COLUMNS.map(
-  (column, i) => `$${i + 1}${column === "data" ? "::jsonb" : ""}`,
-).join(", ")})`;
 const ROW_COLUMNS = quoted(LEAD_ROW_COLUMNS);
-// The lead, then (each reading the row the one before returned, so written only if the
-// lead is) its staff notification emails and its webhook event with the deliveries to
-// the endpoints that still exist (one deleted since the subscription cache was read is
-// skipped). One statement, so one transaction.
-const EMAILS = (p: number) => `emails AS (${OUTBOX_EMAIL_INSERT}
-  SELECT e.id, e.to_email, e.subject, e.text, e.message_id, e.reply_to, $${p + 6}::timestamp, $${p + 6}::timestamp, 'pending'::"OutboxStatus", 0
-  FROM lead CROSS JOIN unnest($${p}::text[], $${p + 1}::text[], $${p + 2}::text[], $${p + 3}::text[], $${p + 4}::text[], $${p + 5}::text[])
-    AS e(id, to_email, subject, text, message_id, reply_to))`;
-const EVENT = (
-  p: number,
-) => `event AS (${WEBHOOK_EVENT_INSERT} SELECT $${p}, $${p + 1}, $${p + 2}, $${p + 3}::timestamp FROM lead RETURNING "id", "createdAt")
+
+// Group commit (decision 027): the leads submitted in one turn of the event loop are written
+// by one statement, so one transaction and one WAL flush, on one pooled connection. Every
+// part comes in as parallel arrays (unnest), so the statement's text is the same for any
+// batch and is prepared once per connection. Each CTE reads the rows the one before it
+// returned: a lead's event, deliveries and emails are written only if the lead is. A lead
+// that repeats an idempotency key is skipped (ON CONFLICT DO NOTHING) and answered alone
+// with a unique violation, as a lone INSERT would be; deliveries go only to the endpoints
+// that still exist (one deleted since the subscription cache was read is skipped).
+const LEAD_TYPES: Partial<Record<(typeof NEW_LEAD_COLUMNS)[number], string>> = {
+  schemaVersion: "int",
+  isSpam: "bool",
+};
+const LEAD_CASTS: Partial<Record<(typeof NEW_LEAD_COLUMNS)[number], string>> = {
+  data: "::jsonb",
+  createdAt: "::timestamp",
+};
+const arrays = (from: number, types: readonly string[]) => types.map((type, i) => `$${from + i}::${type}[]`).join(", ");
+const LEAD_PARAMS = NEW_LEAD_COLUMNS.length;
+const BATCH_INSERT = `WITH lead AS (
+  INSERT INTO "Lead" (${quoted(NEW_LEAD_COLUMNS)})
+  SELECT ${NEW_LEAD_COLUMNS.map((column) => `i."${column}"${LEAD_CASTS[column] ?? ""}`).join(", ")}
+  FROM unnest(${arrays(
+    1,
+    NEW_LEAD_COLUMNS.map((column) => LEAD_TYPES[column] ?? "text"),
+  )}) AS i(${quoted(NEW_LEAD_COLUMNS)})
+  ON CONFLICT DO NOTHING
+  RETURNING "id"),
+event AS (
+  ${WEBHOOK_EVENT_INSERT}
+  SELECT e.id, e.type, e.payload, e.created::timestamp
+  FROM unnest(${arrays(LEAD_PARAMS + 1, ["text", "text", "text", "text", "text"])}) AS e(id, type, payload, created, lead_id)
+  JOIN lead ON lead."id" = e.lead_id
+  RETURNING "id", "createdAt"),
+delivery AS (
   ${WEBHOOK_DELIVERY_INSERT}
   SELECT d.id, event."id", d.endpoint, 'pending'::"WebhookDeliveryStatus", 0, event."createdAt", event."createdAt"
-  FROM event CROSS JOIN unnest($${p + 4}::text[], $${p + 5}::text[]) AS d(id, endpoint)
-  JOIN "WebhookEndpoint" endpoint ON endpoint."id" = d.endpoint`;
+  FROM unnest(${arrays(LEAD_PARAMS + 6, ["text", "text", "text"])}) AS d(id, event_id, endpoint)
+  JOIN event ON event."id" = d.event_id
+  JOIN "WebhookEndpoint" endpoint ON endpoint."id" = d.endpoint),
+email AS (
+  ${OUTBOX_EMAIL_INSERT}
+  SELECT m.id, m.to_email, m.subject, m.text, m.message_id, m.reply_to, m.created::timestamp, m.created::timestamp, 'pending'::"OutboxStatus", 0
+  FROM unnest(${arrays(LEAD_PARAMS + 9, Array(8).fill("text"))}) AS m(id, to_email, subject, text, message_id, reply_to, created, lead_id)
+  JOIN lead ON lead."id" = m.lead_id)
+SELECT "id" FROM lead`;
 
-const statements = new Map<string, string>();
-function insertWith(n: number, event: boolean, emails: boolean): string {
-  const key = `${event}:${emails}`;
-  let sql = statements.get(key);
-  if (!sql) {
-    const parts = [`WITH lead AS (${INSERT} RETURNING "id")`];
-    if (emails) parts.push(`, ${EMAILS(n + (event ? 6 : 0) + 1)}`);
-    parts.push(event ? `, ${EVENT(n + 1)}` : " SELECT 1");
-    sql = parts.join("\n");
-    statements.set(key, sql);
+type Pending = {
+  lead: NewLead;
+  event: NewWebhookEvent | null | undefined;
+  emails: readonly StaffEmail[];
+  resolve: () => void;
+  reject: (error: unknown) => void;
+};
+
+/** The batch statement's parameters: one array per column of each part. */
+function batchParams(batch: readonly Pending[]): unknown[] {
+  const leadColumns: unknown[][] = NEW_LEAD_COLUMNS.map(() => []);
+  const events: unknown[][] = [[], [], [], [], []];
+  const deliveries: unknown[][] = [[], [], []];
+  const emails: unknown[][] = [[], [], [], [], [], [], [], []];
+  for (const { lead, event, emails: mail } of batch) {
+    newLeadValues(lead, postgres).forEach((value, i) => leadColumns[i].push(value));
+    if (event) {
+      [event.id, event.type, event.payload, event.createdAt.toISOString(), lead.id].forEach((value, i) =>
+        events[i].push(value),
+      );
+      for (const delivery of event.deliveries)
+        [delivery.id, event.id, delivery.endpointId].forEach((value, i) => deliveries[i].push(value));
+    }
+    for (const email of mail) {
+      [
+        email.id,
+        email.toEmail,
+        email.subject,
+        email.text,
+        email.messageId,
+        email.replyTo,
+        email.createdAt.toISOString(),
+        lead.id,
+      ].forEach((value, i) => emails[i].push(value));
+    }
   }
-  return sql;
+  return [...leadColumns, ...events, ...deliveries, ...emails];
+}
+
+/** Writes a batch; the ids of the leads a repeated idempotency key kept out are refused. */
+async function writeBatch(batch: readonly Pending[]): Promise<Set<string>> {
+  const { rows } = await postgresPool().query<{ id: string }>({
+    name: "lead-batch-insert",
+    text: BATCH_INSERT,
+    values: batchParams(batch),
+  });
+  return new Set(rows.map((row) => row.id));
+}
+
+function refusedAsDuplicate(): Error {
+  // What PostgreSQL itself raises for a lone INSERT: the caller reads the earlier lead.
+  return Object.assign(new Error('duplicate key value violates unique constraint "Lead_formId_idempotencyKey_key"'), {
+    code: "23505",
+  });
+}
+
+async function settle(batch: readonly Pending[]): Promise<void> {
+  let stored: Set<string>;
+  try {
+    stored = await writeBatch(batch);
+  } catch (error) {
+    if (batch.length === 1) {
+      batch[0].reject(error);
+      return;
+    }
+    // One row broke the statement (its form deleted meanwhile, say): each lead alone, so
+    // only that one fails.
+    await Promise.all(batch.map((pending) => settle([pending])));
+    return;
+  }
+  for (const pending of batch) {
+    if (stored.has(pending.lead.id)) pending.resolve();
+    else pending.reject(refusedAsDuplicate());
+  }
+}
+
+const MAX_BATCH = 64;
+let queue: Pending[] = [];
+let flushScheduled = false;
+
+function flush() {
+  flushScheduled = false;
+  const batch = queue;
+  queue = [];
+  if (batch.length > 0) void settle(batch);
 }
 
 export const postgresLeadStore: LeadStore = {
-  async insert(lead, event, emails = []) {
-    const values = newLeadValues(lead, postgres);
-    if (!event && emails.length === 0) {
-      await postgresPool().query(INSERT, values);
-      return;
-    }
-    const params: unknown[] = values;
-    if (event) {
-      params.push(
-        event.id,
-        event.type,
-        event.payload,
-        event.createdAt.toISOString(),
-        event.deliveries.map((delivery) => delivery.id),
-        event.deliveries.map((delivery) => delivery.endpointId),
-      );
-    }
-    if (emails.length > 0) {
-      params.push(
-        emails.map((email) => email.id),
-        emails.map((email) => email.toEmail),
-        emails.map((email) => email.subject),
-        emails.map((email) => email.text),
-        emails.map((email) => email.messageId),
-        emails.map((email) => email.replyTo),
-        emails[0].createdAt.toISOString(),
-      );
-    }
-    await postgresPool().query(insertWith(NEW_LEAD_COLUMNS.length, Boolean(event), emails.length > 0), params);
+  insert(lead, event, emails = []) {
+    return new Promise<void>((resolve, reject) => {
+      queue.push({ lead, event, emails, resolve, reject });
+      if (queue.length >= MAX_BATCH) flush();
+      else if (!flushScheduled) {
+        flushScheduled = true;
+        setImmediate(flush);
+      }
+    });
   },
 
   page(filters, cursor, take) {

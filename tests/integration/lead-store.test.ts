@@ -10,11 +10,12 @@
 // `timestamp` values in local time, and the store must not let it.
 process.env.TZ = "America/New_York";
 
+import { execFileSync } from "node:child_process";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
 import { dayRange, type Cursor, type LeadFilters } from "~/models/lead-filters.server";
 import { leadStore } from "~/storage/index.server";
-import { db, type Prisma } from "~/utils/db.server";
+import { db, isForeignKeyViolation, isPostgres, sqliteConnection, type Prisma } from "~/utils/db.server";
 import { field, createForm, createLeads, day } from "./leads.helpers";
 
 const SOURCES = ["google", "newsletter", "Google", null];
@@ -238,7 +239,7 @@ describe("the lead store", () => {
   });
 });
 
-describe("inserting leads side by side (group commit on SQLite)", () => {
+describe("inserting leads side by side (group commit)", () => {
   const lead = (id: string, formId: string, idempotencyKey: string | null) => ({
     id,
     formId,
@@ -285,5 +286,52 @@ describe("inserting leads side by side (group commit on SQLite)", () => {
         expect(await db.lead.findUnique({ where: { id }, select: { id: true } })).not.toBeNull();
       }),
     );
+  });
+
+  it("fails only the lead whose form is gone, and stores its neighbours in the same batch", async () => {
+    const formId = formIds[2];
+    const ids = Array.from({ length: 12 }, (_, i) => `cbroken${String(i).padStart(2, "0")}`);
+    const outcomes = await Promise.allSettled(
+      ids.map((id, i) => leadStore.insert(lead(id, i === 5 ? "no-such-form" : formId, null))),
+    );
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(ids.map((_, i) => (i === 5 ? "rejected" : "fulfilled")));
+    expect(isForeignKeyViolation((outcomes[5] as PromiseRejectedResult).reason)).toBe(true);
+    const stored = await db.lead.findMany({ where: { id: { in: ids } }, select: { id: true } });
+    expect(stored.map((row) => row.id).sort()).toEqual(ids.filter((_, i) => i !== 5));
+  });
+
+  it("waits for a Prisma transaction open on the connection, then commits the batch after it", async () => {
+    const formId = formIds[0];
+    const ids = Array.from({ length: 8 }, (_, i) => `cwaiting${i}`);
+    let inserted: Promise<unknown> | undefined;
+    let settled = false;
+    let settledInside = false;
+    await db.$transaction(async (tx) => {
+      await tx.form.update({ where: { id: formId }, data: { name: "Renamed in a transaction" } });
+      // Submitted while the transaction holds SQLite's one connection (on PostgreSQL, while
+      // it holds one pooled connection and a row lock the leads do not need).
+      inserted = Promise.all(ids.map((id) => leadStore.insert(lead(id, formId, null)))).then(() => {
+        settled = true;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 150));
+      await tx.form.findUnique({ where: { id: formId } });
+      settledInside = settled;
+    });
+    await inserted;
+    if (!isPostgres) expect(settledInside).toBe(false);
+    expect(await db.lead.count({ where: { id: { in: ids } } })).toBe(ids.length);
+    expect((await db.form.findUnique({ where: { id: formId } }))?.name).toBe("Renamed in a transaction");
+  });
+
+  it.runIf(!isPostgres)("makes SQLite sync every commit (FULL) unless SQLITE_SYNCHRONOUS=normal opts out", async () => {
+    expect(Number((await sqliteConnection()).pragma("synchronous", { simple: true }))).toBe(2);
+    // The opt-out, in a process of its own (the setting is read once, at the first connection).
+    const script = `const { sqliteConnection } = await import("~/utils/db.server");
+      console.log(Number((await sqliteConnection()).pragma("synchronous", { simple: true })));`;
+    const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+      env: { ...process.env, SQLITE_SYNCHRONOUS: "normal" },
+      encoding: "utf8",
+    });
+    expect(out.trim()).toBe("1");
   });
 });
