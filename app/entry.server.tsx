@@ -74,10 +74,11 @@ export function handleError(error: unknown, { request }: { request: Request }) {
 
 const backgroundWork: Array<{ stop: () => Promise<void> }> = [];
 
-export async function startBackgroundWork(): Promise<void> {
+/** `load`: the server's requests in flight, so that webhook deliveries yield to a saturated server. */
+export async function startBackgroundWork(load?: { requestsInFlight: () => number }): Promise<void> {
   backgroundWork.push(
     await startOutboxWorker(),
-    startWebhookWorker(),
+    startWebhookWorker({ requestsInFlight: load?.requestsInFlight }),
     startDigestSchedule(),
     startSessionCleanup(),
     startAttachmentCleanup(),

@@ -8,6 +8,7 @@
 //   BENCH_ROUNDS    alternating rounds per submit figure (default 5)
 //   BENCH_ONLY      comma list of sections to run: submit,submit-pg,submit-webhook,submit-webhook-pg,
 //                   export,list,inbound
+//   BENCH_PROFILE   a directory: the app servers write V8 CPU profiles there (node --cpu-prof)
 //   TEST_POSTGRES_URL  PostgreSQL admin URL (default postgresql://postgres@127.0.0.1:5432/postgres)
 //
 // Prints a table and writes bench/results/<time>.json (the newest 5 are kept).
@@ -117,14 +118,18 @@ async function countLeads(databaseUrl: string, formId?: string): Promise<number>
 // ---------------------------------------------------------------- servers
 
 async function startApp(databaseUrl: string, extra: Record<string, string> = {}): Promise<TestServer> {
-  return startServer({
-    ...SECRETS,
-    DATABASE_URL: databaseUrl,
-    ENV_FILE: "",
-    SUBMIT_RATE_LIMIT_PER_MINUTE: "0",
-    SUPPORT_RATE_LIMIT_PER_HOUR: "0",
-    ...extra,
-  });
+  const profile = process.env.BENCH_PROFILE;
+  return startServer(
+    {
+      ...SECRETS,
+      DATABASE_URL: databaseUrl,
+      ENV_FILE: "",
+      SUBMIT_RATE_LIMIT_PER_MINUTE: "0",
+      SUPPORT_RATE_LIMIT_PER_HOUR: "0",
+      ...extra,
+    },
+    { nodeArgs: profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(profile)}`] : [] },
+  );
 }
 
 async function startBaseline(

@@ -30,7 +30,12 @@ import type { Duplex } from "node:stream";
 const PREREAD_LIMIT = 64 * 1024;
 
 /** What app/entry.server.tsx exports beside Remix's own entry functions. */
-type BackgroundWork = { startBackgroundWork?: () => Promise<void>; stopBackgroundWork?: () => Promise<void> };
+/** What the server tells the app's background work: how many requests it is answering now. */
+export type ServerLoad = { requestsInFlight: () => number };
+type BackgroundWork = {
+  startBackgroundWork?: (load: ServerLoad) => Promise<void>;
+  stopBackgroundWork?: () => Promise<void>;
+};
 
 type Middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => void;
 
@@ -270,7 +275,7 @@ export async function createAppServer(options: AppServerOptions = {}): Promise<A
   const entry = async () => (await currentBuild()).entry.module as BackgroundWork;
 
   async function startBackgroundWork() {
-    await (await entry()).startBackgroundWork?.();
+    await (await entry()).startBackgroundWork?.({ requestsInFlight: () => inFlight });
   }
 
   async function shutdown() {

@@ -1,6 +1,7 @@
 // Outbound webhooks against real local receivers: the endpoints API, signed deliveries
 // verified with the `standardwebhooks` package, retries with the same webhook-id, time-outs,
 // redirects and huge answers, rotation, and refused destinations.
+import net from "node:net";
 import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/utils/db.server";
@@ -205,6 +206,42 @@ describe("delivering lead.created", () => {
     expect((await firstAttempt(huge.id)).responseBody).toHaveLength(1024);
     for (const endpoint of [silent, redirect, huge]) await call("DELETE", `/api/webhooks/${endpoint.id}`);
     receiver.answer = (_, response) => response.writeHead(204).end();
+  });
+
+  it("yields to a saturated server: delivers at most a batch a second while 16 requests are in flight, at once after", async () => {
+    await createEndpoint({ url: `${receiver.url}/yield`, events: ["lead.created"], formId });
+    // Twenty submissions whose bodies never finish arriving: twenty requests in flight.
+    const { hostname, port } = new URL(server.url);
+    const held = await Promise.all(
+      Array.from(
+        { length: 20 },
+        () =>
+          new Promise<net.Socket>((resolve) => {
+            const socket = net.connect(Number(port), hostname, () => {
+              socket.write(
+                `POST /api/leads/submit HTTP/1.1\r\nHost: ${hostname}\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{`,
+              );
+              resolve(socket);
+            });
+          }),
+      ),
+    );
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      const submitted = Date.now();
+      await submitLead("Busy Bea");
+      // Idle, it goes out within the 50 ms nudge; busy, it waits for the next pass a second allows.
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(receiver.received.filter((request) => request.path === "/yield")).toHaveLength(0);
+      const [first] = await receivedAt("/yield", 1, 3_000);
+      expect(first.at - submitted).toBeLessThan(2_000);
+    } finally {
+      for (const socket of held) socket.destroy();
+    }
+    const freed = Date.now();
+    await submitLead("Idle Ida");
+    const [, second] = await receivedAt("/yield", 2);
+    expect(second.at - freed).toBeLessThan(1_000);
   });
 
   it("sends nothing for spam, and nothing to an endpoint of another form or another event", async () => {

@@ -48,13 +48,16 @@ export const SERVERS_STARTED = "servers-started";
  */
 export async function startServer(
   env: Record<string, string | undefined> = {},
-  { dev = false }: { dev?: boolean } = {},
+  { dev = false, nodeArgs = [] }: { dev?: boolean; nodeArgs?: string[] } = {},
 ): Promise<TestServer> {
   // Told to the end-of-run secret scan, which then insists on finding the servers' log.
   if (process.env.TEST_RUN_DIR) fs.writeFileSync(path.join(process.env.TEST_RUN_DIR, SERVERS_STARTED), "");
-  const args = dev
-    ? ["--import", "tsx", path.join(root, "server", "main.ts"), "--dev"]
-    : [path.join(root, process.env.BUILD_DIR ?? "build", "node", "server.js")];
+  const args = [
+    ...nodeArgs,
+    ...(dev
+      ? ["--import", "tsx", path.join(root, "server", "main.ts"), "--dev"]
+      : [path.join(root, process.env.BUILD_DIR ?? "build", "node", "server.js")]),
+  ];
   const child = spawn(process.execPath, args, {
     cwd: root,
     // VITEST in the environment would turn the Remix plugin off (vite.config.ts).
