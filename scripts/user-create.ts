@@ -1,5 +1,6 @@
-// npm run user:create -- --email a@b.c --password '...' [--name 'Ada']
-// Creates a staff user, or resets the password of an existing one.
+// npm run user:create -- --email a@b.c --password '...' [--name 'Ada'] [--role owner|admin|agent]
+// Creates a staff user (an owner unless --role says otherwise; the first user is always
+// the owner), or resets the password of an existing one (its role unchanged).
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -10,10 +11,19 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 if (fs.existsSync(path.join(root, ".env"))) process.loadEnvFile(path.join(root, ".env"));
 
 const { values } = parseArgs({
-  options: { email: { type: "string" }, password: { type: "string" }, name: { type: "string" } },
+  options: {
+    email: { type: "string" },
+    password: { type: "string" },
+    name: { type: "string" },
+    role: { type: "string" },
+  },
 });
-if (!values.email || !values.password) {
-  console.error("usage: npm run user:create -- --email a@b.c --password 'at least 12 characters' [--name 'Ada']");
+const ROLES = ["owner", "admin", "agent"] as const;
+const role = ROLES.find((known) => known === (values.role ?? "owner"));
+if (!values.email || !values.password || !role) {
+  console.error(
+    "usage: npm run user:create -- --email a@b.c --password 'at least 12 characters' [--name 'Ada'] [--role owner|admin|agent]",
+  );
   process.exit(2);
 }
 
@@ -24,6 +34,7 @@ try {
     email: values.email,
     password: values.password,
     name: values.name,
+    role,
   });
   console.log(created ? `Created staff user ${user.email}.` : `Reset the password of ${user.email}.`);
 } catch (error) {

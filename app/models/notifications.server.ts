@@ -26,7 +26,8 @@ export type StaffEmail = {
   createdAt: Date;
 };
 
-function staffEmails(
+/** Emails to staff (or anyone) with one subject and text, ready for writeStaffEmails. */
+export function staffEmails(
   recipients: readonly string[],
   message: { subject: string; text: string; replyTo?: string | null },
   createdAt = new Date(),

@@ -4,6 +4,7 @@
 // the table holds only its SHA-256.
 import { createHash, randomBytes } from "node:crypto";
 import { sessionStore } from "~/storage/index.server";
+import { sessionUserOf } from "~/storage/session-store.server";
 import { db } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
 import { every } from "~/utils/periodic.server";
@@ -54,14 +55,14 @@ export async function findActiveSession(id: string, now = Date.now()): Promise<A
   if (!SESSION_ID.test(id)) return null;
   const idHash = hashId(id);
   const row = await sessionStore.findWithUser(idHash);
-  if (!row || row.revokedAt) return null;
+  if (!row || row.revokedAt || row.user.disabledAt) return null;
   const { idleMs } = sessionLifetime();
   if (row.expiresAt.getTime() <= now || row.lastSeenAt.getTime() + idleMs <= now) return null;
   // Once a minute at most (sooner only under an idle limit shorter than a few minutes).
   if (now - row.lastSeenAt.getTime() >= Math.min(TOUCH_INTERVAL_MS, idleMs / 4)) {
     await db.session.updateMany({ where: { idHash, revokedAt: null }, data: { lastSeenAt: new Date(now) } });
   }
-  return { idHash, user: row.user };
+  return { idHash, user: sessionUserOf(row.user) };
 }
 
 /** Ends the session behind a cookie's id (logout). Unknown ids are ignored. */

@@ -4,8 +4,8 @@
 import { scrypt as scryptCallback, timingSafeEqual } from "node:crypto";
 import { promisify } from "node:util";
 import argon2 from "argon2";
-import { sessionUserSelect } from "~/storage/session-store.server";
-import { db, type Prisma } from "~/utils/db.server";
+import { sessionUserOf, sessionUserSelect } from "~/storage/session-store.server";
+import { db, type Prisma, type StaffRole } from "~/utils/db.server";
 import { EmailSchema, PasswordSchema } from "./account-schemas";
 import { revokeUserSessions } from "./session.server";
 
@@ -21,7 +21,7 @@ const scrypt = promisify(scryptCallback) as (
 
 export { ChangePasswordSchema, EmailSchema, PasswordSchema } from "./account-schemas";
 
-export type SessionUser = { id: string; email: string; name: string | null };
+export type SessionUser = { id: string; email: string; name: string | null; role: StaffRole };
 
 export function hashPassword(password: string): Promise<string> {
   return argon2.hash(password, ARGON2);
@@ -63,11 +63,14 @@ export async function verifyLogin(email: string, password: string): Promise<Sess
     where: { email: email.trim().toLowerCase() },
     select: { ...sessionUserSelect, passwordHash: true },
   });
-  if (!user) {
+  // No account, or an invitation not yet accepted: the same work as a wrong password.
+  if (!user?.passwordHash) {
     await verifyPassword(password, await (dummyHash ??= hashPassword("not-a-password")));
     return null;
   }
   if (!(await verifyPassword(password, user.passwordHash))) return null;
+  // Disabled: the same answer as a wrong password, after the same work.
+  if (user.disabledAt) return null;
   if (needsRehash(user.passwordHash)) {
     // Only if the hash is still the one just checked: a password changed meanwhile wins.
     await db.user.updateMany({
@@ -75,27 +78,33 @@ export async function verifyLogin(email: string, password: string): Promise<Sess
       data: { passwordHash: await hashPassword(password) },
     });
   }
-  return { id: user.id, email: user.email, name: user.name };
+  return sessionUserOf(user);
 }
 
-/** Creates the staff user, or sets a new password (ending every session) when the email has one. */
+/**
+ * Creates the staff user, or sets a new password (ending every session) when the email has
+ * one. A new user gets `role`, except the first one, who is always the owner; the default
+ * role is owner too (the command line is the owner's tool).
+ */
 export async function createOrResetUser(input: {
   email: string;
   password: string;
   name?: string;
+  role?: StaffRole;
 }): Promise<{ user: SessionUser; created: boolean }> {
   const email = EmailSchema.parse(input.email);
   const password = PasswordSchema.parse(input.password);
   const passwordHash = await hashPassword(password);
   const existing = await db.user.findUnique({ where: { email }, select: { id: true } });
+  const role = (await db.user.count()) === 0 ? "owner" : (input.role ?? "owner");
   const user = await db.user.upsert({
     where: { email },
-    create: { email, passwordHash, name: input.name ?? null },
+    create: { email, passwordHash, name: input.name ?? null, role },
     update: { passwordHash, ...(input.name ? { name: input.name } : {}) },
     select: sessionUserSelect,
   });
   if (existing) await revokeUserSessions(user.id);
-  return { user, created: !existing };
+  return { user: sessionUserOf(user), created: !existing };
 }
 
 /**
@@ -104,7 +113,7 @@ export async function createOrResetUser(input: {
  */
 export async function changePassword(userId: string, currentPassword: string, newPassword: string): Promise<boolean> {
   const user = await db.user.findUnique({ where: { id: userId }, select: { passwordHash: true } });
-  if (!user || !(await verifyPassword(currentPassword, user.passwordHash))) return false;
+  if (!user?.passwordHash || !(await verifyPassword(currentPassword, user.passwordHash))) return false;
   await db.user.update({ where: { id: userId }, data: { passwordHash: await hashPassword(newPassword) } });
   await revokeUserSessions(userId);
   return true;
@@ -120,6 +129,11 @@ export function isStaffEmail(email: string): Promise<boolean> {
 
 /** Every staff user's address, oldest account first (bounded): who can be notified. */
 export async function listStaffEmails(client: Prisma.TransactionClient = db): Promise<string[]> {
-  const users = await client.user.findMany({ select: { email: true }, orderBy: { createdAt: "asc" }, take: 50 });
+  const users = await client.user.findMany({
+    where: { disabledAt: null, passwordHash: { not: null } },
+    select: { email: true },
+    orderBy: { createdAt: "asc" },
+    take: 50,
+  });
   return users.map((user) => user.email);
 }

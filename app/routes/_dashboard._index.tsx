@@ -1,13 +1,13 @@
 import { Link, useLoaderData } from "@remix-run/react";
 import { RouteError } from "~/components/RouteError";
-import { requireUser } from "~/utils/auth.server";
+import { authorize } from "~/utils/auth.server";
 import { db } from "~/utils/db.server";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Dashboard · Lead Capture" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  const user = await requireUser(request);
+  const user = await authorize(request, "leads.read");
   const [forms, leads, openTickets] = await Promise.all([
     db.form.count({ where: { status: "active" } }),
     db.lead.count({ where: { isSpam: false } }),

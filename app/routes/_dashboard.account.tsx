@@ -1,7 +1,7 @@
 import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "@remix-run/node";
-import { Form, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { RouteError } from "~/components/RouteError";
 import { ChangePasswordSchema } from "~/models/account-schemas";
 import { listUserSessions, revokeUserSessions } from "~/models/session.server";
@@ -152,7 +152,9 @@ export default function AccountPage() {
   return (
     <>
       <h1>Your account</h1>
-      <p>Logged in as {user.email}.</p>
+      <p>
+        Logged in as {user.email} ({user.role}). <Link to="/account/tokens">API tokens</Link>
+      </p>
       {searchParams.get("changed") ? (
         <p role="status">Your password was changed. Every other session has been logged out.</p>
       ) : null}

@@ -32,14 +32,14 @@ import { addField, moveField, removeField, updateField } from "~/models/form-sch
 import { deleteForm, formJson, getFormWithCounts, setFormStatus, updateForm } from "~/models/form.server";
 import { listStaffEmails } from "~/models/user.server";
 import { statusOf } from "~/utils/api.server";
-import { requireUser } from "~/utils/auth.server";
+import { authorize, requireUser } from "~/utils/auth.server";
 import { DomainError } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { page } from "~/utils/page.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = page(async function loader({ request, params }: LoaderFunctionArgs) {
-  await requireUser(request);
+  await authorize(request, "forms.read");
   const [form, staffEmails] = await Promise.all([getFormWithCounts(params.id!), listStaffEmails()]);
   return { form: formJson(form), appUrl: env.APP_URL, staffEmails };
 });
@@ -71,11 +71,15 @@ async function savePanel<Value>(
   }
 }
 
+// Archiving stops a form's submissions, so it counts as removing the form.
+const REMOVING = new Set(["archive", "unarchive", "delete"]);
+
 export const action = page(async function action({ request, params }: ActionFunctionArgs) {
   await requireUser(request);
   const id = params.id!;
   const form = await request.formData();
   const intent = String(form.get("intent") ?? "");
+  await authorize(request, REMOVING.has(intent) ? "forms.delete" : "forms.write");
   const fieldKey = String(form.get("fieldKey") ?? "");
   try {
     switch (intent) {

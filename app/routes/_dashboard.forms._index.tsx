@@ -7,7 +7,7 @@ import { RouteError } from "~/components/RouteError";
 import { FormDetailsSchema } from "~/models/form-schema";
 import { createForm, listForms } from "~/models/form.server";
 import { statusOf } from "~/utils/api.server";
-import { requireUser } from "~/utils/auth.server";
+import { authorize } from "~/utils/auth.server";
 import { DomainError } from "~/utils/domain-error";
 import { page } from "~/utils/page.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction, SerializeFrom } from "@remix-run/node";
@@ -15,7 +15,7 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction, SerializeFro
 export const meta: MetaFunction = () => [{ title: "Forms · Lead Capture" }];
 
 export const loader = page(async function loader({ request }: LoaderFunctionArgs) {
-  await requireUser(request);
+  await authorize(request, "forms.read");
   const url = new URL(request.url);
   const status = url.searchParams.get("status");
   const page = await listForms({
@@ -27,7 +27,7 @@ export const loader = page(async function loader({ request }: LoaderFunctionArgs
 });
 
 export const action = page(async function action({ request }: ActionFunctionArgs) {
-  await requireUser(request);
+  await authorize(request, "forms.write");
   const form = await request.formData();
   if (form.get("intent") !== "create") throw new Response("Unknown action.", { status: 400 });
   // The schema the browser already checked with (Conform); createForm checks the rest

@@ -3,7 +3,7 @@ import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
 import { RouteError } from "~/components/RouteError";
 import type { LeadValue } from "~/models/form-schema";
 import { deleteLead, getLead } from "~/models/lead.server";
-import { requireUser } from "~/utils/auth.server";
+import { authorize } from "~/utils/auth.server";
 import { page } from "~/utils/page.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
@@ -12,7 +12,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 ];
 
 export const loader = page(async function loader({ request, params }: LoaderFunctionArgs) {
-  await requireUser(request);
+  await authorize(request, "leads.read");
   const lead = await getLead(params.id ?? "");
   if (!lead) throw new Response("There is no lead with this id; it may have been deleted.", { status: 404 });
   // Deleting takes two steps that both work without JavaScript: ?confirm=delete shows the question.
@@ -21,7 +21,7 @@ export const loader = page(async function loader({ request, params }: LoaderFunc
 });
 
 export const action = page(async function action({ request, params }: ActionFunctionArgs) {
-  await requireUser(request);
+  await authorize(request, "leads.write");
   const form = await request.formData();
   if (form.get("intent") !== "delete") throw new Response("Unknown action.", { status: 400 });
   if (!(await deleteLead(params.id ?? ""))) {

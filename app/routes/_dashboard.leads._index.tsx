@@ -4,7 +4,7 @@ import { RouteError } from "~/components/RouteError";
 import type { LeadValue } from "~/models/form-schema";
 import { DEFAULT_PAGE_SIZE, filtersToSearchParams, parseLeadListQuery } from "~/models/lead-filters.server";
 import { listFormChoices, listLeads, type LeadSummary } from "~/models/lead.server";
-import { requireUser } from "~/utils/auth.server";
+import { authorize } from "~/utils/auth.server";
 import type { ErrorDetail } from "~/utils/domain-error";
 import { page } from "~/utils/page.server";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
@@ -14,7 +14,7 @@ export const meta: MetaFunction = () => [{ title: "Leads · Lead Capture" }];
 const FILTER_NAMES = ["formId", "from", "to", "utm_source", "utm_medium", "utm_campaign", "q", "spam"] as const;
 
 export const loader = page(async function loader({ request }: LoaderFunctionArgs) {
-  await requireUser(request);
+  await authorize(request, "leads.read");
   const url = new URL(request.url);
   const values = Object.fromEntries(FILTER_NAMES.map((name) => [name, url.searchParams.get(name) ?? ""]));
   const parsed = parseLeadListQuery(url.searchParams);

@@ -9,14 +9,14 @@ import {
   type SourceStats,
 } from "~/models/lead.server";
 import { zodDetails } from "~/utils/api.server";
-import { requireUser } from "~/utils/auth.server";
+import { authorize } from "~/utils/auth.server";
 import { page } from "~/utils/page.server";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Where leads come from · Lead Capture" }];
 
 export const loader = page(async function loader({ request }: LoaderFunctionArgs) {
-  await requireUser(request);
+  await authorize(request, "leads.read");
   const url = new URL(request.url);
   const values = {
     formId: url.searchParams.get("formId") ?? "",

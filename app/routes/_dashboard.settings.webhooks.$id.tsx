@@ -33,7 +33,7 @@ import {
   type WebhookJson,
 } from "~/models/webhooks.server";
 import { statusOf } from "~/utils/api.server";
-import { requireUser } from "~/utils/auth.server";
+import { authorize } from "~/utils/auth.server";
 import { DomainError } from "~/utils/domain-error";
 import { page } from "~/utils/page.server";
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
@@ -55,7 +55,7 @@ function endpointId(params: LoaderFunctionArgs["params"]): string {
 }
 
 export const loader = page(async function loader({ request, params }: LoaderFunctionArgs) {
-  await requireUser(request);
+  await authorize(request, "webhooks.manage");
   const id = endpointId(params);
   const [endpoint, deliveries, forms] = await Promise.all([getWebhook(id), listDeliveries(id), listFormChoices()]);
   return { endpoint, deliveries, forms };
@@ -96,7 +96,7 @@ async function saveSettings(id: string, form: FormData) {
 }
 
 export const action = page(async function action({ request, params }: ActionFunctionArgs) {
-  await requireUser(request);
+  await authorize(request, "webhooks.manage");
   const id = endpointId(params);
   const form = await request.formData();
   const intent = String(form.get("intent") ?? "");

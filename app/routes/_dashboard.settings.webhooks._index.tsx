@@ -21,7 +21,7 @@ import { listFormChoices } from "~/models/lead.server";
 import { NewEndpointFormSchema } from "~/models/webhook-schemas";
 import { createWebhook, listWebhooks, type WebhookJson } from "~/models/webhooks.server";
 import { statusOf } from "~/utils/api.server";
-import { requireUser } from "~/utils/auth.server";
+import { authorize } from "~/utils/auth.server";
 import { DomainError } from "~/utils/domain-error";
 import { page } from "~/utils/page.server";
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
@@ -32,7 +32,7 @@ export const meta: MetaFunction = () => [{ title: "Webhooks · Lead Capture" }];
 export const headers: HeadersFunction = () => ({ "Cache-Control": "no-store" });
 
 export const loader = page(async function loader({ request }: LoaderFunctionArgs) {
-  await requireUser(request);
+  await authorize(request, "webhooks.manage");
   const [endpoints, forms] = await Promise.all([listWebhooks(), listFormChoices()]);
   return { endpoints, forms, deleted: new URL(request.url).searchParams.get("deleted") === "1" };
 });
@@ -43,7 +43,7 @@ type CreateAnswer = {
 };
 
 export const action = page(async function action({ request }: ActionFunctionArgs) {
-  await requireUser(request);
+  await authorize(request, "webhooks.manage");
   const form = await request.formData();
   if (form.get("intent") !== "create") throw new Response("Unknown action.", { status: 400 });
   // The schema the browser already checked with (Conform); createWebhook checks the rest

@@ -7,7 +7,7 @@ import { RouteError } from "~/components/RouteError";
 import { ReplySchema, StatusSchema } from "~/models/support-schemas";
 import { addStaffReply, getTicketThread, setTicketStatus } from "~/models/support.server";
 import { TICKET_STATUSES } from "~/models/ticket-status";
-import { requireUser } from "~/utils/auth.server";
+import { authorize } from "~/utils/auth.server";
 import { page } from "~/utils/page.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction, SerializeFrom } from "@remix-run/node";
 
@@ -16,7 +16,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 ];
 
 export const loader = page(async function loader({ request, params }: LoaderFunctionArgs) {
-  await requireUser(request);
+  await authorize(request, "support.read");
   const ticket = await getTicketThread(params.reference!);
   if (!ticket) throw new Response("No such support request.", { status: 404 });
   // One address per ticket: ids and other letter cases lead to the reference.
@@ -29,7 +29,7 @@ type Intent = "reply" | "status";
 type Refusal = { intent: Intent; result: SubmissionResult<string[]> };
 
 export const action = page(async function action({ request, params }: ActionFunctionArgs) {
-  const user = await requireUser(request);
+  const user = await authorize(request, "support.write");
   const form = await request.formData();
   const intent = form.get("intent");
   if (intent !== "reply" && intent !== "status") throw new Response("Unknown action.", { status: 400 });

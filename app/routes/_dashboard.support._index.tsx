@@ -2,14 +2,14 @@ import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
 import { RouteError } from "~/components/RouteError";
 import { ListTicketsSchema, listTickets } from "~/models/support.server";
 import { TICKET_STATUSES } from "~/models/ticket-status";
-import { requireUser } from "~/utils/auth.server";
+import { authorize } from "~/utils/auth.server";
 import { page } from "~/utils/page.server";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Support · Lead Capture" }];
 
 export const loader = page(async function loader({ request }: LoaderFunctionArgs) {
-  await requireUser(request);
+  await authorize(request, "support.read");
   const url = new URL(request.url);
   const parsed = ListTicketsSchema.safeParse(Object.fromEntries(url.searchParams));
   // A hand-edited address with a bad value shows the unfiltered list rather than an error.

@@ -1,15 +1,17 @@
 import { Form, NavLink, Outlet, useLoaderData } from "@remix-run/react";
 import { RouteError } from "~/components/RouteError";
+import { can } from "~/models/policy";
 import { requireUser } from "~/utils/auth.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
-  return { user };
+  // Only which links to show: every page and action checks its own permission.
+  return { user, managesWebhooks: can(user, "webhooks.manage") };
 }
 
 export default function DashboardLayout() {
-  const { user } = useLoaderData<typeof loader>();
+  const { user, managesWebhooks } = useLoaderData<typeof loader>();
   return (
     <div className="shell">
       <nav aria-label="Main">
@@ -19,7 +21,8 @@ export default function DashboardLayout() {
         <NavLink to="/forms">Forms</NavLink>
         <NavLink to="/leads">Leads</NavLink>
         <NavLink to="/support">Support</NavLink>
-        <NavLink to="/settings/webhooks">Webhooks</NavLink>
+        {managesWebhooks && <NavLink to="/settings/webhooks">Webhooks</NavLink>}
+        <NavLink to="/settings/staff">Staff</NavLink>
         <div className="who">
           <NavLink to="/account" className="account">
             {user.email}

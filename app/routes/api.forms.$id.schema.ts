@@ -2,18 +2,18 @@
 import { replaceFormSchema } from "~/models/form-schema-changes.server";
 import { ReplaceSchemaBodySchema, formJson } from "~/models/form.server";
 import { apiRoute, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
-import { requireUser } from "~/utils/auth.server";
+import { authorize } from "~/utils/auth.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 const SCHEMA_BODY_LIMIT = 512 * 1024;
 
 export const loader = apiRoute(async ({ request }) => {
-  await requireUser(request);
+  await authorize(request, "forms.read");
   methodNotAllowed(["PUT"]);
 });
 
 export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) => {
-  await requireUser(request);
+  await authorize(request, "forms.read");
   if (request.method !== "PUT") methodNotAllowed(["PUT"]);
   const body = parseOrFail(ReplaceSchemaBodySchema, await readJsonBody(request, SCHEMA_BODY_LIMIT));
   const form = await replaceFormSchema(params.id!, body.fields, {

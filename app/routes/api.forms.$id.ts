@@ -2,7 +2,7 @@
 import { z } from "zod";
 import { deleteForm, formJson, getFormWithCounts, updateForm } from "~/models/form.server";
 import { apiRoute, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
-import { requireUser } from "~/utils/auth.server";
+import { authorize } from "~/utils/auth.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 const DeleteQuerySchema = z
@@ -10,12 +10,12 @@ const DeleteQuerySchema = z
   .strict();
 
 export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) => {
-  await requireUser(request);
+  await authorize(request, "forms.read");
   return json(formJson(await getFormWithCounts(params.id!)));
 });
 
 export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) => {
-  await requireUser(request);
+  await authorize(request, request.method === "DELETE" ? "forms.delete" : "forms.write");
   const id = params.id!;
   switch (request.method) {
     case "PATCH":

@@ -1,14 +1,14 @@
 // GET /api/forms: one page of forms. POST /api/forms: create a form (201).
 import { createForm, formJson, listForms } from "~/models/form.server";
 import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
-import { requireUser } from "~/utils/auth.server";
+import { authorize } from "~/utils/auth.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 // A whole field list fits: 100 fields with options and help texts pass 64 KiB.
 const FORM_BODY_LIMIT = 512 * 1024;
 
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
-  await requireUser(request);
+  await authorize(request, "forms.read");
   const query = Object.fromEntries(new URL(request.url).searchParams);
   const { items, nextCursor } = await listForms(query);
   return json({
@@ -22,7 +22,7 @@ export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
 });
 
 export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
-  await requireUser(request);
+  await authorize(request, "forms.write");
   if (request.method !== "POST") methodNotAllowed(["GET", "POST"]);
   const form = await createForm(await readJsonBody(request, FORM_BODY_LIMIT));
   return json(formJson(form), { status: 201, headers: { Location: `/api/forms/${form.id}` } });

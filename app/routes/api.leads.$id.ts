@@ -1,7 +1,7 @@
 // GET /api/leads/:id: one lead, labelled by its schema version. DELETE: 204, or 404.
 import { deleteLead, getLead } from "~/models/lead.server";
 import { apiRoute, fail, json, methodNotAllowed } from "~/utils/api.server";
-import { requireUser } from "~/utils/auth.server";
+import { authorize } from "~/utils/auth.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 function notFound(id: string): never {
@@ -9,7 +9,7 @@ function notFound(id: string): never {
 }
 
 export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) => {
-  await requireUser(request);
+  await authorize(request, "leads.read");
   const id = params.id ?? "";
   const lead = await getLead(id);
   if (!lead) notFound(id);
@@ -18,7 +18,7 @@ export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) =
 
 export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) => {
   if (request.method !== "DELETE") methodNotAllowed(["GET", "DELETE"]);
-  await requireUser(request);
+  await authorize(request, "leads.write");
   const id = params.id ?? "";
   if (!(await deleteLead(id))) notFound(id);
   return new Response(null, { status: 204 });

@@ -2,11 +2,11 @@
 import { leadListQueryOrFail } from "~/models/lead-filters.server";
 import { listLeads } from "~/models/lead.server";
 import { apiRoute, json, methodNotAllowed } from "~/utils/api.server";
-import { requireUser } from "~/utils/auth.server";
+import { authorize } from "~/utils/auth.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
-  await requireUser(request);
+  await authorize(request, "leads.read");
   const query = leadListQueryOrFail(new URL(request.url).searchParams);
   return json(await listLeads(query));
 });

@@ -5,13 +5,13 @@ import { streamLeadsXlsx } from "~/models/lead-export-xlsx.server";
 import { CONTENT_TYPES, EXPORT_FORMATS, exportFileName, streamLeadsCsv } from "~/models/lead-export.server";
 import { parseLeadFilters } from "~/models/lead-filters.server";
 import { apiRoute, fail, methodNotAllowed, zodDetails, type ErrorDetail } from "~/utils/api.server";
-import { requireUser } from "~/utils/auth.server";
+import { authorize } from "~/utils/auth.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 
 const FormatSchema = z.enum(EXPORT_FORMATS, { error: "Use csv or xlsx." });
 
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
-  await requireUser(request);
+  await authorize(request, "leads.export");
   const params = new URL(request.url).searchParams;
   const format = FormatSchema.safeParse(params.get("format") ?? undefined);
   const filters = parseLeadFilters(params);

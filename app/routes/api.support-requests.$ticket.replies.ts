@@ -9,7 +9,7 @@ export const loader = apiRoute(() => methodNotAllowed(["POST"]));
 
 export const action = apiRoute(async ({ request, params, context }: ActionFunctionArgs) => {
   if (request.method !== "POST") methodNotAllowed(["POST"]);
-  const caller = await requireStaff(request, context);
+  const caller = await requireStaff(request, context, "support.write");
   const { message } = parseOrFail(ReplySchema, await readJsonBody(request));
   const result = await addStaffReply(params.ticket!, message, caller);
   return json(result, 201);

@@ -7,7 +7,7 @@ import { requireStaff } from "~/utils/auth.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request, params, context }: LoaderFunctionArgs) => {
-  await requireStaff(request, context);
+  await requireStaff(request, context, "support.read");
   const thread = await getTicketThread(params.ticket!);
   if (!thread) fail(404, "not_found", `No support request ${params.ticket}.`);
   return json({ ticket: thread });
@@ -15,7 +15,7 @@ export const loader = apiRoute(async ({ request, params, context }: LoaderFuncti
 
 export const action = apiRoute(async ({ request, params, context }: ActionFunctionArgs) => {
   if (request.method !== "PATCH") methodNotAllowed(["GET", "PATCH"]);
-  await requireStaff(request, context);
+  await requireStaff(request, context, "support.write");
   const { status } = parseOrFail(StatusSchema, await readJsonBody(request));
   return json({ ticket: await setTicketStatus(params.ticket!, status) });
 });

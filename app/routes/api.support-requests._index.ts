@@ -24,7 +24,7 @@ import { clientIp } from "~/utils/request.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request, context }: LoaderFunctionArgs) => {
-  await requireStaff(request, context);
+  await requireStaff(request, context, "support.read");
   const params = Object.fromEntries(new URL(request.url).searchParams);
   const query = parseOrFail(ListTicketsSchema, params);
   return json(await listTickets(query));

@@ -1,14 +1,14 @@
 // POST /api/webhooks/:id/deliveries/:deliveryId/retry: attempts the delivery again now (202).
 import { retryDelivery } from "~/models/webhooks.server";
 import { apiRoute, json, methodNotAllowed } from "~/utils/api.server";
-import { requireUser } from "~/utils/auth.server";
+import { authorize } from "~/utils/auth.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["POST"]));
 
 export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) => {
   if (request.method !== "POST") methodNotAllowed(["POST"]);
-  await requireUser(request);
+  await authorize(request, "webhooks.manage");
   await retryDelivery(params.id!, params.deliveryId!);
   return json({ queued: true }, { status: 202 });
 });

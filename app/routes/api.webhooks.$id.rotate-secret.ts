@@ -2,13 +2,13 @@
 // one keeps signing beside it for 24 hours.
 import { rotateWebhookSecret } from "~/models/webhooks.server";
 import { apiRoute, json, methodNotAllowed } from "~/utils/api.server";
-import { requireUser } from "~/utils/auth.server";
+import { authorize } from "~/utils/auth.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["POST"]));
 
 export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) => {
   if (request.method !== "POST") methodNotAllowed(["POST"]);
-  await requireUser(request);
+  await authorize(request, "webhooks.manage");
   return json(await rotateWebhookSecret(params.id!));
 });

@@ -2,13 +2,13 @@
 // shows in /api/webhooks/:id/deliveries like any other.
 import { sendTestPing } from "~/models/webhooks.server";
 import { apiRoute, json, methodNotAllowed } from "~/utils/api.server";
-import { requireUser } from "~/utils/auth.server";
+import { authorize } from "~/utils/auth.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["POST"]));
 
 export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) => {
   if (request.method !== "POST") methodNotAllowed(["POST"]);
-  await requireUser(request);
+  await authorize(request, "webhooks.manage");
   return json(await sendTestPing(params.id!), { status: 202 });
 });

@@ -1,16 +1,16 @@
 // GET, PATCH and DELETE /api/webhooks/:id.
 import { deleteWebhook, getWebhook, updateWebhook } from "~/models/webhooks.server";
 import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
-import { requireUser } from "~/utils/auth.server";
+import { authorize } from "~/utils/auth.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) => {
-  await requireUser(request);
+  await authorize(request, "webhooks.manage");
   return json(await getWebhook(params.id!));
 });
 
 export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) => {
-  await requireUser(request);
+  await authorize(request, "webhooks.manage");
   switch (request.method) {
     case "PATCH":
       return json(await updateWebhook(params.id!, await readJsonBody(request)));

@@ -1,5 +1,5 @@
 import { data, redirect } from "@remix-run/node";
-import { Form, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
+import { Form, Link, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
 import { z } from "zod";
 import {
   InvalidCredentialsError,
@@ -54,6 +54,11 @@ export default function LoginPage() {
   return (
     <main className="centered">
       <h1>Log in</h1>
+      {searchParams.get("reset") === "1" ? (
+        <p className="notice" role="status">
+          Your password was changed. Log in with the new one.
+        </p>
+      ) : null}
       <Form method="post" action="/login">
         <input type="hidden" name="redirectTo" value={searchParams.get("redirectTo") ?? "/"} />
         <label htmlFor="email">Email</label>
@@ -80,6 +85,9 @@ export default function LoginPage() {
           </button>
         </p>
       </Form>
+      <p>
+        <Link to="/forgot-password">Forgot your password?</Link>
+      </p>
     </main>
   );
 }

@@ -4,7 +4,7 @@
 import contentDisposition from "content-disposition";
 import { attachmentStream } from "~/models/attachment-store.server";
 import { getAttachment } from "~/models/support.server";
-import { requireStaff, requireUser } from "~/utils/auth.server";
+import { authorize, requireStaff } from "~/utils/auth.server";
 import { page } from "~/utils/page.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 
@@ -21,8 +21,8 @@ async function asText(thrown: unknown): Promise<never> {
 export const loader = page(async ({ request, params, context }: LoaderFunctionArgs) => {
   // A browser follows the thread's link with its session (and is sent to log in without
   // one); an API client presents the bearer key.
-  if (request.headers.has("Authorization")) await requireStaff(request, context).catch(asText);
-  else await requireUser(request);
+  if (request.headers.has("Authorization")) await requireStaff(request, context, "support.read").catch(asText);
+  else await authorize(request, "support.read");
   const file = await getAttachment(params.reference!, params.id!);
   if (!file)
     throw new Response("No such attachment.", {

@@ -5,7 +5,15 @@ import { db, idleSqlite, isoFromUtcText, prepared } from "~/utils/db.server";
 import type { Session, User } from "~/utils/db.server";
 
 /** The user fields a session carries (user.server.ts selects the same ones at login). */
-export const sessionUserSelect = { id: true, email: true, name: true } as const;
+export const sessionUserSelect = { id: true, email: true, name: true, role: true, disabledAt: true } as const;
+
+/** The user a session acts as: the stored row without its disabled mark. */
+export const sessionUserOf = ({ id, email, name, role }: Pick<User, "id" | "email" | "name" | "role">) => ({
+  id,
+  email,
+  name,
+  role,
+});
 
 export type SessionWithUser = Pick<Session, "lastSeenAt" | "expiresAt" | "revokedAt"> & {
   user: Pick<User, keyof typeof sessionUserSelect>;
@@ -16,10 +24,13 @@ export interface SessionStore {
   findWithUser(idHash: string): Promise<SessionWithUser | null>;
 }
 
-const SQLITE_SESSION = `SELECT s."lastSeenAt", s."expiresAt", s."revokedAt", u."id", u."email", u."name"
+const SQLITE_SESSION = `SELECT s."lastSeenAt", s."expiresAt", s."revokedAt", u."id", u."email", u."name", u."role", u."disabledAt"
   FROM "Session" s JOIN "User" u ON u."id" = s."userId" WHERE s."idHash" = ?`;
 
-type SqliteSessionRow = { lastSeenAt: string; expiresAt: string; revokedAt: string | null } & SessionWithUser["user"];
+type SqliteSessionRow = { lastSeenAt: string; expiresAt: string; revokedAt: string | null } & Omit<
+  SessionWithUser["user"],
+  "disabledAt"
+> & { disabledAt: string | null };
 
 export const sqliteSessionStore: SessionStore = {
   async findWithUser(idHash) {
@@ -29,7 +40,13 @@ export const sqliteSessionStore: SessionStore = {
       lastSeenAt: new Date(isoFromUtcText(row.lastSeenAt)),
       expiresAt: new Date(isoFromUtcText(row.expiresAt)),
       revokedAt: row.revokedAt === null ? null : new Date(isoFromUtcText(row.revokedAt)),
-      user: { id: row.id, email: row.email, name: row.name },
+      user: {
+        id: row.id,
+        email: row.email,
+        name: row.name,
+        role: row.role,
+        disabledAt: row.disabledAt === null ? null : new Date(isoFromUtcText(row.disabledAt)),
+      },
     };
   },
 };

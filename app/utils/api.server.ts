@@ -75,6 +75,8 @@ const STATUS_OF: Record<DomainErrorCode, number> = {
   ticket_not_found: 404,
   field_not_found: 404,
   form_archived: 410,
+  forbidden: 403,
+  gone: 410,
   conflict: 409,
   version_conflict: 409,
   form_has_leads: 409,

@@ -5,6 +5,8 @@ import { redirect } from "@remix-run/node";
 import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
 import { z } from "zod";
+import { findApiTokenCaller, looksLikeApiToken } from "~/models/api-tokens.server";
+import { can, SCOPE_FOR, type Permission, type TokenScope } from "~/models/policy";
 import type { ActiveSession } from "~/models/session.server";
 import { verifyLogin, type SessionUser } from "~/models/user.server";
 import { fail } from "./api.server";
@@ -110,6 +112,69 @@ function unauthenticated(request: Request): never {
   throw redirect(`/login?${new URLSearchParams({ redirectTo })}`);
 }
 
+/**
+ * Refuses (403) a staff user whose role lacks `permission` (app/models/policy.ts): an
+ * /api route answers the JSON error naming it, a page a plain message.
+ */
+function assertAllowed(request: Request, user: SessionUser, permission: Permission): void {
+  if (can(user, permission)) return;
+  const message = `Your role (${user.role}) does not allow this: it needs the ${permission} permission.`;
+  if (isApiRequest(request)) {
+    fail(403, "forbidden", message, { details: [{ path: "permission", message: permission }] });
+  }
+  throw new Response(message, { status: 403, headers: { "Content-Type": "text/plain; charset=utf-8" } });
+}
+
+/** Who makes a request: a staff session (every permission of the role), or an API token (its scopes). */
+type Caller = { user: SessionUser; scopes: readonly TokenScope[] | null };
+
+/**
+ * The caller of an /api request presenting `Authorization: Bearer lc_...` (a personal API
+ * token; 401 when it is unknown, revoked, expired or its user disabled), else the session.
+ * Pages take sessions only.
+ */
+async function callerOf(request: Request): Promise<Caller> {
+  const authorization = request.headers.get("Authorization");
+  if (authorization !== null && isApiRequest(request)) {
+    const token = /^Bearer\s+(\S+)\s*$/i.exec(authorization)?.[1];
+    if (token !== undefined && looksLikeApiToken(token)) {
+      const found = await findApiTokenCaller(token);
+      if (!found) {
+        fail(401, "unauthorized", "The API token is unknown, revoked or expired.", {
+          headers: { "WWW-Authenticate": 'Bearer error="invalid_token"' },
+        });
+      }
+      return found;
+    }
+  }
+  return { user: (await requireUserSession(request)).user, scopes: null };
+}
+
+/** Refuses (403 insufficient_scope) a token without the scope `permission` needs. */
+function assertScope(caller: Caller, permission: Permission): void {
+  if (caller.scopes === null) return;
+  const scope = SCOPE_FOR[permission];
+  if (scope && caller.scopes.includes(scope)) return;
+  fail(
+    403,
+    "insufficient_scope",
+    scope ? `This token lacks the ${scope} scope.` : `No API token may do this (${permission}): log in.`,
+    { details: [{ path: "scope", message: scope ?? permission }] },
+  );
+}
+
+/**
+ * The staff user, if allowed `permission`: by their role (app/models/policy.ts) and, for an
+ * API token, by its scopes. Without a session a page redirects to /login and an /api route
+ * answers 401; without the permission or the scope, 403.
+ */
+export async function authorize(request: Request, permission: Permission): Promise<SessionUser> {
+  const caller = await callerOf(request);
+  assertScope(caller, permission);
+  assertAllowed(request, caller.user, permission);
+  return caller.user;
+}
+
 /** The logged-in user with their session (for pages that act on the session itself). */
 export async function requireUserSession(request: Request): Promise<ActiveSession> {
   const session = await getActiveSession(request);
@@ -119,11 +184,12 @@ export async function requireUserSession(request: Request): Promise<ActiveSessio
 }
 
 /**
- * The logged-in staff user. Without one, a page redirects to /login?redirectTo=...
- * and an /api route answers 401 JSON. Cross-site mutations are refused with 403.
+ * The logged-in staff user (or, on /api, the user of an API token). Without one, a page
+ * redirects to /login?redirectTo=... and an /api route answers 401 JSON. Cross-site
+ * mutations with the session cookie are refused with 403.
  */
 export async function requireUser(request: Request): Promise<SessionUser> {
-  return (await requireUserSession(request)).user;
+  return (await callerOf(request)).user;
 }
 
 const CONTROL_OR_BACKSLASH = /[\u0000-\u001f\u007f\\]/;
@@ -170,14 +236,25 @@ export async function checkSecretGuess(ip: string, given: string, expected: stri
 export type StaffCaller = { author: "api"; user: null } | { author: "staff"; user: SessionUser };
 
 /**
- * Support staff: `Authorization: Bearer <SUPPORT_API_KEY>` (author "api"), or a staff
- * session (author "staff"; cross-site mutations refused). A bearer attempt while the
- * key is unset answers 503 not_configured; anything else without a session, 401 JSON.
+ * Support staff: `Authorization: Bearer <SUPPORT_API_KEY>` (author "api", the legacy key: it
+ * may do what the support routes do), or a staff session whose role allows `permission`
+ * (author "staff"; cross-site mutations refused). A bearer attempt while the key is unset
+ * answers 503 not_configured; anything else without a session, 401 JSON.
  */
-export async function requireStaff(request: Request, context: AppLoadContext): Promise<StaffCaller> {
+export async function requireStaff(
+  request: Request,
+  context: AppLoadContext,
+  permission: Extract<Permission, `support.${string}`>,
+): Promise<StaffCaller> {
   const authorization = request.headers.get("Authorization");
   if (authorization !== null) {
     const token = /^Bearer\s+(.+)$/i.exec(authorization)?.[1]?.trim();
+    if (token !== undefined && looksLikeApiToken(token)) {
+      const caller = await callerOf(request);
+      assertScope(caller, permission);
+      assertAllowed(request, caller.user, permission);
+      return { author: "staff", user: caller.user };
+    }
     if (token !== undefined && !env.SUPPORT_API_KEY) {
       fail(503, "not_configured", "The support API key is not configured (SUPPORT_API_KEY is unset).");
     }
@@ -193,5 +270,6 @@ export async function requireStaff(request: Request, context: AppLoadContext): P
     });
   }
   assertSameOrigin(request);
+  assertAllowed(request, user, permission);
   return { author: "staff", user };
 }

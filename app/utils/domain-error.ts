@@ -18,6 +18,8 @@ export type DomainErrorCode =
   | "ticket_reference_missing"
   | "field_not_found"
   | "form_archived"
+  | "forbidden"
+  | "gone"
   | "conflict"
   | "version_conflict"
   | "form_has_leads"

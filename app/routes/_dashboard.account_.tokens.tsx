@@ -1,0 +1,167 @@
+// /account/tokens: your personal API tokens: a new one (shown once, here, never in a URL or
+// the session), the list with scopes and last use, and revoking (plain forms: no JavaScript
+// needed). docs/api/tokens.md.
+import { data } from "@remix-run/node";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { RouteError } from "~/components/RouteError";
+import { createApiToken, listApiTokens, revokeApiToken } from "~/models/api-tokens.server";
+import { grantableScopes } from "~/models/policy";
+import { statusOf } from "~/utils/api.server";
+import { requireUserSession } from "~/utils/auth.server";
+import { DomainError } from "~/utils/domain-error";
+import { page } from "~/utils/page.server";
+import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+
+export const meta: MetaFunction = () => [{ title: "API tokens · Lead Capture" }];
+// The answer to a creation carries the token: no cache, no back-button copy of it.
+export const headers: HeadersFunction = () => ({ "Cache-Control": "no-store" });
+
+export const loader = page(async function loader({ request }: LoaderFunctionArgs) {
+  const { user } = await requireUserSession(request);
+  return { tokens: await listApiTokens(user.id), scopes: grantableScopes(user) };
+});
+
+type Answer = { created?: { name: string; token: string }; revoked?: boolean; error?: string };
+
+export const action = page(async function action({ request }: ActionFunctionArgs) {
+  const { user } = await requireUserSession(request);
+  const form = await request.formData();
+  const intent = form.get("intent");
+  try {
+    if (intent === "revoke") {
+      await revokeApiToken(user.id, String(form.get("id") ?? ""));
+      return data<Answer>({ revoked: true });
+    }
+    if (intent !== "create") throw new Response("Unknown action.", { status: 400 });
+    const expires = String(form.get("expiresOn") ?? "");
+    const created = await createApiToken(user, {
+      name: String(form.get("name") ?? ""),
+      scopes: form.getAll("scopes").map(String),
+      // The end of the chosen day, in UTC.
+      ...(expires && { expiresAt: `${expires}T23:59:59Z` }),
+    });
+    return data<Answer>({ created: { name: created.name, token: created.token } });
+  } catch (thrown) {
+    if (!(thrown instanceof DomainError)) throw thrown;
+    const message = thrown.details.map((detail) => `${detail.path}: ${detail.message}`).join(" ") || thrown.message;
+    return data<Answer>({ error: message }, { status: statusOf(thrown) });
+  }
+});
+
+export default function TokensPage() {
+  const { tokens, scopes } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>() as Answer | undefined;
+  return (
+    <>
+      <h1>API tokens</h1>
+      <p className="muted">
+        A token lets a script call the API as you (<code>Authorization: Bearer lc_…</code>), within its scopes and your
+        role.
+      </p>
+      {answer?.created ? (
+        <section className="notice" role="status" aria-label="New token">
+          <p>
+            Token <strong>{answer.created.name}</strong> created. Copy it now: it is not shown again.
+          </p>
+          <p>
+            <code>{answer.created.token}</code>
+          </p>
+        </section>
+      ) : null}
+      {answer?.revoked ? (
+        <p className="notice" role="status">
+          The token was revoked.
+        </p>
+      ) : null}
+      {answer?.error ? (
+        <p className="error" role="alert">
+          {answer.error}
+        </p>
+      ) : null}
+      <NewTokenForm scopes={scopes} />
+      <h2>Your tokens</h2>
+      {tokens.length === 0 ? <p className="muted">No tokens yet.</p> : <TokensTable tokens={tokens} />}
+    </>
+  );
+}
+
+function NewTokenForm({ scopes }: { scopes: string[] }) {
+  return (
+    <section className="card" aria-labelledby="new-token-heading">
+      <h2 id="new-token-heading">New token</h2>
+      <Form method="post" aria-label="New token">
+        <input type="hidden" name="intent" value="create" />
+        <label htmlFor="token-name">Name</label>
+        <input id="token-name" name="name" required maxLength={100} />
+        <fieldset>
+          <legend>Scopes</legend>
+          {scopes.map((scope) => (
+            <label key={scope}>
+              <input type="checkbox" name="scopes" value={scope} /> {scope}
+            </label>
+          ))}
+        </fieldset>
+        <label htmlFor="token-expires">Expires on (optional)</label>
+        <input id="token-expires" name="expiresOn" type="date" />
+        <p>
+          <button type="submit">Create the token</button>
+        </p>
+      </Form>
+    </section>
+  );
+}
+
+type Token = {
+  id: string;
+  name: string;
+  scopes: string[];
+  createdAt: string;
+  lastUsedAt: string | null;
+  expiresAt: string | null;
+  revokedAt: string | null;
+};
+
+function TokensTable({ tokens }: { tokens: Token[] }) {
+  return (
+    <table aria-label="Your tokens">
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Scopes</th>
+          <th scope="col">Created</th>
+          <th scope="col">Last used</th>
+          <th scope="col">Expires</th>
+          <th scope="col">State</th>
+        </tr>
+      </thead>
+      <tbody>
+        {tokens.map((token) => (
+          <tr key={token.id}>
+            <td>{token.name}</td>
+            <td>{token.scopes.join(", ")}</td>
+            <td>{token.createdAt.slice(0, 16).replace("T", " ")} UTC</td>
+            <td>{token.lastUsedAt ? `${token.lastUsedAt.slice(0, 16).replace("T", " ")} UTC` : "never"}</td>
+            <td>{token.expiresAt ? token.expiresAt.slice(0, 10) : "never"}</td>
+            <td>
+              {token.revokedAt ? (
+                "revoked"
+              ) : (
+                <Form method="post">
+                  <input type="hidden" name="intent" value="revoke" />
+                  <input type="hidden" name="id" value={token.id} />
+                  <button type="submit" className="danger">
+                    Revoke {token.name}
+                  </button>
+                </Form>
+              )}
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+export function ErrorBoundary() {
+  return <RouteError />;
+}

@@ -1,0 +1,179 @@
+// /settings/staff: the staff with their roles; managers change roles, disable and enable
+// accounts (plain forms: no JavaScript needed). Every change is checked on the server
+// (app/models/policy.ts, app/models/staff.server.ts), whatever this page shows.
+import { data } from "@remix-run/node";
+import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { RouteError } from "~/components/RouteError";
+import { can, canChangeStaff, STAFF_ROLES } from "~/models/policy";
+import { inviteStaff, listStaff, updateStaff } from "~/models/staff.server";
+import { statusOf } from "~/utils/api.server";
+import { authorize } from "~/utils/auth.server";
+import { DomainError } from "~/utils/domain-error";
+import { page } from "~/utils/page.server";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+
+export const meta: MetaFunction = () => [{ title: "Staff · Lead Capture" }];
+
+export const loader = page(async function loader({ request }: LoaderFunctionArgs) {
+  const user = await authorize(request, "staff.read");
+  const staff = (await listStaff()).map((member) => ({
+    ...member,
+    // Which controls to offer; the action checks again.
+    changeable: canChangeStaff(user, member),
+    ownerChoice: canChangeStaff(user, member, "owner"),
+  }));
+  return { staff, manages: can(user, "staff.manage"), me: user.id };
+});
+
+type Answer = { error?: string; done?: string };
+
+export const action = page(async function action({ request }: ActionFunctionArgs) {
+  const actor = await authorize(request, "staff.manage");
+  const form = await request.formData();
+  const id = String(form.get("id") ?? "");
+  const intent = String(form.get("intent") ?? "");
+  if (intent === "invite") return invite(actor, form);
+  const change =
+    intent === "role"
+      ? { role: String(form.get("role") ?? "") }
+      : intent === "disable" || intent === "enable"
+        ? { disabled: intent === "disable" }
+        : null;
+  if (!change) throw new Response("Unknown action.", { status: 400 });
+  try {
+    const member = await updateStaff(actor, id, change);
+    const what =
+      intent === "role" ? `is now ${member.role}` : `is ${member.status === "disabled" ? "disabled" : "enabled"}`;
+    return data<Answer>({ done: `${member.email} ${what}.` });
+  } catch (thrown) {
+    if (!(thrown instanceof DomainError)) throw thrown;
+    const message = thrown.details[0] ? `${thrown.details[0].message}` : thrown.message;
+    return data<Answer>({ error: message }, { status: statusOf(thrown) });
+  }
+});
+
+async function invite(actor: Parameters<typeof inviteStaff>[0], form: FormData) {
+  const name = String(form.get("name") ?? "").trim();
+  try {
+    const member = await inviteStaff(actor, {
+      email: String(form.get("email") ?? ""),
+      role: String(form.get("role") ?? ""),
+      ...(name && { name }),
+    });
+    return data<Answer>({ done: `Invitation sent to ${member.email}: the link works for 7 days.` });
+  } catch (thrown) {
+    if (!(thrown instanceof DomainError)) throw thrown;
+    const message = thrown.details.map((detail) => `${detail.path}: ${detail.message}`).join(" ") || thrown.message;
+    return data<Answer>({ error: message }, { status: statusOf(thrown) });
+  }
+}
+
+export default function StaffPage() {
+  const { staff, manages, me } = useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>() as Answer | undefined;
+  return (
+    <>
+      <h1>Staff</h1>
+      <p className="muted">
+        Owners can do everything. Admins can do everything but change owners. Agents work leads and support requests;
+        they cannot delete or archive forms, export leads, or manage staff and webhooks.
+      </p>
+      {answer?.done ? (
+        <p className="notice" role="status">
+          {answer.done}
+        </p>
+      ) : null}
+      {answer?.error ? (
+        <p className="error" role="alert">
+          {answer.error}
+        </p>
+      ) : null}
+      {manages ? (
+        <InviteForm ownerChoice={staff.some((member) => member.id === me && member.role === "owner")} />
+      ) : null}
+      <table aria-label="Staff">
+        <thead>
+          <tr>
+            <th scope="col">Email</th>
+            <th scope="col">Name</th>
+            <th scope="col">Role</th>
+            <th scope="col">Status</th>
+            {manages ? <th scope="col">Actions</th> : null}
+          </tr>
+        </thead>
+        <tbody>
+          {staff.map((member) => (
+            <tr key={member.id}>
+              <td>
+                {member.email}
+                {member.id === me ? " (you)" : ""}
+              </td>
+              <td>{member.name ?? ""}</td>
+              <td>{member.role}</td>
+              <td>{member.status}</td>
+              {manages ? <td>{member.changeable ? <StaffActions member={member} /> : null}</td> : null}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </>
+  );
+}
+
+function InviteForm({ ownerChoice }: { ownerChoice: boolean }) {
+  return (
+    <section className="card" aria-labelledby="invite-heading">
+      <h2 id="invite-heading">Invite someone</h2>
+      <Form method="post" aria-label="Invite someone">
+        <input type="hidden" name="intent" value="invite" />
+        <label htmlFor="invite-email">Email</label>
+        <input id="invite-email" name="email" type="email" required />
+        <label htmlFor="invite-name">Name (optional)</label>
+        <input id="invite-name" name="name" />
+        <label htmlFor="invite-role">Role</label>
+        <select id="invite-role" name="role" defaultValue="agent">
+          {STAFF_ROLES.filter((role) => role !== "owner" || ownerChoice).map((role) => (
+            <option key={role} value={role}>
+              {role}
+            </option>
+          ))}
+        </select>
+        <p>
+          <button type="submit">Send the invitation</button>
+        </p>
+      </Form>
+    </section>
+  );
+}
+
+type Member = { id: string; email: string; role: string; status: string; ownerChoice: boolean };
+
+function StaffActions({ member }: { member: Member }) {
+  return (
+    <div className="actions">
+      <Form method="post" aria-label={`Role of ${member.email}`}>
+        <input type="hidden" name="id" value={member.id} />
+        <input type="hidden" name="intent" value="role" />
+        <select name="role" defaultValue={member.role} aria-label={`Role of ${member.email}`}>
+          {STAFF_ROLES.filter((role) => role !== "owner" || member.ownerChoice).map((role) => (
+            <option key={role} value={role}>
+              {role}
+            </option>
+          ))}
+        </select>{" "}
+        <button type="submit">Change role</button>
+      </Form>
+      <Form method="post">
+        <input type="hidden" name="id" value={member.id} />
+        <input type="hidden" name="intent" value={member.status === "disabled" ? "enable" : "disable"} />
+        <button type="submit" className={member.status === "disabled" ? undefined : "danger"}>
+          {member.status === "disabled" ? `Enable ${member.email}` : `Disable ${member.email}`}
+        </button>
+      </Form>
+    </div>
+  );
+}
+
+export function ErrorBoundary() {
+  return <RouteError />;
+}

@@ -1,0 +1,13 @@
+// PATCH /api/staff/:id with {role?, disabled?}: change a staff user's role, disable or enable them.
+import { updateStaff } from "~/models/staff.server";
+import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
+import { authorize } from "~/utils/auth.server";
+import type { ActionFunctionArgs } from "@remix-run/node";
+
+export const loader = apiRoute(() => methodNotAllowed(["PATCH"]));
+
+export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) => {
+  if (request.method !== "PATCH") methodNotAllowed(["PATCH"]);
+  const actor = await authorize(request, "staff.manage");
+  return json(await updateStaff(actor, params.id!, await readJsonBody(request)));
+});

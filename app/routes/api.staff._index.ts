@@ -1,0 +1,18 @@
+// GET /api/staff: every staff user with their role and status. POST /api/staff with
+// {email, role, name?}: invite one (201, status "invited"; docs/api/staff.md).
+import { inviteStaff, listStaff } from "~/models/staff.server";
+import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
+import { authorize } from "~/utils/auth.server";
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+
+export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
+  await authorize(request, "staff.read");
+  return json({ items: await listStaff() });
+});
+
+export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
+  if (request.method !== "POST") methodNotAllowed(["GET", "POST"]);
+  const actor = await authorize(request, "staff.manage");
+  const member = await inviteStaff(actor, await readJsonBody(request));
+  return json(member, { status: 201, headers: { Location: `/api/staff/${member.id}` } });
+});

@@ -1,0 +1,14 @@
+// DELETE /api/tokens/:id: revokes one of your API tokens (204; 404 for an unknown id or another user's).
+import { revokeApiToken } from "~/models/api-tokens.server";
+import { apiRoute, methodNotAllowed } from "~/utils/api.server";
+import { requireUserSession } from "~/utils/auth.server";
+import type { ActionFunctionArgs } from "@remix-run/node";
+
+export const loader = apiRoute(() => methodNotAllowed(["DELETE"]));
+
+export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) => {
+  if (request.method !== "DELETE") methodNotAllowed(["DELETE"]);
+  const { user } = await requireUserSession(request);
+  await revokeApiToken(user.id, params.id!);
+  return new Response(null, { status: 204 });
+});

@@ -1,0 +1,19 @@
+// GET /api/tokens: your API tokens (never the tokens themselves). POST /api/tokens with
+// {name, scopes, expiresAt?}: a new one, answered once with `token` (docs/api/tokens.md).
+// Both need a session: a token cannot make or list tokens.
+import { createApiToken, listApiTokens } from "~/models/api-tokens.server";
+import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
+import { requireUserSession } from "~/utils/auth.server";
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+
+export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
+  const { user } = await requireUserSession(request);
+  return json({ items: await listApiTokens(user.id) });
+});
+
+export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
+  if (request.method !== "POST") methodNotAllowed(["GET", "POST"]);
+  const { user } = await requireUserSession(request);
+  const created = await createApiToken(user, await readJsonBody(request));
+  return json(created, { status: 201, headers: { Location: `/api/tokens/${created.id}` } });
+});

@@ -1,0 +1,157 @@
+// Personal API tokens: made with a session, shown once, scoped, limited by the role at the
+// time of each request, ended by revocation, expiry or disabling the user.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createOrResetUser } from "~/models/user.server";
+import { db } from "~/utils/db.server";
+import { apiClient, cookieFrom, type ApiClient } from "../support/http";
+import { startServer, type TestServer } from "../support/server";
+
+const PASSWORD = "api tokens password";
+let server: TestServer;
+
+async function staff(email: string, role: "owner" | "admin" | "agent") {
+  const { user } = await createOrResetUser({ email, password: PASSWORD, role });
+  const res = await fetch(`${server.url}/api/auth/login`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ email, password: PASSWORD }),
+  });
+  const cookie = cookieFrom(res);
+  return { id: user.id, cookie, call: apiClient(server.url, cookie) };
+}
+
+const withToken = (token: string): ApiClient => apiClient(server.url, undefined, { Authorization: `Bearer ${token}` });
+
+let owner: Awaited<ReturnType<typeof staff>>;
+
+beforeAll(async () => {
+  server = await startServer();
+  owner = await staff("owner@tokens.example", "owner");
+});
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe("API tokens", () => {
+  it("are shown once, act within their scopes, and record their last use", async () => {
+    const made = await owner.call("POST", "/api/tokens", { name: "CRM sync", scopes: ["leads:read", "forms:read"] });
+    expect(made.status, made.text).toBe(201);
+    expect(made.body.token).toMatch(/^lc_[A-Za-z0-9_-]{43}$/);
+    expect(made.body).toMatchObject({ name: "CRM sync", scopes: ["forms:read", "leads:read"], lastUsedAt: null });
+
+    const token = withToken(made.body.token);
+    expect((await token("GET", "/api/leads")).status).toBe(200);
+    expect((await token("GET", "/api/auth/me")).body.user).toMatchObject({ email: "owner@tokens.example" });
+    const refused = await token("GET", "/api/leads/export?format=csv");
+    expect(refused.status).toBe(403);
+    expect(refused.body.error).toMatchObject({ code: "insufficient_scope", details: [{ message: "leads:export" }] });
+    // Staff management needs a login, and tokens cannot make tokens.
+    expect((await token("GET", "/api/staff")).status).toBe(403);
+    expect((await token("POST", "/api/tokens", { name: "x", scopes: ["leads:read"] })).status).toBe(401);
+
+    const listed = await owner.call("GET", "/api/tokens");
+    const item = listed.body.items.find((entry: { id: string }) => entry.id === made.body.id);
+    expect(item.lastUsedAt).not.toBeNull();
+    expect(JSON.stringify(listed.body)).not.toContain(made.body.token);
+    expect(JSON.stringify(await db.apiToken.findMany())).not.toContain(made.body.token);
+  });
+
+  it("are never given more than the role allows, and follow the role when it changes", async () => {
+    const agent = await staff("agent@tokens.example", "agent");
+    const tooMuch = await agent.call("POST", "/api/tokens", { name: "x", scopes: ["leads:read", "leads:export"] });
+    expect(tooMuch.status).toBe(422);
+    expect(tooMuch.body.error.details).toEqual([{ path: "scopes", message: "Your role does not allow leads:export." }]);
+    const bad = await agent.call("POST", "/api/tokens", {
+      name: "",
+      scopes: ["root"],
+      expiresAt: "2000-01-01T00:00:00Z",
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.details.map((detail: { path: string }) => detail.path).sort()).toEqual([
+      "expiresAt",
+      "name",
+      "scopes.0",
+    ]);
+
+    const admin = await staff("admin@tokens.example", "admin");
+    const made = await admin.call("POST", "/api/tokens", { name: "hooks", scopes: ["webhooks:manage"] });
+    const token = withToken(made.body.token);
+    expect((await token("GET", "/api/webhooks")).status).toBe(200);
+    await owner.call("PATCH", `/api/staff/${admin.id}`, { role: "agent" });
+    const now = await token("GET", "/api/webhooks");
+    expect(now.status).toBe(403);
+    expect(now.body.error.code).toBe("forbidden");
+  });
+
+  it("stop working when revoked, expired, or when the user is disabled", async () => {
+    const revokedToken = (await owner.call("POST", "/api/tokens", { name: "r", scopes: ["leads:read"] })).body;
+    expect((await owner.call("DELETE", `/api/tokens/${revokedToken.id}`)).status).toBe(204);
+    const refused = await withToken(revokedToken.token)("GET", "/api/leads");
+    expect(refused.status).toBe(401);
+    expect(refused.headers.get("WWW-Authenticate")).toContain("invalid_token");
+    expect((await owner.call("DELETE", "/api/tokens/no-such-token")).status).toBe(404);
+
+    const expiring = (await owner.call("POST", "/api/tokens", { name: "e", scopes: ["leads:read"] })).body;
+    await db.apiToken.update({ where: { id: expiring.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
+    expect((await withToken(expiring.token)("GET", "/api/leads")).status).toBe(401);
+
+    const leaving = await staff("leaving@tokens.example", "agent");
+    const theirs = (await leaving.call("POST", "/api/tokens", { name: "l", scopes: ["leads:read"] })).body;
+    expect((await withToken(theirs.token)("GET", "/api/leads")).status).toBe(200);
+    // Another user cannot revoke it.
+    expect((await owner.call("DELETE", `/api/tokens/${theirs.id}`)).status).toBe(404);
+    await owner.call("PATCH", `/api/staff/${leaving.id}`, { disabled: true });
+    expect((await withToken(theirs.token)("GET", "/api/leads")).status).toBe(401);
+    expect((await db.apiToken.findUnique({ where: { id: theirs.id } }))?.revokedAt).not.toBeNull();
+  });
+
+  it("do not open dashboard pages, and work on the support routes beside the legacy key", async () => {
+    const made = (await owner.call("POST", "/api/tokens", { name: "s", scopes: ["support:read"] })).body;
+    const page = await fetch(`${server.url}/leads`, {
+      headers: { Authorization: `Bearer ${made.token}` },
+      redirect: "manual",
+    });
+    expect(page.status).toBe(302);
+    expect(page.headers.get("Location")).toMatch(/^\/login/);
+    expect((await withToken(made.token)("GET", "/api/support-requests")).status).toBe(200);
+    const reply = await withToken(made.token)("POST", "/api/support-requests/SR-0/replies", { message: "Hi" });
+    expect(reply.status).toBe(403);
+    expect(reply.body.error.code).toBe("insufficient_scope");
+  });
+});
+
+describe("/account/tokens", () => {
+  const post = (fields: Array<[string, string]>) =>
+    fetch(`${server.url}/account/tokens`, {
+      method: "POST",
+      headers: { Cookie: owner.cookie, Origin: server.url, "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams(fields).toString(),
+    });
+
+  it("makes a token without JavaScript, shows it once, lists and revokes it", async () => {
+    const created = await post([
+      ["intent", "create"],
+      ["name", "Page token"],
+      ["scopes", "leads:read"],
+      ["scopes", "forms:read"],
+    ]);
+    expect(created.status).toBe(200);
+    expect(created.headers.get("Cache-Control")).toContain("no-store");
+    const html = await created.text();
+    const token = html.match(/lc_[A-Za-z0-9_-]{43}/)?.[0];
+    expect(token).toBeDefined();
+    expect((await withToken(token!)("GET", "/api/forms")).status).toBe(200);
+
+    const listing = await (await fetch(`${server.url}/account/tokens`, { headers: { Cookie: owner.cookie } })).text();
+    expect(listing).toContain("Page token");
+    expect(listing).not.toContain(token!);
+
+    const id = (await db.apiToken.findFirst({ where: { name: "Page token" } }))!.id;
+    const revoked = await post([
+      ["intent", "revoke"],
+      ["id", id],
+    ]);
+    expect(await revoked.text()).toContain("The token was revoked.");
+    expect((await withToken(token!)("GET", "/api/forms")).status).toBe(401);
+  });
+});
