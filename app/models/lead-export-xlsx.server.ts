@@ -153,7 +153,7 @@ export async function streamLeadsXlsx(
   options: ExportOptions = {},
 ): Promise<ReadableStream<Uint8Array>> {
   const sheet = new LeadSheet(await exportColumns(filters));
-  const reader = pageReader(filters, options.pageSize ?? EXPORT_PAGE_SIZE, options.signal);
+  const reader = pageReader(filters, options.pageSize ?? EXPORT_PAGE_SIZE, options.signal, options.onEnd);
   let phase: "header" | "rows" | "finishing" = "header";
   return new ReadableStream<Uint8Array>(
     {

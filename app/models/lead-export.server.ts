@@ -21,7 +21,12 @@ export const CONTENT_TYPES: Record<ExportFormat, string> = {
 /** Rows read per database round trip: large enough to amortise the query, small enough to stay flat. */
 export const EXPORT_PAGE_SIZE = 500;
 
-export type ExportOptions = { signal?: AbortSignal; pageSize?: number };
+export type ExportOptions = {
+  signal?: AbortSignal;
+  pageSize?: number;
+  /** Once, when the last row was read (complete) or the download stopped early: the rows sent. */
+  onEnd?: (rows: number, complete: boolean) => void;
+};
 
 // ---------------------------------------------------------------------------
 // Columns
@@ -148,21 +153,45 @@ export type ExportRow = Pick<
 export type PageReader = { next: () => Promise<ExportRow[] | null>; close: () => void };
 
 /** Keyset pages of the filtered leads, read one at a time as the stream asks. */
-export function pageReader(filters: LeadFilters, pageSize: number, signal?: AbortSignal): PageReader {
+export function pageReader(
+  filters: LeadFilters,
+  pageSize: number,
+  signal?: AbortSignal,
+  onEnd?: ExportOptions["onEnd"],
+): PageReader {
   let cursor: Cursor | undefined;
   let done = false;
+  let read = 0;
+  let ended = false;
+  const end = (complete: boolean) => {
+    if (ended) return;
+    ended = true;
+    onEnd?.(read, complete);
+  };
   return {
     async next() {
-      if (done || signal?.aborted) return null;
+      if (signal?.aborted) {
+        end(false);
+        return null;
+      }
+      if (done) {
+        end(true);
+        return null;
+      }
       const rows = await leadStore.page(filters, cursor, pageSize);
       if (rows.length < pageSize) done = true;
-      if (rows.length === 0) return null;
+      read += rows.length;
+      if (rows.length === 0) {
+        end(true);
+        return null;
+      }
       const tail = rows[rows.length - 1];
       cursor = { createdAt: new Date(tail.createdAt), id: tail.id };
       return rows;
     },
     close() {
       done = true;
+      end(false);
     },
   };
 }
@@ -228,7 +257,7 @@ export async function streamLeadsCsv(
   options: ExportOptions = {},
 ): Promise<ReadableStream<Uint8Array>> {
   const columns = await exportColumns(filters);
-  const reader = pageReader(filters, options.pageSize ?? EXPORT_PAGE_SIZE, options.signal);
+  const reader = pageReader(filters, options.pageSize ?? EXPORT_PAGE_SIZE, options.signal, options.onEnd);
   const encoder = new TextEncoder();
   let started = false;
   return new ReadableStream<Uint8Array>(

@@ -38,6 +38,8 @@ export const policy = {
   "staff.read": anyone,
   /** Invite staff, change roles, disable and enable accounts (owners: see canChangeStaff). */
   "staff.manage": managers,
+  /** Read the audit log (who exported, deleted or changed what). */
+  "audit.read": managers,
 } satisfies Record<string, (actor: Actor) => boolean>;
 
 export type Permission = keyof typeof policy;
@@ -56,7 +58,7 @@ export const TOKEN_SCOPES = [
 ] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
 
-/** The scope a token needs for each permission; null: no token may (staff management needs a login). */
+/** The scope a token needs for each permission; null: no token may (staff management and the audit log need a login). */
 export const SCOPE_FOR: Record<Permission, TokenScope | null> = {
   "forms.read": "forms:read",
   "forms.write": "forms:write",
@@ -69,6 +71,7 @@ export const SCOPE_FOR: Record<Permission, TokenScope | null> = {
   "webhooks.manage": "webhooks:manage",
   "staff.read": null,
   "staff.manage": null,
+  "audit.read": null,
 };
 
 /** The scopes `actor` may put on a token: those whose permissions the role has. */
@@ -120,6 +123,7 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   "_dashboard.leads._index": { GET: "leads.read" },
   "_dashboard.leads.$id": { GET: "leads.read", "POST delete": "leads.write" },
   "_dashboard.leads.sources": { GET: "leads.read" },
+  "_dashboard.settings.audit": { GET: "audit.read" },
   "_dashboard.settings.staff": {
     GET: "staff.read",
     "POST role": "staff.manage",
@@ -131,6 +135,7 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   "_dashboard.support._index": { GET: "support.read" },
   "_dashboard.support.$reference": { GET: "support.read", POST: "support.write" },
   "api.$": { GET: "public", POST: "public" },
+  "api.audit": { GET: "audit.read" },
   "api.auth.login": { POST: "public" },
   "api.auth.logout": { POST: "public" },
   "api.auth.me": { GET: "session" },

@@ -5,6 +5,7 @@ import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { RouteError } from "~/components/RouteError";
 import { createApiToken, listApiTokens, revokeApiToken } from "~/models/api-tokens.server";
+import { auditor } from "~/models/audit.server";
 import { grantableScopes } from "~/models/policy";
 import { statusOf } from "~/utils/api.server";
 import { requireUserSession } from "~/utils/auth.server";
@@ -23,13 +24,16 @@ export const loader = page(async function loader({ request }: LoaderFunctionArgs
 
 type Answer = { created?: { name: string; token: string }; revoked?: boolean; error?: string };
 
-export const action = page(async function action({ request }: ActionFunctionArgs) {
+export const action = page(async function action({ request, context }: ActionFunctionArgs) {
   const { user } = await requireUserSession(request);
+  const audit = auditor(context, user);
   const form = await request.formData();
   const intent = form.get("intent");
   try {
     if (intent === "revoke") {
-      await revokeApiToken(user.id, String(form.get("id") ?? ""));
+      const id = String(form.get("id") ?? "");
+      await revokeApiToken(user.id, id);
+      await audit("token.revoke", `token:${id}`);
       return data<Answer>({ revoked: true });
     }
     if (intent !== "create") throw new Response("Unknown action.", { status: 400 });
@@ -40,6 +44,7 @@ export const action = page(async function action({ request }: ActionFunctionArgs
       // The end of the chosen day, in UTC.
       ...(expires && { expiresAt: `${expires}T23:59:59Z` }),
     });
+    await audit("token.create", `token:${created.id}`, { name: created.name, scopes: created.scopes });
     return data<Answer>({ created: { name: created.name, token: created.token } });
   } catch (thrown) {
     if (!(thrown instanceof DomainError)) throw thrown;

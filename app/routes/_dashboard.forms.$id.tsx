@@ -20,6 +20,7 @@ import {
 import { resultFor, shownInPlace, type ActionResult, type Draft } from "~/components/form-builder/shared";
 import { FormFields } from "~/components/FormFields";
 import { RouteError } from "~/components/RouteError";
+import { auditor } from "~/models/audit.server";
 import {
   BUILDER_INTENTS,
   addFieldTo,
@@ -74,12 +75,13 @@ async function savePanel<Value>(
 // Archiving stops a form's submissions, so it counts as removing the form.
 const REMOVING = new Set(["archive", "unarchive", "delete"]);
 
-export const action = page(async function action({ request, params }: ActionFunctionArgs) {
+export const action = page(async function action({ request, params, context }: ActionFunctionArgs) {
   await requireUser(request);
   const id = params.id!;
   const form = await request.formData();
   const intent = String(form.get("intent") ?? "");
-  await authorize(request, REMOVING.has(intent) ? "forms.delete" : "forms.write");
+  const user = await authorize(request, REMOVING.has(intent) ? "forms.delete" : "forms.write");
+  const audit = auditor(context, user);
   const fieldKey = String(form.get("fieldKey") ?? "");
   try {
     switch (intent) {
@@ -110,9 +112,11 @@ export const action = page(async function action({ request, params }: ActionFunc
       case "archive":
       case "unarchive":
         await setFormStatus(id, intent === "archive" ? "archived" : "active");
+        await audit(intent === "archive" ? "form.archive" : "form.unarchive", `form:${id}`);
         break;
       case "delete":
         await deleteForm(id, { deleteLeads: form.get("deleteLeads") === "on" });
+        await audit("form.delete", `form:${id}`, { deleteLeads: form.get("deleteLeads") === "on" });
         return redirect("/forms");
       default:
         return data<ActionResult>({ ok: false, intent, fieldKey, message: "Unknown action." }, { status: 400 });

@@ -1,6 +1,7 @@
 import { redirect } from "@remix-run/node";
 import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
 import { RouteError } from "~/components/RouteError";
+import { auditor } from "~/models/audit.server";
 import type { LeadValue } from "~/models/form-schema";
 import { deleteLead, getLead } from "~/models/lead.server";
 import { authorize } from "~/utils/auth.server";
@@ -20,13 +21,14 @@ export const loader = page(async function loader({ request, params }: LoaderFunc
   return { lead, confirming };
 });
 
-export const action = page(async function action({ request, params }: ActionFunctionArgs) {
-  await authorize(request, "leads.write");
+export const action = page(async function action({ request, params, context }: ActionFunctionArgs) {
+  const user = await authorize(request, "leads.write");
   const form = await request.formData();
   if (form.get("intent") !== "delete") throw new Response("Unknown action.", { status: 400 });
   if (!(await deleteLead(params.id ?? ""))) {
     throw new Response("There is no lead with this id; it may have been deleted.", { status: 404 });
   }
+  await auditor(context, user)("lead.delete", `lead:${params.id}`);
   return redirect("/leads?deleted=1");
 });
 

@@ -4,6 +4,7 @@
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { RouteError } from "~/components/RouteError";
+import { auditor } from "~/models/audit.server";
 import { can, canChangeStaff, STAFF_ROLES } from "~/models/policy";
 import { inviteStaff, listStaff, updateStaff } from "~/models/staff.server";
 import { statusOf } from "~/utils/api.server";
@@ -27,12 +28,13 @@ export const loader = page(async function loader({ request }: LoaderFunctionArgs
 
 type Answer = { error?: string; done?: string };
 
-export const action = page(async function action({ request }: ActionFunctionArgs) {
+export const action = page(async function action({ request, context }: ActionFunctionArgs) {
   const actor = await authorize(request, "staff.manage");
+  const audit = auditor(context, actor);
   const form = await request.formData();
   const id = String(form.get("id") ?? "");
   const intent = String(form.get("intent") ?? "");
-  if (intent === "invite") return invite(actor, form);
+  if (intent === "invite") return invite(actor, form, audit);
   const change =
     intent === "role"
       ? { role: String(form.get("role") ?? "") }
@@ -42,6 +44,7 @@ export const action = page(async function action({ request }: ActionFunctionArgs
   if (!change) throw new Response("Unknown action.", { status: 400 });
   try {
     const member = await updateStaff(actor, id, change);
+    await audit("staff.update", `user:${member.id}`, { email: member.email, change });
     const what =
       intent === "role" ? `is now ${member.role}` : `is ${member.status === "disabled" ? "disabled" : "enabled"}`;
     return data<Answer>({ done: `${member.email} ${what}.` });
@@ -52,7 +55,7 @@ export const action = page(async function action({ request }: ActionFunctionArgs
   }
 });
 
-async function invite(actor: Parameters<typeof inviteStaff>[0], form: FormData) {
+async function invite(actor: Parameters<typeof inviteStaff>[0], form: FormData, audit: ReturnType<typeof auditor>) {
   const name = String(form.get("name") ?? "").trim();
   try {
     const member = await inviteStaff(actor, {
@@ -60,6 +63,7 @@ async function invite(actor: Parameters<typeof inviteStaff>[0], form: FormData) 
       role: String(form.get("role") ?? ""),
       ...(name && { name }),
     });
+    await audit("staff.invite", `user:${member.id}`, { email: member.email, role: member.role });
     return data<Answer>({ done: `Invitation sent to ${member.email}: the link works for 7 days.` });
   } catch (thrown) {
     if (!(thrown instanceof DomainError)) throw thrown;

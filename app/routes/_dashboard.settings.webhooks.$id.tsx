@@ -20,6 +20,7 @@ import {
   fieldErrorsFrom,
   type FormChoice,
 } from "~/components/webhooks/EndpointFields";
+import { auditor } from "~/models/audit.server";
 import { listFormChoices } from "~/models/lead.server";
 import { EndpointFormSchema } from "~/models/webhook-schemas";
 import {
@@ -82,11 +83,12 @@ const DONE: Record<string, string> = {
 };
 
 /** The settings form, parsed with the schema the browser checked with (Conform, decision 022). */
-async function saveSettings(id: string, form: FormData) {
+async function saveSettings(id: string, form: FormData, audit: ReturnType<typeof auditor>) {
   const submission = parseWithZod(form, { schema: EndpointFormSchema });
   if (submission.status !== "success") return answer({ intent: "update", ok: false, reply: submission.reply() }, 422);
   try {
     await updateWebhook(id, submission.value);
+    await audit("webhook.update", `webhook:${id}`, { fields: Object.keys(submission.value) });
     return answer({ intent: "update", ok: true, message: DONE.update, reply: submission.reply() });
   } catch (thrown) {
     if (!(thrown instanceof DomainError) || thrown.code === "not_found") throw thrown;
@@ -95,18 +97,19 @@ async function saveSettings(id: string, form: FormData) {
   }
 }
 
-export const action = page(async function action({ request, params }: ActionFunctionArgs) {
-  await authorize(request, "webhooks.manage");
+export const action = page(async function action({ request, params, context }: ActionFunctionArgs) {
+  const audit = auditor(context, await authorize(request, "webhooks.manage"));
   const id = endpointId(params);
   const form = await request.formData();
   const intent = String(form.get("intent") ?? "");
   try {
     switch (intent) {
       case "update":
-        return await saveSettings(id, form);
+        return await saveSettings(id, form, audit);
       case "enable":
       case "disable":
         await updateWebhook(id, { enabled: intent === "enable" });
+        await audit("webhook.update", `webhook:${id}`, { enabled: intent === "enable" });
         break;
       case "test":
         await sendTestPing(id);
@@ -117,13 +120,17 @@ export const action = page(async function action({ request, params }: ActionFunc
         await retryDelivery(id, deliveryId);
         break;
       }
-      case "rotate":
-        return answer({ intent, ok: true, secret: (await rotateWebhookSecret(id)).secret });
+      case "rotate": {
+        const { secret } = await rotateWebhookSecret(id);
+        await audit("webhook.rotate_secret", `webhook:${id}`);
+        return answer({ intent, ok: true, secret });
+      }
       case "delete":
         if (form.get("confirm") !== "on") {
           return answer({ intent, ok: false, message: "Tick “I understand” to delete the endpoint." }, 422);
         }
         await deleteWebhook(id);
+        await audit("webhook.delete", `webhook:${id}`);
         return redirect("/settings/webhooks?deleted=1");
       default:
         return answer({ intent, ok: false, message: "Unknown action." }, 400);

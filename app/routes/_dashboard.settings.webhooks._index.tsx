@@ -17,6 +17,7 @@ import {
   fieldErrorsFrom,
   type FormChoice,
 } from "~/components/webhooks/EndpointFields";
+import { auditor } from "~/models/audit.server";
 import { listFormChoices } from "~/models/lead.server";
 import { NewEndpointFormSchema } from "~/models/webhook-schemas";
 import { createWebhook, listWebhooks, type WebhookJson } from "~/models/webhooks.server";
@@ -42,8 +43,8 @@ type CreateAnswer = {
   created?: { id: string; url: string; secret: string };
 };
 
-export const action = page(async function action({ request }: ActionFunctionArgs) {
-  await authorize(request, "webhooks.manage");
+export const action = page(async function action({ request, context }: ActionFunctionArgs) {
+  const user = await authorize(request, "webhooks.manage");
   const form = await request.formData();
   if (form.get("intent") !== "create") throw new Response("Unknown action.", { status: 400 });
   // The schema the browser already checked with (Conform); createWebhook checks the rest
@@ -51,7 +52,8 @@ export const action = page(async function action({ request }: ActionFunctionArgs
   const submission = parseWithZod(form, { schema: NewEndpointFormSchema });
   if (submission.status !== "success") return data<CreateAnswer>({ reply: submission.reply() }, { status: 422 });
   try {
-    const { id, url, secret } = await createWebhook(submission.value);
+    const { id, url, secret, events } = await createWebhook(submission.value);
+    await auditor(context, user)("webhook.create", `webhook:${id}`, { url, events });
     return data<CreateAnswer>({ reply: submission.reply({ resetForm: true }), created: { id, url, secret } });
   } catch (thrown) {
     if (!(thrown instanceof DomainError)) throw thrown;

@@ -7,11 +7,11 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
   // Only which links to show: every page and action checks its own permission.
-  return { user, managesWebhooks: can(user, "webhooks.manage") };
+  return { user, managesWebhooks: can(user, "webhooks.manage"), readsAudit: can(user, "audit.read") };
 }
 
 export default function DashboardLayout() {
-  const { user, managesWebhooks } = useLoaderData<typeof loader>();
+  const { user, managesWebhooks, readsAudit } = useLoaderData<typeof loader>();
   return (
     <div className="shell">
       <nav aria-label="Main">
@@ -23,6 +23,7 @@ export default function DashboardLayout() {
         <NavLink to="/support">Support</NavLink>
         {managesWebhooks && <NavLink to="/settings/webhooks">Webhooks</NavLink>}
         <NavLink to="/settings/staff">Staff</NavLink>
+        {readsAudit && <NavLink to="/settings/audit">Audit</NavLink>}
         <div className="who">
           <NavLink to="/account" className="account">
             {user.email}

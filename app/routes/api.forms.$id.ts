@@ -1,6 +1,8 @@
 // GET, PATCH and DELETE /api/forms/:id.
 import { z } from "zod";
+import { auditor } from "~/models/audit.server";
 import { deleteForm, formJson, getFormWithCounts, updateForm } from "~/models/form.server";
+import { isPlainObject } from "~/models/lead-submission.server";
 import { apiRoute, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
 import { authorize } from "~/utils/auth.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
@@ -14,15 +16,24 @@ export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) =
   return json(formJson(await getFormWithCounts(params.id!)));
 });
 
-export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) => {
-  await authorize(request, request.method === "DELETE" ? "forms.delete" : "forms.write");
+export const action = apiRoute(async ({ request, params, context }: ActionFunctionArgs) => {
+  const user = await authorize(request, request.method === "DELETE" ? "forms.delete" : "forms.write");
+  const audit = auditor(context, user);
   const id = params.id!;
   switch (request.method) {
-    case "PATCH":
-      return json(formJson(await updateForm(id, await readJsonBody(request))));
+    case "PATCH": {
+      const patch = await readJsonBody(request);
+      // Archiving (or bringing back) a form stops (or restarts) its submissions: forms.delete.
+      const status = isPlainObject(patch) ? patch.status : undefined;
+      if (status !== undefined) await authorize(request, "forms.delete");
+      const form = formJson(await updateForm(id, patch));
+      if (status !== undefined) await audit(status === "archived" ? "form.archive" : "form.unarchive", `form:${id}`);
+      return json(form);
+    }
     case "DELETE": {
       const query = parseOrFail(DeleteQuerySchema, Object.fromEntries(new URL(request.url).searchParams));
       await deleteForm(id, { deleteLeads: query.deleteLeads === "true" });
+      await audit("form.delete", `form:${id}`, { deleteLeads: query.deleteLeads === "true" });
       return new Response(null, { status: 204 });
     }
     default:

@@ -1,4 +1,5 @@
 // GET /api/leads/:id: one lead, labelled by its schema version. DELETE: 204, or 404.
+import { auditor } from "~/models/audit.server";
 import { deleteLead, getLead } from "~/models/lead.server";
 import { apiRoute, fail, json, methodNotAllowed } from "~/utils/api.server";
 import { authorize } from "~/utils/auth.server";
@@ -16,10 +17,11 @@ export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) =
   return json({ lead });
 });
 
-export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) => {
+export const action = apiRoute(async ({ request, params, context }: ActionFunctionArgs) => {
   if (request.method !== "DELETE") methodNotAllowed(["GET", "DELETE"]);
-  await authorize(request, "leads.write");
+  const user = await authorize(request, "leads.write");
   const id = params.id ?? "";
   if (!(await deleteLead(id))) notFound(id);
+  await auditor(context, user)("lead.delete", `lead:${id}`);
   return new Response(null, { status: 204 });
 });

@@ -1,6 +1,7 @@
 // GET /api/leads/export?format=csv|xlsx&<list filters>: the filtered leads as a file,
 // streamed from the database page by page.
 import { z } from "zod";
+import { auditor } from "~/models/audit.server";
 import { streamLeadsXlsx } from "~/models/lead-export-xlsx.server";
 import { CONTENT_TYPES, EXPORT_FORMATS, exportFileName, streamLeadsCsv } from "~/models/lead-export.server";
 import { parseLeadFilters } from "~/models/lead-filters.server";
@@ -10,8 +11,8 @@ import type { LoaderFunctionArgs } from "@remix-run/node";
 
 const FormatSchema = z.enum(EXPORT_FORMATS, { error: "Use csv or xlsx." });
 
-export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
-  await authorize(request, "leads.export");
+export const loader = apiRoute(async ({ request, context }: LoaderFunctionArgs) => {
+  const user = await authorize(request, "leads.export");
   const params = new URL(request.url).searchParams;
   const format = FormatSchema.safeParse(params.get("format") ?? undefined);
   const filters = parseLeadFilters(params);
@@ -22,7 +23,14 @@ export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
   if (!format.success || !filters.ok) {
     fail(422, "validation_failed", "The query has invalid parameters.", { details });
   }
-  const options = { signal: request.signal };
+  const audit = auditor(context, user);
+  const filters_ = Object.fromEntries([...params].filter(([name]) => name !== "format"));
+  const options = {
+    signal: request.signal,
+    // Recorded once the download ends: how many rows left, and whether it was all of them.
+    onEnd: (rows: number, complete: boolean) =>
+      void audit("lead.export", null, { format: format.data, filters: filters_, rows, complete }),
+  };
   const body =
     format.data === "csv"
       ? await streamLeadsCsv(filters.value, options)

@@ -1,5 +1,6 @@
 // GET /api/staff: every staff user with their role and status. POST /api/staff with
 // {email, role, name?}: invite one (201, status "invited"; docs/api/staff.md).
+import { auditor } from "~/models/audit.server";
 import { inviteStaff, listStaff } from "~/models/staff.server";
 import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
 import { authorize } from "~/utils/auth.server";
@@ -10,9 +11,10 @@ export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
   return json({ items: await listStaff() });
 });
 
-export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
+export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) => {
   if (request.method !== "POST") methodNotAllowed(["GET", "POST"]);
   const actor = await authorize(request, "staff.manage");
   const member = await inviteStaff(actor, await readJsonBody(request));
+  await auditor(context, actor)("staff.invite", `user:${member.id}`, { email: member.email, role: member.role });
   return json(member, { status: 201, headers: { Location: `/api/staff/${member.id}` } });
 });

@@ -1,14 +1,16 @@
 // DELETE /api/tokens/:id: revokes one of your API tokens (204; 404 for an unknown id or another user's).
 import { revokeApiToken } from "~/models/api-tokens.server";
+import { auditor } from "~/models/audit.server";
 import { apiRoute, methodNotAllowed } from "~/utils/api.server";
 import { requireUserSession } from "~/utils/auth.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["DELETE"]));
 
-export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) => {
+export const action = apiRoute(async ({ request, params, context }: ActionFunctionArgs) => {
   if (request.method !== "DELETE") methodNotAllowed(["DELETE"]);
   const { user } = await requireUserSession(request);
   await revokeApiToken(user.id, params.id!);
+  await auditor(context, user)("token.revoke", `token:${params.id}`);
   return new Response(null, { status: 204 });
 });

@@ -2,6 +2,7 @@
 // {name, scopes, expiresAt?}: a new one, answered once with `token` (docs/api/tokens.md).
 // Both need a session: a token cannot make or list tokens.
 import { createApiToken, listApiTokens } from "~/models/api-tokens.server";
+import { auditor } from "~/models/audit.server";
 import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
 import { requireUserSession } from "~/utils/auth.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
@@ -11,9 +12,10 @@ export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
   return json({ items: await listApiTokens(user.id) });
 });
 
-export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
+export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) => {
   if (request.method !== "POST") methodNotAllowed(["GET", "POST"]);
   const { user } = await requireUserSession(request);
   const created = await createApiToken(user, await readJsonBody(request));
+  await auditor(context, user)("token.create", `token:${created.id}`, { name: created.name, scopes: created.scopes });
   return json(created, { status: 201, headers: { Location: `/api/tokens/${created.id}` } });
 });

@@ -1,5 +1,6 @@
 // POST /api/webhooks/:id/rotate-secret: a new signing secret (shown once); the previous
 // one keeps signing beside it for 24 hours.
+import { auditor } from "~/models/audit.server";
 import { rotateWebhookSecret } from "~/models/webhooks.server";
 import { apiRoute, json, methodNotAllowed } from "~/utils/api.server";
 import { authorize } from "~/utils/auth.server";
@@ -7,8 +8,10 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["POST"]));
 
-export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) => {
+export const action = apiRoute(async ({ request, params, context }: ActionFunctionArgs) => {
   if (request.method !== "POST") methodNotAllowed(["POST"]);
-  await authorize(request, "webhooks.manage");
-  return json(await rotateWebhookSecret(params.id!));
+  const user = await authorize(request, "webhooks.manage");
+  const rotated = await rotateWebhookSecret(params.id!);
+  await auditor(context, user)("webhook.rotate_secret", `webhook:${params.id}`);
+  return json(rotated);
 });

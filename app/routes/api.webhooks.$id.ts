@@ -1,4 +1,5 @@
 // GET, PATCH and DELETE /api/webhooks/:id.
+import { auditor } from "~/models/audit.server";
 import { deleteWebhook, getWebhook, updateWebhook } from "~/models/webhooks.server";
 import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
 import { authorize } from "~/utils/auth.server";
@@ -9,13 +10,18 @@ export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) =
   return json(await getWebhook(params.id!));
 });
 
-export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) => {
-  await authorize(request, "webhooks.manage");
+export const action = apiRoute(async ({ request, params, context }: ActionFunctionArgs) => {
+  const audit = auditor(context, await authorize(request, "webhooks.manage"));
   switch (request.method) {
-    case "PATCH":
-      return json(await updateWebhook(params.id!, await readJsonBody(request)));
+    case "PATCH": {
+      const body = await readJsonBody(request);
+      const updated = await updateWebhook(params.id!, body);
+      await audit("webhook.update", `webhook:${params.id}`, { fields: Object.keys(body as object) });
+      return json(updated);
+    }
     case "DELETE":
       await deleteWebhook(params.id!);
+      await audit("webhook.delete", `webhook:${params.id}`);
       return new Response(null, { status: 204 });
     default:
       methodNotAllowed(["GET", "PATCH", "DELETE"]);

@@ -1,4 +1,5 @@
 // GET /api/webhooks: the endpoints. POST /api/webhooks: create one (201, with its signing secret, shown once).
+import { auditor } from "~/models/audit.server";
 import { createWebhook, listWebhooks } from "~/models/webhooks.server";
 import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
 import { authorize } from "~/utils/auth.server";
@@ -9,9 +10,10 @@ export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
   return json({ items: await listWebhooks() });
 });
 
-export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
+export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) => {
   if (request.method !== "POST") methodNotAllowed(["GET", "POST"]);
-  await authorize(request, "webhooks.manage");
+  const user = await authorize(request, "webhooks.manage");
   const created = await createWebhook(await readJsonBody(request));
+  await auditor(context, user)("webhook.create", `webhook:${created.id}`, { url: created.url, events: created.events });
   return json(created, { status: 201, headers: { Location: `/api/webhooks/${created.id}` } });
 });

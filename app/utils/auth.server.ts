@@ -6,6 +6,7 @@ import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
 import { z } from "zod";
 import { findApiTokenCaller, looksLikeApiToken } from "~/models/api-tokens.server";
+import { recordAudit } from "~/models/audit.server";
 import { can, SCOPE_FOR, type Permission, type TokenScope } from "~/models/policy";
 import type { ActiveSession } from "~/models/session.server";
 import { verifyLogin, type SessionUser } from "~/models/user.server";
@@ -68,7 +69,11 @@ const TOO_MANY_LOGINS = "Too many failed logins. Try again later.";
  * addresses that have been failing. An address with no failure on record is never
  * held back by the account's wait, so the real user gets in during an attack.
  */
-export async function withLoginLimits<T>(ip: string, email: string, attempt: () => Promise<T>): Promise<T> {
+export async function withLoginLimits<T extends { id: string; email: string }>(
+  ip: string,
+  email: string,
+  attempt: () => Promise<T>,
+): Promise<T> {
   const account = email.trim().toLowerCase();
   const ipRecord = await loginsByIp.get(ip);
   const cleanAddress = !ipRecord || ipRecord.consumedPoints === 0;
@@ -80,13 +85,22 @@ export async function withLoginLimits<T>(ip: string, email: string, attempt: () 
   const failures = (await failuresByAccount.consume(account)).consumedPoints;
   try {
     const result = await attempt();
-    await Promise.all([loginsByIp.reward(ip, 1), failuresByAccount.delete(account), accountDelay.delete(account)]);
+    await Promise.all([
+      loginsByIp.reward(ip, 1),
+      failuresByAccount.delete(account),
+      accountDelay.delete(account),
+      recordAudit({ action: "session.login", actor: result, target: `user:${result.id}`, ip }),
+    ]);
     return result;
   } catch (error) {
     if (!(error instanceof InvalidCredentialsError || error instanceof z.ZodError)) {
       await Promise.all([loginsByIp.reward(ip, 1), failuresByAccount.reward(account, 1)]);
-    } else if (failures > FREE_FAILURES) {
-      await accountDelay.block(account, Math.min(2 ** (failures - FREE_FAILURES), MAX_DELAY_SECONDS));
+    } else {
+      // The address as typed (bounded): who was tried, not whether the account exists.
+      await recordAudit({ action: "session.login_failed", actor: null, ip, details: { email: account.slice(0, 254) } });
+      if (failures > FREE_FAILURES) {
+        await accountDelay.block(account, Math.min(2 ** (failures - FREE_FAILURES), MAX_DELAY_SECONDS));
+      }
     }
     throw error;
   }
