@@ -133,6 +133,8 @@ type TicketNotice = {
   subject: string;
   email: string;
   name: string | null;
+  /** The staff user working the ticket, told of its customer replies beside SUPPORT_NOTIFY_EMAILS. */
+  assigneeEmail?: string | null;
 };
 
 // Without the "#" a staff member's reply to this email cannot be read as one to a ticket.
@@ -145,7 +147,10 @@ export function supportNotifications(
   ticket: TicketNotice,
   message: { from: string; body: string; unverifiedSender?: boolean; isAutoReply?: boolean },
 ): StaffEmail[] {
-  if (env.SUPPORT_NOTIFY_EMAILS.length === 0 || message.isAutoReply) return [];
+  const recipients = [
+    ...new Set([...env.SUPPORT_NOTIFY_EMAILS, ...(ticket.assigneeEmail ? [ticket.assigneeEmail] : [])]),
+  ];
+  if (recipients.length === 0 || message.isAutoReply) return [];
   // The address the message came from (for a reply, the email's own sender), never the
   // ticket's: a stranger writing into someone's ticket is named as themselves.
   const from = kind === "created" && ticket.name ? `${oneLine(ticket.name)} <${message.from}>` : message.from;
@@ -155,7 +160,7 @@ export function supportNotifications(
     : message.body.length > MESSAGE_EXCERPT
       ? `${message.body.slice(0, MESSAGE_EXCERPT)}\n[...]`
       : message.body;
-  return staffEmails(env.SUPPORT_NOTIFY_EMAILS, {
+  return staffEmails(recipients, {
     subject:
       kind === "created"
         ? `New support request ${ticket.reference}: ${bare(ticket.subject)}`

@@ -34,7 +34,15 @@ export async function recordInboundEmail(email: InboundEmail, receivedAt = new D
   }
   const ticket = await db.ticket.findUnique({
     where: { reference },
-    select: { id: true, reference: true, email: true, name: true, subject: true, status: true },
+    select: {
+      id: true,
+      reference: true,
+      email: true,
+      name: true,
+      subject: true,
+      status: true,
+      assignee: { select: { email: true, disabledAt: true } },
+    },
   });
   if (!ticket) throw new DomainError("ticket_not_found", `No support request ${reference}.`);
 
@@ -82,12 +90,15 @@ export async function recordInboundEmail(email: InboundEmail, receivedAt = new D
           select: { reference: true, messages: { where: { dedupeKey }, select: { id: true } } },
         }),
       () => ticket.id,
-      await supportReplyNotifications(ticket, {
-        from: email.from,
-        body: email.visibleText,
-        unverifiedSender: !verified,
-        isAutoReply: email.isAutoReply,
-      }),
+      await supportReplyNotifications(
+        { ...ticket, assigneeEmail: ticket.assignee?.disabledAt ? null : ticket.assignee?.email },
+        {
+          from: email.from,
+          body: email.visibleText,
+          unverifiedSender: !verified,
+          isAutoReply: email.isAutoReply,
+        },
+      ),
     );
     return { duplicate: false, ticketReference: updated.reference, messageId: updated.messages[0].id };
   } catch (error) {

@@ -22,3 +22,15 @@ export const ReplySchema = z.object({ message: MessageTextSchema });
 export const StatusSchema = z.object({
   status: z.enum(TICKET_STATUSES, { error: "Use open, pending or closed." }),
 });
+
+/** PATCH /api/support-requests/:ticket: the status, the assignee (a staff user's id; null: nobody), or both. */
+export const TicketPatchSchema = z
+  .object({
+    status: z.enum(TICKET_STATUSES, { error: "Use open, pending or closed." }).optional(),
+    assigneeId: z.string({ error: "Use a staff user's id, or null." }).max(64).nullable().optional(),
+  })
+  .strict()
+  .refine((patch) => Object.keys(patch).length > 0, "Send status, assigneeId or both.");
+
+/** A staff note: the same text rules as a message. */
+export const NoteSchema = z.object({ body: MessageTextSchema });

@@ -19,9 +19,17 @@ export const listSelect = {
   status: true,
   lastMessageAt: true,
   createdAt: true,
+  assignee: { select: { id: true, email: true, name: true } },
 } as const;
 
 const MAX_THREAD_MESSAGES = 500;
+
+export const noteSelect = {
+  id: true,
+  body: true,
+  authorUser: { select: { id: true, email: true, name: true } },
+  createdAt: true,
+} as const;
 
 export const messageSelect = {
   id: true,
@@ -66,6 +74,7 @@ export async function getTicketThread(idOrReference: string, client: Prisma.Tran
       threadMessageId: true,
       messages: { orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: MAX_THREAD_MESSAGES, select: messageSelect },
       outbox: { orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: MAX_THREAD_MESSAGES, select: emailSelect },
+      notes: { orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: MAX_THREAD_MESSAGES, select: noteSelect },
     },
   });
   if (!ticket) return null;

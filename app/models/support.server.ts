@@ -9,7 +9,7 @@ import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { EmailSchema } from "~/models/user.server";
 import { db, type Prisma } from "~/utils/db.server";
-import { DomainError } from "~/utils/domain-error";
+import { DomainError, invalidFields } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { decodeCursorOrFail, encodeCursor } from "~/utils/keyset.server";
 import { composeSupportEmail, newMessageId } from "~/utils/mailer.server";
@@ -17,7 +17,7 @@ import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
 import { supportNotifications } from "./notifications.server";
 import { kickOutbox } from "./outbox.server";
 import { MessageTextSchema } from "./support-schemas";
-import { listSelect, messageSelect, writeWithTicketEvents } from "./support-thread.server";
+import { listSelect, messageSelect, noteSelect, writeWithTicketEvents } from "./support-thread.server";
 import { nextTicketNumber, ticketWhere } from "./ticket-reference.server";
 
 import { TICKET_STATUSES, type TicketStatus } from "./ticket-status";
@@ -50,6 +50,8 @@ export const ListTicketsSchema = z.object({
     .max(200)
     .optional()
     .transform((value) => value?.trim() || undefined),
+  /** "mine", "unassigned", or a staff user's id. */
+  assignee: z.string().max(64).optional(),
   cursor: z.string().max(200).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(25),
 });
@@ -74,9 +76,17 @@ function searchWhere(q: string): Prisma.TicketWhereInput {
 /** Tickets with the latest activity first, keyset-paged on (lastMessageAt, id). */
 export async function listTickets(
   query: z.output<typeof ListTicketsSchema>,
+  me: { id: string } | null = null,
 ): Promise<{ tickets: TicketSummary[]; nextCursor: string | null }> {
   const and: Prisma.TicketWhereInput[] = [];
   if (query.status) and.push({ status: query.status });
+  if (query.assignee === "mine") {
+    if (!me) {
+      throw invalidFields([{ path: "assignee", message: "mine needs a staff user: use their id." }]);
+    }
+    and.push({ assigneeId: me.id });
+  } else if (query.assignee === "unassigned") and.push({ assigneeId: null });
+  else if (query.assignee) and.push({ assigneeId: query.assignee });
   if (query.q) and.push(searchWhere(query.q));
   if (query.cursor) {
     const { at: lastMessageAt, id } = decodeCursorOrFail(query.cursor);
@@ -305,4 +315,76 @@ export async function setTicketStatus(idOrReference: string, status: TicketStatu
     (client) => client.ticket.update({ where: { id: exists.id }, data: { status }, select: listSelect }),
     () => exists.id,
   );
+}
+
+/** An enabled staff user who has joined (an invitation not yet accepted cannot work tickets). */
+async function assignableUser(id: string) {
+  const user = await db.user.findUnique({
+    where: { id },
+    select: { id: true, email: true, disabledAt: true, passwordHash: true },
+  });
+  if (!user || user.disabledAt || user.passwordHash === null) {
+    throw invalidFields([{ path: "assigneeId", message: "No enabled staff user has this id." }]);
+  }
+  return user;
+}
+
+/** Changes a ticket's status, its assignee (null: nobody), or both. */
+export async function updateTicket(
+  idOrReference: string,
+  patch: { status?: TicketStatus; assigneeId?: string | null },
+) {
+  const where = ticketWhere(idOrReference);
+  const exists = await db.ticket.findUnique({ where, select: { id: true, status: true } });
+  if (!exists) notFound(idOrReference);
+  if (patch.assigneeId) await assignableUser(patch.assigneeId);
+  const events: WebhookEventType[] =
+    patch.status === undefined || exists.status === patch.status ? [] : ["support_request.status_changed"];
+  return writeWithTicketEvents(
+    events,
+    (client) =>
+      client.ticket.update({
+        where: { id: exists.id },
+        data: {
+          ...(patch.status !== undefined && { status: patch.status }),
+          ...(patch.assigneeId !== undefined && { assigneeId: patch.assigneeId }),
+        },
+        select: listSelect,
+      }),
+    () => exists.id,
+  );
+}
+
+/** A staff note on a ticket: kept apart from the conversation and never emailed. */
+export async function addTicketNote(idOrReference: string, body: string, author: { id: string } | null) {
+  const ticket = await db.ticket.findUnique({ where: ticketWhere(idOrReference), select: { id: true } });
+  if (!ticket) notFound(idOrReference);
+  return db.ticketNote.create({
+    data: { ticketId: ticket.id, body, authorUserId: author?.id ?? null },
+    select: noteSelect,
+  });
+}
+
+/**
+ * Whether someone other than `userId` replied on the ticket after the message `seenMessageId`
+ * (the newest one when the replying page was loaded): sending then asks for confirmation.
+ */
+export async function repliedSince(idOrReference: string, seenMessageId: string, userId: string): Promise<boolean> {
+  const ticket = await db.ticket.findUnique({ where: ticketWhere(idOrReference), select: { id: true } });
+  if (!ticket) notFound(idOrReference);
+  const seen = seenMessageId
+    ? await db.ticketMessage.findFirst({
+        where: { id: seenMessageId, ticketId: ticket.id },
+        select: { createdAt: true },
+      })
+    : null;
+  const newer = await db.ticketMessage.count({
+    where: {
+      ticketId: ticket.id,
+      direction: "outbound",
+      ...(seen && { createdAt: { gt: seen.createdAt } }),
+      OR: [{ authorUserId: null }, { authorUserId: { not: userId } }],
+    },
+  });
+  return newer > 0;
 }

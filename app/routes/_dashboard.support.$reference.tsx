@@ -4,8 +4,17 @@ import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { useEffect, useRef, type RefObject } from "react";
 import { RouteError } from "~/components/RouteError";
-import { ReplySchema, StatusSchema } from "~/models/support-schemas";
-import { addStaffReply, getTicketThread, setTicketStatus } from "~/models/support.server";
+import { AssigneeForm, NotesSection } from "~/components/support/DeskPanels";
+import { listStaff } from "~/models/staff.server";
+import { NoteSchema, ReplySchema, StatusSchema } from "~/models/support-schemas";
+import {
+  addStaffReply,
+  addTicketNote,
+  getTicketThread,
+  repliedSince,
+  setTicketStatus,
+  updateTicket,
+} from "~/models/support.server";
 import { TICKET_STATUSES } from "~/models/ticket-status";
 import { authorize } from "~/utils/auth.server";
 import { page } from "~/utils/page.server";
@@ -16,31 +25,56 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 ];
 
 export const loader = page(async function loader({ request, params }: LoaderFunctionArgs) {
-  await authorize(request, "support.read");
+  const user = await authorize(request, "support.read");
   const ticket = await getTicketThread(params.reference!);
   if (!ticket) throw new Response("No such support request.", { status: 404 });
   // One address per ticket: ids and other letter cases lead to the reference.
   if (params.reference !== ticket.reference) throw redirect(`/support/${ticket.reference}`);
-  return { ticket };
+  const staff = (await listStaff()).filter((member) => member.status === "active");
+  return { ticket, staff, me: user.id };
 });
 
-type Intent = "reply" | "status";
-/** The answer to a refused post: which of the page's two forms it belongs to, and Conform's reply. */
-type Refusal = { intent: Intent; result: SubmissionResult<string[]> };
+type Intent = "reply" | "status" | "assign" | "note";
+/**
+ * The answer to a refused post: which of the page's forms it belongs to, and Conform's reply
+ * (or, for a note, the message). `collision`: another agent replied since the page loaded.
+ */
+type Refusal = { intent: Intent; result?: SubmissionResult<string[]>; error?: string; collision?: boolean };
+const INTENTS = new Set(["reply", "status", "assign", "note"]);
 
 export const action = page(async function action({ request, params }: ActionFunctionArgs) {
   const user = await authorize(request, "support.write");
   const form = await request.formData();
-  const intent = form.get("intent");
-  if (intent !== "reply" && intent !== "status") throw new Response("Unknown action.", { status: 400 });
+  const intent = String(form.get("intent") ?? "") as Intent;
+  if (!INTENTS.has(intent)) throw new Response("Unknown action.", { status: 400 });
+  const reference = params.reference!;
   // The schemas the browser already checked with (Conform): the server checks again.
   if (intent === "reply") {
     const submission = parseWithZod(form, { schema: ReplySchema });
     if (submission.status !== "success") {
       return data<Refusal>({ intent, result: submission.reply() }, { status: 422 });
     }
-    const { ticket } = await addStaffReply(params.reference!, submission.value.message, { author: "staff", user });
+    // Someone answered after this page was loaded: say so rather than answer twice.
+    if (form.get("confirm") !== "1" && (await repliedSince(reference, String(form.get("seen") ?? ""), user.id))) {
+      const message = "Another reply was sent after you opened this page. Read it, then send yours again to confirm.";
+      return data<Refusal>(
+        { intent, result: submission.reply({ formErrors: [message] }), collision: true },
+        { status: 409 },
+      );
+    }
+    const { ticket } = await addStaffReply(reference, submission.value.message, { author: "staff", user });
     return redirect(`/support/${ticket.reference}`);
+  }
+  if (intent === "assign") {
+    const assigneeId = String(form.get("assigneeId") ?? "");
+    const ticket = await updateTicket(reference, { assigneeId: assigneeId || null });
+    return redirect(`/support/${ticket.reference}`);
+  }
+  if (intent === "note") {
+    const parsed = NoteSchema.safeParse({ body: form.get("body") ?? "" });
+    if (!parsed.success) return data<Refusal>({ intent, error: parsed.error.issues[0].message }, { status: 422 });
+    await addTicketNote(reference, parsed.data.body, user);
+    return redirect(`/support/${reference}`);
   }
   const submission = parseWithZod(form, { schema: StatusSchema });
   if (submission.status !== "success") {
@@ -76,7 +110,7 @@ function deliveryText(delivery: Delivery): string {
 }
 
 export default function SupportThread() {
-  const { ticket } = useLoaderData<typeof loader>();
+  const { ticket, staff, me } = useLoaderData<typeof loader>();
   const refusal = useActionData<typeof action>() as Refusal | undefined;
   const navigation = useNavigation();
   const busyIntent = navigation.state === "submitting" ? navigation.formData?.get("intent") : null;
@@ -114,6 +148,7 @@ export default function SupportThread() {
         busy={busyIntent === "status"}
         lastResult={refusal?.intent === "status" ? refusal.result : undefined}
       />
+      <AssigneeForm assignee={ticket.assignee} staff={staff} me={me} busy={busyIntent === "assign"} />
 
       <h2>Conversation</h2>
       <ol className="thread" aria-label="Messages">
@@ -126,8 +161,16 @@ export default function SupportThread() {
       <ReplyForm
         formRef={replyForm}
         email={ticket.email}
+        seen={ticket.messages.at(-1)?.id ?? ""}
+        confirming={refusal?.intent === "reply" && refusal.collision === true}
         busy={busyIntent === "reply"}
         lastResult={refusal?.intent === "reply" ? refusal.result : undefined}
+      />
+
+      <NotesSection
+        notes={ticket.notes}
+        busy={busyIntent === "note"}
+        error={refusal?.intent === "note" ? refusal.error : undefined}
       />
     </>
   );
@@ -243,12 +286,17 @@ function AttachmentList({ attachments }: { attachments: Message["attachments"] }
 function ReplyForm({
   formRef,
   email,
+  seen,
+  confirming,
   busy,
   lastResult,
 }: {
   /** The page empties the form through this once the reply is in the thread. */
   formRef: RefObject<HTMLFormElement>;
   email: string;
+  /** The newest message when the page was loaded: a reply sent since asks for confirmation. */
+  seen: string;
+  confirming: boolean;
   busy: boolean;
   lastResult: SubmissionResult<string[]> | undefined;
 }) {
@@ -262,9 +310,17 @@ function ReplyForm({
     onValidate: ({ formData }) => parseWithZod(formData, { schema: ReplySchema }),
   });
   const error = fields.message.errors?.[0];
+  const formError = form.errors?.[0];
   return (
     <Form method="post" ref={formRef} {...getFormProps(form)} noValidate>
       <input type="hidden" name="intent" value="reply" />
+      <input type="hidden" name="seen" value={seen} />
+      {confirming ? <input type="hidden" name="confirm" value="1" /> : null}
+      {formError ? (
+        <p className="notice warn" role="alert">
+          {formError}
+        </p>
+      ) : null}
       <label htmlFor="message">Message to {email}</label>
       <textarea
         id="message"
@@ -283,7 +339,7 @@ function ReplyForm({
       <p className="muted">Sending sets the request to pending (waiting on the customer).</p>
       <p>
         <button type="submit" disabled={busy}>
-          {busy ? "Sending…" : "Send reply"}
+          {busy ? "Sending…" : confirming ? "Send anyway" : "Send reply"}
         </button>
       </p>
     </Form>

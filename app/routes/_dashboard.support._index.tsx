@@ -1,5 +1,6 @@
 import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
 import { RouteError } from "~/components/RouteError";
+import { listStaff } from "~/models/staff.server";
 import { ListTicketsSchema, listTickets } from "~/models/support.server";
 import { TICKET_STATUSES } from "~/models/ticket-status";
 import { authorize } from "~/utils/auth.server";
@@ -9,26 +10,37 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 export const meta: MetaFunction = () => [{ title: "Support · Lead Capture" }];
 
 export const loader = page(async function loader({ request }: LoaderFunctionArgs) {
-  await authorize(request, "support.read");
+  const user = await authorize(request, "support.read");
   const url = new URL(request.url);
-  const parsed = ListTicketsSchema.safeParse(Object.fromEntries(url.searchParams));
+  // Empty fields of the filter form are no filter.
+  const params = Object.fromEntries([...url.searchParams].filter(([, value]) => value !== ""));
+  const parsed = ListTicketsSchema.safeParse(params);
   // A hand-edited address with a bad value shows the unfiltered list rather than an error.
   const query = parsed.success ? parsed.data : ListTicketsSchema.parse({});
-  const { tickets, nextCursor } = await listTickets(query);
-  return { tickets, nextCursor, status: query.status ?? "", q: query.q ?? "", paged: Boolean(query.cursor) };
+  const [{ tickets, nextCursor }, staff] = await Promise.all([listTickets(query, user), listStaff()]);
+  return {
+    tickets,
+    nextCursor,
+    status: query.status ?? "",
+    q: query.q ?? "",
+    assignee: query.assignee ?? "",
+    staff: staff.filter((member) => member.status === "active").map(({ id, email }) => ({ id, email })),
+    paged: Boolean(query.cursor),
+  };
 });
 
-function pageLink(status: string, q: string, cursor?: string) {
+function pageLink(status: string, q: string, assignee: string, cursor?: string) {
   const params = new URLSearchParams();
   if (status) params.set("status", status);
   if (q) params.set("q", q);
+  if (assignee) params.set("assignee", assignee);
   if (cursor) params.set("cursor", cursor);
   const search = params.toString();
   return search ? `/support?${search}` : "/support";
 }
 
 export default function SupportList() {
-  const { tickets, nextCursor, status, q, paged } = useLoaderData<typeof loader>();
+  const { tickets, nextCursor, status, q, assignee, staff, paged } = useLoaderData<typeof loader>();
   const navigation = useNavigation();
   const searching = navigation.state === "loading" && navigation.location.pathname === "/support";
   return (
@@ -47,6 +59,19 @@ export default function SupportList() {
           </select>
         </div>
         <div>
+          <label htmlFor="assignee">Assigned to</label>
+          <select id="assignee" name="assignee" defaultValue={assignee}>
+            <option value="">Anyone or nobody</option>
+            <option value="mine">Me</option>
+            <option value="unassigned">Nobody (unassigned)</option>
+            {staff.map((person) => (
+              <option key={person.id} value={person.id}>
+                {person.email}
+              </option>
+            ))}
+          </select>
+        </div>
+        <div>
           <label htmlFor="q">Search</label>
           <input id="q" name="q" type="search" defaultValue={q} placeholder="Reference, email, subject…" />
         </div>
@@ -56,46 +81,58 @@ export default function SupportList() {
           </button>
         </div>
       </Form>
-      {tickets.length === 0 ? (
-        <p className="muted">No support requests match.</p>
-      ) : (
-        <table>
-          <thead>
-            <tr>
-              <th>Reference</th>
-              <th>Subject</th>
-              <th>Requester</th>
-              <th>Status</th>
-              <th>Last activity</th>
-            </tr>
-          </thead>
-          <tbody>
-            {tickets.map((ticket) => (
-              <tr key={ticket.id}>
-                <td>
-                  <Link to={`/support/${ticket.reference}`}>{ticket.reference}</Link>
-                </td>
-                <td>{ticket.subject}</td>
-                <td>
-                  {ticket.name ? `${ticket.name} ` : null}
-                  <span className="muted">{ticket.email}</span>
-                </td>
-                <td>
-                  <span className={`badge ${ticket.status}`}>{ticket.status}</span>
-                </td>
-                <td>
-                  <time dateTime={ticket.lastMessageAt.toISOString()}>{ticket.lastMessageAt.toUTCString()}</time>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      {tickets.length === 0 ? <p className="muted">No support requests match.</p> : <TicketsTable tickets={tickets} />}
       <p className="actions">
-        {paged ? <Link to={pageLink(status, q)}>First page</Link> : null}
-        {nextCursor ? <Link to={pageLink(status, q, nextCursor)}>Next page</Link> : null}
+        {paged ? <Link to={pageLink(status, q, assignee)}>First page</Link> : null}
+        {nextCursor ? <Link to={pageLink(status, q, assignee, nextCursor)}>Next page</Link> : null}
       </p>
     </>
+  );
+}
+
+type Ticket = ReturnType<typeof useLoaderData<typeof loader>>["tickets"][number];
+
+function TicketsTable({ tickets }: { tickets: Ticket[] }) {
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th>Reference</th>
+          <th>Subject</th>
+          <th>Requester</th>
+          <th>Status</th>
+          <th>Assigned to</th>
+          <th>Last activity</th>
+        </tr>
+      </thead>
+      <tbody>
+        {tickets.map((ticket) => (
+          <tr key={ticket.id}>
+            <td>
+              <Link to={`/support/${ticket.reference}`}>{ticket.reference}</Link>
+            </td>
+            <td>{ticket.subject}</td>
+            <td>
+              {ticket.name ? `${ticket.name} ` : null}
+              <span className="muted">{ticket.email}</span>
+            </td>
+            <td>
+              <span className={`badge ${ticket.status}`}>{ticket.status}</span>
+            </td>
+            <td>
+              {ticket.assignee ? (
+                (ticket.assignee.name ?? ticket.assignee.email)
+              ) : (
+                <span className="muted">nobody</span>
+              )}
+            </td>
+            <td>
+              <time dateTime={ticket.lastMessageAt.toISOString()}>{ticket.lastMessageAt.toUTCString()}</time>
+            </td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 

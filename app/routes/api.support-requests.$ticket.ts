@@ -1,7 +1,7 @@
-// GET: a support request and its thread. PATCH: change its status. `:ticket` is the
-// id or the reference in any letter case (SR-1042, sr-1042).
-import { StatusSchema } from "~/models/support-schemas";
-import { getTicketThread, setTicketStatus } from "~/models/support.server";
+// GET: a support request, its thread and its notes. PATCH: change its status or assignee.
+// `:ticket` is the id or the reference in any letter case (SR-1042, sr-1042).
+import { TicketPatchSchema } from "~/models/support-schemas";
+import { getTicketThread, updateTicket } from "~/models/support.server";
 import { apiRoute, fail, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
 import { requireStaff } from "~/utils/auth.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
@@ -16,6 +16,6 @@ export const loader = apiRoute(async ({ request, params, context }: LoaderFuncti
 export const action = apiRoute(async ({ request, params, context }: ActionFunctionArgs) => {
   if (request.method !== "PATCH") methodNotAllowed(["GET", "PATCH"]);
   await requireStaff(request, context, "support.write");
-  const { status } = parseOrFail(StatusSchema, await readJsonBody(request));
-  return json({ ticket: await setTicketStatus(params.ticket!, status) });
+  const patch = parseOrFail(TicketPatchSchema, await readJsonBody(request));
+  return json({ ticket: await updateTicket(params.ticket!, patch) });
 });

@@ -24,10 +24,10 @@ import { clientIp } from "~/utils/request.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request, context }: LoaderFunctionArgs) => {
-  await requireStaff(request, context, "support.read");
+  const caller = await requireStaff(request, context, "support.read");
   const params = Object.fromEntries(new URL(request.url).searchParams);
   const query = parseOrFail(ListTicketsSchema, params);
-  return json(await listTickets(query));
+  return json(await listTickets(query, caller.user));
 });
 
 /** JSON, or a plain HTML form post (urlencoded), so a site can post its contact form directly. */

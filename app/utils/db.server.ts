@@ -21,11 +21,16 @@ export type SqliteConnection = BetterSqlite3.Database;
 
 type Driver = { pool: pg.Pool | null; sqlite: SqliteConnection | null };
 
+// Prisma's defaults (2 s to start an interactive transaction, 5 s to finish it) are short for
+// SQLite, whose one connection runs one transaction at a time: on a loaded machine, with every
+// commit synced (FULL), a transaction could fail only for having queued behind another.
+const transactionOptions = { maxWait: 10_000, timeout: 15_000 };
+
 function createClient(driver: Driver): Db {
   if (env.DATABASE_PROVIDER === "postgresql") {
     driver.pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: env.DATABASE_POOL_SIZE });
     driver.pool.on("error", (error) => console.error("PostgreSQL pool error:", error.message));
-    return new PostgresClient({ adapter: new PrismaPg(driver.pool) }) as unknown as Db;
+    return new PostgresClient({ adapter: new PrismaPg(driver.pool), transactionOptions }) as unknown as Db;
   }
   // better-sqlite3's `timeout` is SQLite's busy timeout: writers wait rather than fail.
   const factory = new PrismaBetterSQLite3({ url: sqliteFilePath(env.DATABASE_URL), timeout: 5000 });
@@ -47,7 +52,7 @@ function createClient(driver: Driver): Db {
     },
     connectToShadowDb: () => factory.connectToShadowDb(),
   };
-  return new SqliteClient({ adapter: adapter as unknown as PrismaBetterSQLite3 });
+  return new SqliteClient({ adapter: adapter as unknown as PrismaBetterSQLite3, transactionOptions });
 }
 
 // One client per process and database, kept on globalThis so that reloading modules

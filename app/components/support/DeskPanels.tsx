@@ -1,0 +1,86 @@
+// The support desk's side panels on a ticket page: who works it (assignee) and the staff's
+// notes, kept apart from the conversation and never emailed. Plain forms: no JavaScript needed.
+import { Form } from "@remix-run/react";
+
+type Person = { id: string; email: string; name: string | null };
+
+export function AssigneeForm({
+  assignee,
+  staff,
+  me,
+  busy,
+}: {
+  assignee: Person | null;
+  staff: Person[];
+  me: string;
+  busy: boolean;
+}) {
+  return (
+    <Form method="post" className="actions" aria-label="Assignee">
+      <input type="hidden" name="intent" value="assign" />
+      <label htmlFor="assigneeId">Assigned to</label>{" "}
+      <select id="assigneeId" name="assigneeId" defaultValue={assignee?.id ?? ""} key={assignee?.id ?? "nobody"}>
+        <option value="">Nobody</option>
+        {staff.map((person) => (
+          <option key={person.id} value={person.id}>
+            {person.name ? `${person.name} (${person.email})` : person.email}
+            {person.id === me ? " (you)" : ""}
+          </option>
+        ))}
+      </select>{" "}
+      <button type="submit" className="secondary" disabled={busy}>
+        Assign
+      </button>
+    </Form>
+  );
+}
+
+type Note = { id: string; body: string; createdAt: Date | string; authorUser: Person | null };
+
+export function NotesSection({ notes, error, busy }: { notes: Note[]; error?: string; busy: boolean }) {
+  return (
+    <section className="card notes" aria-labelledby="notes-heading">
+      <h2 id="notes-heading">Internal notes</h2>
+      <p className="muted">Only staff see these; they are never emailed.</p>
+      {notes.length > 0 ? (
+        <ol aria-label="Notes">
+          {notes.map((note) => (
+            <li key={note.id} data-testid="note">
+              <p>
+                <strong>{note.authorUser?.name ?? note.authorUser?.email ?? "Staff (API)"}</strong>{" "}
+                <span className="muted">
+                  <time dateTime={new Date(note.createdAt).toISOString()}>
+                    {new Date(note.createdAt).toUTCString()}
+                  </time>
+                </span>
+              </p>
+              <pre>{note.body}</pre>
+            </li>
+          ))}
+        </ol>
+      ) : null}
+      <Form method="post" aria-label="Add a note">
+        <input type="hidden" name="intent" value="note" />
+        <label htmlFor="note-body">New note</label>
+        <textarea
+          id="note-body"
+          name="body"
+          rows={3}
+          required
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? "note-error" : undefined}
+        />
+        {error ? (
+          <p id="note-error" className="error" role="alert">
+            {error}
+          </p>
+        ) : null}
+        <p>
+          <button type="submit" className="secondary" disabled={busy}>
+            Add note
+          </button>
+        </p>
+      </Form>
+    </section>
+  );
+}
