@@ -124,6 +124,7 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   "_dashboard.leads.$id": { GET: "leads.read", "POST delete": "leads.write" },
   "_dashboard.leads.sources": { GET: "leads.read" },
   "_dashboard.settings.audit": { GET: "audit.read" },
+  "_dashboard.settings.replies": { GET: "support.read", POST: "support.write" },
   "_dashboard.settings.staff": {
     GET: "staff.read",
     "POST role": "staff.manage",
@@ -150,6 +151,8 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   "api.staff.$id": { PATCH: "staff.manage" },
   "api.tokens._index": { GET: "session", POST: "session" },
   "api.tokens.$id": { DELETE: "session" },
+  "api.saved-replies._index": { GET: "support.read", POST: "support.write" },
+  "api.saved-replies.$id": { PATCH: "support.write", DELETE: "support.write" },
   "api.support-requests._index": { GET: "support.read", POST: "public" },
   "api.support-requests.$ticket": { GET: "support.read", PATCH: "support.write" },
   "api.support-requests.$ticket.replies": { POST: "support.write" },

@@ -5,6 +5,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-
 import { useEffect, useRef, type RefObject } from "react";
 import { RouteError } from "~/components/RouteError";
 import { AssigneeForm, NotesSection } from "~/components/support/DeskPanels";
+import { fillSavedReply, listSavedReplies, type ReplyContext } from "~/models/saved-replies.server";
 import { listStaff } from "~/models/staff.server";
 import { NoteSchema, ReplySchema, StatusSchema } from "~/models/support-schemas";
 import {
@@ -30,24 +31,53 @@ export const loader = page(async function loader({ request, params }: LoaderFunc
   if (!ticket) throw new Response("No such support request.", { status: 404 });
   // One address per ticket: ids and other letter cases lead to the reference.
   if (params.reference !== ticket.reference) throw redirect(`/support/${ticket.reference}`);
-  const staff = (await listStaff()).filter((member) => member.status === "active");
-  return { ticket, staff, me: user.id };
+  const [members, replies] = await Promise.all([listStaff(), listSavedReplies()]);
+  const staff = members.filter((member) => member.status === "active");
+  const context = replyContext(ticket, user);
+  const savedReplies = replies.map(({ id, name, body }) => ({ id, name, text: fillSavedReply(body, context) }));
+  return { ticket, staff, me: user.id, savedReplies };
 });
+
+function replyContext(
+  ticket: { name: string | null; email: string; reference: string; subject: string },
+  agent: { name: string | null; email: string },
+): ReplyContext {
+  return {
+    customer: { name: ticket.name, email: ticket.email },
+    ticket: { reference: ticket.reference, subject: ticket.subject },
+    agent: { name: agent.name, email: agent.email },
+  };
+}
 
 type Intent = "reply" | "status" | "assign" | "note";
 /**
  * The answer to a refused post: which of the page's forms it belongs to, and Conform's reply
  * (or, for a note, the message). `collision`: another agent replied since the page loaded.
  */
-type Refusal = { intent: Intent; result?: SubmissionResult<string[]>; error?: string; collision?: boolean };
-const INTENTS = new Set(["reply", "status", "assign", "note"]);
+type Refusal = {
+  intent: Intent;
+  result?: SubmissionResult<string[]>;
+  error?: string;
+  collision?: boolean;
+  /** A saved reply picked without JavaScript: the reply box's new text. */
+  filled?: string;
+};
+const INTENTS = new Set(["reply", "status", "assign", "note", "use-saved"]);
 
 export const action = page(async function action({ request, params }: ActionFunctionArgs) {
   const user = await authorize(request, "support.write");
   const form = await request.formData();
-  const intent = String(form.get("intent") ?? "") as Intent;
+  // The reply form's "Use" (a saved reply) is a second intent beside the form's own.
+  const intents = form.getAll("intent").map(String);
+  const intent = (intents.includes("use-saved") ? "use-saved" : (intents[0] ?? "")) as Intent;
   if (!INTENTS.has(intent)) throw new Response("Unknown action.", { status: 400 });
   const reference = params.reference!;
+  if (intent === ("use-saved" as Intent)) {
+    const [ticket, replies] = await Promise.all([getTicketThread(reference), listSavedReplies()]);
+    const saved = replies.find((reply) => reply.id === form.get("savedReplyId"));
+    if (!ticket || !saved) throw new Response("No such support request or saved reply.", { status: 404 });
+    return data<Refusal>({ intent: "reply", filled: fillSavedReply(saved.body, replyContext(ticket, user)) });
+  }
   // The schemas the browser already checked with (Conform): the server checks again.
   if (intent === "reply") {
     const submission = parseWithZod(form, { schema: ReplySchema });
@@ -110,7 +140,7 @@ function deliveryText(delivery: Delivery): string {
 }
 
 export default function SupportThread() {
-  const { ticket, staff, me } = useLoaderData<typeof loader>();
+  const { ticket, staff, me, savedReplies } = useLoaderData<typeof loader>();
   const refusal = useActionData<typeof action>() as Refusal | undefined;
   const navigation = useNavigation();
   const busyIntent = navigation.state === "submitting" ? navigation.formData?.get("intent") : null;
@@ -163,6 +193,8 @@ export default function SupportThread() {
         email={ticket.email}
         seen={ticket.messages.at(-1)?.id ?? ""}
         confirming={refusal?.intent === "reply" && refusal.collision === true}
+        savedReplies={savedReplies}
+        filled={refusal?.filled}
         busy={busyIntent === "reply"}
         lastResult={refusal?.intent === "reply" ? refusal.result : undefined}
       />
@@ -288,6 +320,8 @@ function ReplyForm({
   email,
   seen,
   confirming,
+  savedReplies,
+  filled,
   busy,
   lastResult,
 }: {
@@ -297,6 +331,8 @@ function ReplyForm({
   /** The newest message when the page was loaded: a reply sent since asks for confirmation. */
   seen: string;
   confirming: boolean;
+  savedReplies: Array<{ id: string; name: string; text: string }>;
+  filled?: string;
   busy: boolean;
   lastResult: SubmissionResult<string[]> | undefined;
 }) {
@@ -321,13 +357,17 @@ function ReplyForm({
           {formError}
         </p>
       ) : null}
+      {savedReplies.length > 0 ? <SavedReplyPicker replies={savedReplies} formRef={formRef} /> : null}
       <label htmlFor="message">Message to {email}</label>
       <textarea
         id="message"
         name="message"
         rows={6}
         required
-        defaultValue={typeof fields.message.initialValue === "string" ? fields.message.initialValue : undefined}
+        key={filled ?? "reply"}
+        defaultValue={
+          filled ?? (typeof fields.message.initialValue === "string" ? fields.message.initialValue : undefined)
+        }
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? "reply-error" : undefined}
       />
@@ -343,6 +383,44 @@ function ReplyForm({
         </button>
       </p>
     </Form>
+  );
+}
+
+/**
+ * Picks a saved reply: with JavaScript the text fills the box in place; without, **Use**
+ * posts the choice and the page comes back with the text in the box.
+ */
+function SavedReplyPicker({
+  replies,
+  formRef,
+}: {
+  replies: Array<{ id: string; name: string; text: string }>;
+  formRef: RefObject<HTMLFormElement>;
+}) {
+  return (
+    <p className="actions">
+      <label htmlFor="savedReplyId">Saved reply</label>{" "}
+      <select
+        id="savedReplyId"
+        name="savedReplyId"
+        defaultValue=""
+        onChange={(event) => {
+          const picked = replies.find((reply) => reply.id === event.currentTarget.value);
+          const box = formRef.current?.elements.namedItem("message");
+          if (picked && box instanceof HTMLTextAreaElement) box.value = picked.text;
+        }}
+      >
+        <option value="">Choose…</option>
+        {replies.map((reply) => (
+          <option key={reply.id} value={reply.id}>
+            {reply.name}
+          </option>
+        ))}
+      </select>{" "}
+      <button type="submit" name="intent" value="use-saved" className="secondary" formNoValidate>
+        Use
+      </button>
+    </p>
   );
 }
 

@@ -195,3 +195,61 @@ describe("the collision notice", () => {
     expect(again.status).toBe(302);
   });
 });
+
+describe("saved replies", () => {
+  it("are kept team-wide through the API, with names unique and texts checked", async () => {
+    const created = await ann.call("POST", "/api/saved-replies", {
+      name: "Refund",
+      body: "Your refund is on its way.",
+    });
+    expect(created.status, created.text).toBe(201);
+    const again = await bob.call("POST", "/api/saved-replies", { name: "Refund", body: "Another." });
+    expect(again.status).toBe(422);
+    expect(again.body.error.details).toEqual([{ path: "name", message: 'A saved reply is already named "Refund".' }]);
+    expect((await bob.call("POST", "/api/saved-replies", { name: "", body: "" })).status).toBe(422);
+    const listed = await bob.call("GET", "/api/saved-replies");
+    expect(listed.body.items.map((item: { name: string }) => item.name)).toContain("Refund");
+    const renamed = await bob.call("PATCH", `/api/saved-replies/${created.body.id}`, { name: "Refund sent" });
+    expect(renamed.body).toMatchObject({ name: "Refund sent", body: "Your refund is on its way." });
+    expect((await bob.call("DELETE", `/api/saved-replies/${created.body.id}`)).status).toBe(204);
+    expect((await bob.call("DELETE", `/api/saved-replies/${created.body.id}`)).status).toBe(404);
+    expect((await bob.call("PATCH", "/api/saved-replies/nope", { name: "x" })).status).toBe(404);
+  });
+
+  it("fill the reply box with their placeholders filled, without JavaScript, and on the page for JavaScript", async () => {
+    await createOrResetUser({ email: "cleo@desk.example", password: PASSWORD, role: "agent", name: "Cleo" });
+    const res = await fetch(`${server.url}/api/auth/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ email: "cleo@desk.example", password: PASSWORD }),
+    });
+    const cleo = cookieFrom(res);
+    const reference = await newTicket("Placeholders");
+    const saved = await ann.call("POST", "/api/saved-replies", {
+      name: "Greeting",
+      body: "Hello {{customer.name}}, about {{ticket.reference}} ({{ticket.subject}}): {{agent.name}} here. {{unknown.thing}}",
+    });
+    const expected = `Hello customer@desk.example, about ${reference} (Placeholders): Cleo here. {{unknown.thing}}`;
+    const used = await fetch(`${server.url}/support/${reference}`, {
+      method: "POST",
+      headers: { Cookie: cleo, Origin: server.url, "Content-Type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams([
+        ["intent", "reply"],
+        ["seen", ""],
+        ["message", ""],
+        ["savedReplyId", saved.body.id],
+        ["intent", "use-saved"],
+      ]).toString(),
+    });
+    expect(used.status).toBe(200);
+    const html = await used.text();
+    expect(html).toContain(expected.replace(/"/g, "&quot;"));
+    // Nothing was sent: picking only fills the box.
+    const thread = (await ann.call("GET", `/api/support-requests/${reference}`)).body.ticket;
+    expect(thread.messages).toHaveLength(1);
+    // With JavaScript the page already holds each reply filled for this ticket and agent.
+    const pageHtml = await (await fetch(`${server.url}/support/${reference}`, { headers: { Cookie: cleo } })).text();
+    expect(pageHtml).toContain("Greeting");
+    expect(pageHtml).toContain(`Cleo here.`);
+  });
+});

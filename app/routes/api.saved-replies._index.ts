@@ -1,0 +1,17 @@
+// GET /api/saved-replies: the team's reply templates. POST {name, body}: a new one (201).
+import { createSavedReply, listSavedReplies } from "~/models/saved-replies.server";
+import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
+import { authorize } from "~/utils/auth.server";
+import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+
+export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
+  await authorize(request, "support.read");
+  return json({ items: await listSavedReplies() });
+});
+
+export const action = apiRoute(async ({ request }: ActionFunctionArgs) => {
+  if (request.method !== "POST") methodNotAllowed(["GET", "POST"]);
+  await authorize(request, "support.write");
+  const created = await createSavedReply(await readJsonBody(request));
+  return json(created, { status: 201, headers: { Location: `/api/saved-replies/${created.id}` } });
+});
