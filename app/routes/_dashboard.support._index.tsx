@@ -46,6 +46,9 @@ export default function SupportList() {
   return (
     <>
       <h1>Support requests</h1>
+      <p>
+        <Link to="/settings/replies">Saved replies</Link>
+      </p>
       <Form method="get" action="/support" className="row" role="search" aria-label="Filter support requests">
         <div>
           <label htmlFor="status">Status</label>

@@ -12,7 +12,7 @@ import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunct
 
 export const meta: MetaFunction = () => [
   { title: "Join the staff · Lead Capture" },
-  { name: "referrer", content: "no-referrer" },
+  { name: "referrer", content: "same-origin" },
 ];
 // The token is in the address: keep the page out of caches.
 export const headers: HeadersFunction = () => ({ "Cache-Control": "no-store" });

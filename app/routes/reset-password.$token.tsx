@@ -10,7 +10,7 @@ import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunct
 
 export const meta: MetaFunction = () => [
   { title: "Choose a new password · Lead Capture" },
-  { name: "referrer", content: "no-referrer" },
+  { name: "referrer", content: "same-origin" },
 ];
 export const headers: HeadersFunction = () => ({ "Cache-Control": "no-store" });
 
