@@ -6,7 +6,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import { db } from "~/utils/db.server";
 import { DomainError, parseOrThrow } from "~/utils/domain-error";
-import { grantableScopes, TOKEN_SCOPES, type Actor, type TokenScope } from "./policy";
+import { can, grantableScopes, TOKEN_SCOPES, type Actor, type TokenScope } from "./policy";
 import type { SessionUser } from "./user.server";
 
 const PREFIX = "lc_";
@@ -113,14 +113,20 @@ export async function listApiTokens(userId: string): Promise<ApiTokenJson[]> {
   return rows.map(tokenJson);
 }
 
-/** Revokes one of `owner`'s tokens (404 for another user's or an unknown id). */
-export async function revokeApiToken(ownerId: string, id: string): Promise<void> {
+/**
+ * Revokes a token: one's own, or anyone's for a staff manager (owners and admins manage the
+ * team's tokens). 404 for an unknown id or another user's token otherwise. A token revoked
+ * twice keeps its first revocation time.
+ */
+export async function revokeApiToken(actor: Actor, id: string): Promise<void> {
+  const where = { id, ...(can(actor, "staff.manage") ? {} : { userId: actor.id }) };
   const { count } = await db.apiToken.updateMany({
-    where: { id, userId: ownerId },
+    where: { ...where, revokedAt: null },
     data: { revokedAt: new Date() },
   });
-  if (count === 0) throw new DomainError("not_found", `No token with id ${JSON.stringify(id)}.`);
-  // A token revoked twice stays revoked at its first time.
+  if (count === 0 && (await db.apiToken.count({ where })) === 0) {
+    throw new DomainError("not_found", `No token with id ${JSON.stringify(id)}.`);
+  }
 }
 
 /** Ends every token of a user (when the user is disabled). */

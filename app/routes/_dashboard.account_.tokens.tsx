@@ -32,7 +32,7 @@ export const action = page(async function action({ request, context }: ActionFun
   try {
     if (intent === "revoke") {
       const id = String(form.get("id") ?? "");
-      await revokeApiToken(user.id, id);
+      await revokeApiToken(user, id);
       await audit("token.revoke", `token:${id}`);
       return data<Answer>({ revoked: true });
     }

@@ -1,4 +1,5 @@
-// DELETE /api/tokens/:id: revokes one of your API tokens (204; 404 for an unknown id or another user's).
+// DELETE /api/tokens/:id: revokes one of your API tokens, or for owners and admins anyone's
+// (204; 404 for an unknown id, or another user's for an agent).
 import { revokeApiToken } from "~/models/api-tokens.server";
 import { auditor } from "~/models/audit.server";
 import { apiRoute, methodNotAllowed } from "~/utils/api.server";
@@ -10,7 +11,7 @@ export const loader = apiRoute(() => methodNotAllowed(["DELETE"]));
 export const action = apiRoute(async ({ request, params, context }: ActionFunctionArgs) => {
   if (request.method !== "DELETE") methodNotAllowed(["DELETE"]);
   const { user } = await requireUserSession(request);
-  await revokeApiToken(user.id, params.id!);
+  await revokeApiToken(user, params.id!);
   await auditor(context, user)("token.revoke", `token:${params.id}`);
   return new Response(null, { status: 204 });
 });

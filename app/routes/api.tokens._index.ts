@@ -1,15 +1,23 @@
-// GET /api/tokens: your API tokens (never the tokens themselves). POST /api/tokens with
+// GET /api/tokens: your API tokens (never the tokens themselves); ?userId= another user's,
+// for owners and admins. POST /api/tokens with
 // {name, scopes, expiresAt?}: a new one, answered once with `token` (docs/api/tokens.md).
 // Both need a session: a token cannot make or list tokens.
 import { createApiToken, listApiTokens } from "~/models/api-tokens.server";
 import { auditor } from "~/models/audit.server";
-import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
+import { can } from "~/models/policy";
+import { apiRoute, fail, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
 import { requireUserSession } from "~/utils/auth.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
   const { user } = await requireUserSession(request);
-  return json({ items: await listApiTokens(user.id) });
+  const userId = new URL(request.url).searchParams.get("userId");
+  if (userId && userId !== user.id && !can(user, "staff.manage")) {
+    fail(403, "forbidden", "Only owners and admins see other people's tokens: it needs the staff.manage permission.", {
+      details: [{ path: "permission", message: "staff.manage" }],
+    });
+  }
+  return json({ items: await listApiTokens(userId ?? user.id) });
 });
 
 export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) => {

@@ -98,11 +98,24 @@ describe("API tokens", () => {
     const leaving = await staff("leaving@tokens.example", "agent");
     const theirs = (await leaving.call("POST", "/api/tokens", { name: "l", scopes: ["leads:read"] })).body;
     expect((await withToken(theirs.token)("GET", "/api/leads")).status).toBe(200);
-    // Another user cannot revoke it.
-    expect((await owner.call("DELETE", `/api/tokens/${theirs.id}`)).status).toBe(404);
+    // Another agent can neither see nor revoke it; an owner sees it (never the token itself).
+    const other = await staff("other@tokens.example", "agent");
+    expect((await other.call("DELETE", `/api/tokens/${theirs.id}`)).status).toBe(404);
+    expect((await other.call("GET", `/api/tokens?userId=${leaving.id}`)).status).toBe(403);
+    const seen = await owner.call("GET", `/api/tokens?userId=${leaving.id}`);
+    expect(seen.body.items.map((item: { id: string }) => item.id)).toEqual([theirs.id]);
+    expect(seen.text).not.toContain(theirs.token);
     await owner.call("PATCH", `/api/staff/${leaving.id}`, { disabled: true });
     expect((await withToken(theirs.token)("GET", "/api/leads")).status).toBe(401);
     expect((await db.apiToken.findUnique({ where: { id: theirs.id } }))?.revokedAt).not.toBeNull();
+
+    // An owner revokes a team member's token; revoking again keeps the first time.
+    const second = (await other.call("POST", "/api/tokens", { name: "o", scopes: ["leads:read"] })).body;
+    expect((await owner.call("DELETE", `/api/tokens/${second.id}`)).status).toBe(204);
+    expect((await withToken(second.token)("GET", "/api/leads")).status).toBe(401);
+    const first = (await db.apiToken.findUnique({ where: { id: second.id } }))!.revokedAt;
+    expect((await other.call("DELETE", `/api/tokens/${second.id}`)).status).toBe(204);
+    expect((await db.apiToken.findUnique({ where: { id: second.id } }))!.revokedAt).toEqual(first);
   });
 
   it("do not open dashboard pages, and work on the support routes beside the legacy key", async () => {
