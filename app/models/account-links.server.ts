@@ -6,6 +6,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { db, type Prisma } from "~/utils/db.server";
 import { DomainError } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
+import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
 import { staffEmails, writeStaffEmails } from "./notifications.server";
 import { kickOutbox } from "./outbox.server";
 
@@ -57,6 +58,18 @@ export async function sendAccountLink(
           ].join("\n"),
         };
   await writeStaffEmails(staffEmails([user.email], message, now), tx);
+}
+
+// Setting a password from a link costs an argon2 hash: each client address may try 20 an hour.
+const usesByIp = createRateLimiter({ keyPrefix: "account-link-ip", points: 20, durationSeconds: 60 * 60 });
+
+/**
+ * Before the password is hashed: the link must still work (410) and the client address be
+ * within its limit (429), so a made-up link costs the server no hash.
+ */
+export async function checkLinkBeforeUse(token: string, kind: LinkKind, ip: string): Promise<void> {
+  await readAccountLink(token, kind);
+  await consumeOrFail(usesByIp, ip, "Too many attempts from this address. Try again later.");
 }
 
 /** After the transaction that wrote a link's email committed. */

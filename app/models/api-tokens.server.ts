@@ -6,7 +6,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import { db } from "~/utils/db.server";
 import { DomainError, parseOrThrow } from "~/utils/domain-error";
-import { can, grantableScopes, TOKEN_SCOPES, type Actor, type TokenScope } from "./policy";
+import { canChangeStaff, grantableScopes, TOKEN_SCOPES, type Actor, type TokenScope } from "./policy";
 import type { SessionUser } from "./user.server";
 
 const PREFIX = "lc_";
@@ -119,7 +119,10 @@ export async function listApiTokens(userId: string): Promise<ApiTokenJson[]> {
  * twice keeps its first revocation time.
  */
 export async function revokeApiToken(actor: Actor, id: string): Promise<void> {
-  const where = { id, ...(can(actor, "staff.manage") ? {} : { userId: actor.id }) };
+  const token = await db.apiToken.findUnique({ where: { id }, select: { user: { select: { id: true, role: true } } } });
+  // Another user's token: only for whoever may change that user (an admin, not an owner's).
+  const allowed = token && (token.user.id === actor.id || canChangeStaff(actor, token.user));
+  const where = { id, userId: allowed ? token.user.id : actor.id };
   const { count } = await db.apiToken.updateMany({
     where: { ...where, revokedAt: null },
     data: { revokedAt: new Date() },

@@ -14,6 +14,8 @@ import type { AppLoadContext } from "@remix-run/node";
 export const AUDIT_ACTIONS = [
   "session.login",
   "session.login_failed",
+  "password.reset",
+  "staff.join",
   "lead.export",
   "lead.delete",
   "form.delete",

@@ -6,8 +6,15 @@ import { z } from "zod";
 import { db } from "~/utils/db.server";
 import { parseOrThrow } from "~/utils/domain-error";
 import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
-import { readAccountLink, sendAccountLink, sendLinksNow, useAccountLink } from "./account-links.server";
+import {
+  checkLinkBeforeUse,
+  readAccountLink,
+  sendAccountLink,
+  sendLinksNow,
+  useAccountLink,
+} from "./account-links.server";
 import { EmailSchema, PasswordSchema } from "./account-schemas";
+import { revokeUserApiTokens } from "./api-tokens.server";
 import { revokeUserSessions } from "./session.server";
 import { hashPassword } from "./user.server";
 
@@ -32,8 +39,11 @@ export async function requestPasswordReset(input: unknown, ip: string): Promise<
     select: { id: true, email: true, disabledAt: true, passwordHash: true },
   });
   if (!user || user.disabledAt || user.passwordHash === null) return;
-  await db.$transaction((tx) => sendAccountLink(tx, user, "reset"));
-  sendLinksNow();
+  // Not awaited: the answer takes the same time whether or not the address has an account
+  // (writing the link is a synced commit).
+  void db
+    .$transaction((tx) => sendAccountLink(tx, user, "reset"))
+    .then(sendLinksNow, (error: unknown) => console.error("could not write a password reset link:", error));
 }
 
 /** Who a reset link is for (410 when it is used, expired or its account disabled). */
@@ -44,12 +54,14 @@ export function readResetLink(token: string) {
 export const ResetPasswordSchema = z.object({ password: PasswordSchema });
 
 /** Sets the new password, uses the link up and ends every session of the user; 410 when the link no longer works. */
-export async function resetPassword(token: string, input: unknown): Promise<{ email: string }> {
+export async function resetPassword(token: string, input: unknown, ip: string): Promise<{ id: string; email: string }> {
   const { password } = parseOrThrow(ResetPasswordSchema, input);
+  await checkLinkBeforeUse(token, "reset", ip);
   const passwordHash = await hashPassword(password);
   const user = await useAccountLink(token, "reset", (tx, holder) =>
     tx.user.update({ where: { id: holder.userId }, data: { passwordHash }, select: { id: true, email: true } }),
   );
-  await revokeUserSessions(user.id);
-  return { email: user.email };
+  // A reset is how an account is taken back: whatever a thief made with it ends too.
+  await Promise.all([revokeUserSessions(user.id), revokeUserApiTokens(user.id)]);
+  return user;
 }

@@ -2,9 +2,15 @@
 // Who may do it is app/models/policy.ts; the rule that there is always an enabled
 // owner is kept here, in the transaction of the change.
 import { z } from "zod";
-import { db, isPostgres, type Prisma } from "~/utils/db.server";
+import { db, isPostgres, isUniqueViolation, type Prisma } from "~/utils/db.server";
 import { DomainError, parseOrThrow } from "~/utils/domain-error";
-import { readAccountLink, sendAccountLink, sendLinksNow, useAccountLink } from "./account-links.server";
+import {
+  checkLinkBeforeUse,
+  readAccountLink,
+  sendAccountLink,
+  sendLinksNow,
+  useAccountLink,
+} from "./account-links.server";
 import { EmailSchema, PasswordSchema } from "./account-schemas";
 import { revokeUserApiTokens } from "./api-tokens.server";
 import { canChangeStaff, STAFF_ROLES, type Actor, type StaffRole } from "./policy";
@@ -117,16 +123,22 @@ export async function inviteStaff(actor: Actor & { email: string }, input: unkno
   if (!canChangeStaff(actor, { role: "agent" }, invite.role)) {
     throw new DomainError("forbidden", "Only an owner may invite an owner.");
   }
-  const created = await db.$transaction(async (tx) => {
-    const existing = await tx.user.findUnique({ where: { email: invite.email }, select: { id: true } });
-    if (existing) throw new DomainError("conflict", `${invite.email} already has a staff account.`);
-    const user = await tx.user.create({
-      data: { email: invite.email, name: invite.name ?? null, role: invite.role, passwordHash: null },
-      select: staffSelect,
+  const created = await db
+    .$transaction(async (tx) => {
+      const existing = await tx.user.findUnique({ where: { email: invite.email }, select: { id: true } });
+      if (existing) throw new DomainError("conflict", `${invite.email} already has a staff account.`);
+      const user = await tx.user.create({
+        data: { email: invite.email, name: invite.name ?? null, role: invite.role, passwordHash: null },
+        select: staffSelect,
+      });
+      await sendAccountLink(tx, user, "invite", actor.email);
+      return user;
+    })
+    .catch((error: unknown) => {
+      // Two invitations for one address at once: the second finds the first's account.
+      if (isUniqueViolation(error)) throw new DomainError("conflict", `${invite.email} already has a staff account.`);
+      throw error;
     });
-    await sendAccountLink(tx, user, "invite", actor.email);
-    return user;
-  });
   sendLinksNow();
   return memberOf(created);
 }
@@ -139,8 +151,13 @@ export function readInvitation(token: string) {
 export const AcceptInvitationSchema = z.object({ name: NameSchema, password: PasswordSchema });
 
 /** Sets the invited user's name and password and uses the link up; 410 when it no longer works. */
-export async function acceptInvitation(token: string, input: unknown): Promise<{ id: string; email: string }> {
+export async function acceptInvitation(
+  token: string,
+  input: unknown,
+  ip: string,
+): Promise<{ id: string; email: string }> {
   const { name, password } = parseOrThrow(AcceptInvitationSchema, input);
+  await checkLinkBeforeUse(token, "invite", ip);
   const passwordHash = await hashPassword(password);
   return useAccountLink(token, "invite", (tx, holder) =>
     tx.user.update({ where: { id: holder.userId }, data: { name, passwordHash }, select: { id: true, email: true } }),

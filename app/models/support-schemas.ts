@@ -27,7 +27,12 @@ export const StatusSchema = z.object({
 export const TicketPatchSchema = z
   .object({
     status: z.enum(TICKET_STATUSES, { error: "Use open, pending or closed." }).optional(),
-    assigneeId: z.string({ error: "Use a staff user's id, or null." }).max(64).nullable().optional(),
+    assigneeId: z
+      .string({ error: "Use a staff user's id, or null." })
+      .min(1, "Use a staff user's id, or null.")
+      .max(64)
+      .nullable()
+      .optional(),
   })
   .strict()
   .refine((patch) => Object.keys(patch).length > 0, "Send status, assigneeId or both.");

@@ -4,18 +4,23 @@
 // Both need a session: a token cannot make or list tokens.
 import { createApiToken, listApiTokens } from "~/models/api-tokens.server";
 import { auditor } from "~/models/audit.server";
-import { can } from "~/models/policy";
+import { canChangeStaff } from "~/models/policy";
 import { apiRoute, fail, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
 import { requireUserSession } from "~/utils/auth.server";
+import { db } from "~/utils/db.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
   const { user } = await requireUserSession(request);
   const userId = new URL(request.url).searchParams.get("userId");
-  if (userId && userId !== user.id && !can(user, "staff.manage")) {
-    fail(403, "forbidden", "Only owners and admins see other people's tokens: it needs the staff.manage permission.", {
-      details: [{ path: "permission", message: "staff.manage" }],
-    });
+  if (userId && userId !== user.id) {
+    const other = await db.user.findUnique({ where: { id: userId }, select: { role: true } });
+    // Whoever may change that user (staff.manage; an owner's, only an owner).
+    if (!other || !canChangeStaff(user, other)) {
+      fail(403, "forbidden", "Only owners and admins see other people's tokens (an owner's, only an owner).", {
+        details: [{ path: "permission", message: "staff.manage" }],
+      });
+    }
   }
   return json({ items: await listApiTokens(userId ?? user.id) });
 });

@@ -2,6 +2,7 @@
 // logged in. A used or expired link answers 410 (docs/api/staff.md).
 import { data, redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { auditor } from "~/models/audit.server";
 import { acceptInvitation, readInvitation } from "~/models/staff.server";
 import { assertSameOrigin } from "~/utils/auth.server";
 import { DomainError } from "~/utils/domain-error";
@@ -26,10 +27,14 @@ export const action = page(async function action({ request, params, context }: A
   assertSameOrigin(request);
   const form = await request.formData();
   try {
-    const user = await acceptInvitation(params.token!, {
-      name: String(form.get("name") ?? ""),
-      password: String(form.get("password") ?? ""),
-    });
+    const user = await acceptInvitation(
+      params.token!,
+      { name: String(form.get("name") ?? ""), password: String(form.get("password") ?? "") },
+      clientIp(context),
+    );
+    const audit = auditor(context, user);
+    await audit("staff.join", `user:${user.id}`);
+    await audit("session.login", `user:${user.id}`);
     const cookie = await commitUserSession(user.id, request, clientIp(context));
     return redirect("/", { headers: { "Set-Cookie": cookie } });
   } catch (thrown) {

@@ -2,10 +2,12 @@
 // the user, then sends them to log in. A used or expired link answers 410.
 import { data, redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { auditor } from "~/models/audit.server";
 import { readResetLink, resetPassword } from "~/models/password-reset.server";
 import { assertSameOrigin } from "~/utils/auth.server";
 import { DomainError } from "~/utils/domain-error";
 import { page } from "~/utils/page.server";
+import { clientIp } from "~/utils/request.server";
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [
@@ -19,11 +21,16 @@ export const loader = page(async function loader({ params }: LoaderFunctionArgs)
   return { email };
 });
 
-export const action = page(async function action({ request, params }: ActionFunctionArgs) {
+export const action = page(async function action({ request, params, context }: ActionFunctionArgs) {
   assertSameOrigin(request);
   const form = await request.formData();
   try {
-    await resetPassword(params.token!, { password: String(form.get("password") ?? "") });
+    const user = await resetPassword(
+      params.token!,
+      { password: String(form.get("password") ?? "") },
+      clientIp(context),
+    );
+    await auditor(context, user)("password.reset", `user:${user.id}`);
     return redirect("/login?reset=1");
   } catch (thrown) {
     if (thrown instanceof DomainError && thrown.code === "validation_failed") {

@@ -96,8 +96,10 @@ export async function withLoginLimits<T extends { id: string; email: string }>(
     if (!(error instanceof InvalidCredentialsError || error instanceof z.ZodError)) {
       await Promise.all([loginsByIp.reward(ip, 1), failuresByAccount.reward(account, 1)]);
     } else {
-      // The address as typed (bounded): who was tried, not whether the account exists.
-      await recordAudit({ action: "session.login_failed", actor: null, ip, details: { email: account.slice(0, 254) } });
+      // Who was tried (not whether the account exists); text that is no address (a password
+      // typed in the wrong box) is not kept.
+      const tried = z.email().safeParse(account).success ? account.slice(0, 254) : "(not an email address)";
+      await recordAudit({ action: "session.login_failed", actor: null, ip, details: { email: tried } });
       if (failures > FREE_FAILURES) {
         await accountDelay.block(account, Math.min(2 ** (failures - FREE_FAILURES), MAX_DELAY_SECONDS));
       }

@@ -114,6 +114,12 @@ describe("API tokens", () => {
     expect((await owner.call("DELETE", `/api/tokens/${second.id}`)).status).toBe(204);
     expect((await withToken(second.token)("GET", "/api/leads")).status).toBe(401);
     const first = (await db.apiToken.findUnique({ where: { id: second.id } }))!.revokedAt;
+    // An admin may not touch an owner's tokens.
+    const admin = await staff("admin2@tokens.example", "admin");
+    const owners = (await owner.call("POST", "/api/tokens", { name: "owner's", scopes: ["leads:read"] })).body;
+    expect((await admin.call("GET", `/api/tokens?userId=${owner.id}`)).status).toBe(403);
+    expect((await admin.call("DELETE", `/api/tokens/${owners.id}`)).status).toBe(404);
+    expect((await withToken(owners.token)("GET", "/api/leads")).status).toBe(200);
     expect((await other.call("DELETE", `/api/tokens/${second.id}`)).status).toBe(204);
     expect((await db.apiToken.findUnique({ where: { id: second.id } }))!.revokedAt).toEqual(first);
   });

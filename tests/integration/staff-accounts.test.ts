@@ -2,6 +2,7 @@
 // within its lifetime, for an enabled account; a used or expired one answers 410. A reset
 // request never tells whether the address has an account, and is limited per address.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createApiToken } from "~/models/api-tokens.server";
 import { createOrResetUser } from "~/models/user.server";
 import { db } from "~/utils/db.server";
 import { apiClient, cookieFrom, ownClientAddress, type ApiClient } from "../support/http";
@@ -86,6 +87,9 @@ describe("invitations", () => {
     expect((await fetch(`${server.url}${path}`)).status).toBe(410);
     expect((await postForm(path, { name: "Again", password: "another long password" })).status).toBe(410);
     expect((await logIn("new.agent@accounts.example", "a long enough password")).status).toBe(200);
+    expect(
+      await db.auditEntry.count({ where: { action: "staff.join", actorEmail: "new.agent@accounts.example" } }),
+    ).toBe(1);
   });
 
   it("answers 410 for an expired or made-up link, and for the link of a disabled account", async () => {
@@ -129,8 +133,13 @@ describe("invitations", () => {
 
 describe("password reset", () => {
   it("emails a link that sets a new password once and ends every session; the answer is the same for unknown addresses", async () => {
-    await createOrResetUser({ email: "forgetful@accounts.example", password: PASSWORD, role: "agent" });
+    const { user: forgetful } = await createOrResetUser({
+      email: "forgetful@accounts.example",
+      password: PASSWORD,
+      role: "agent",
+    });
     const before = await logIn("forgetful@accounts.example", PASSWORD);
+    const token = await createApiToken(forgetful, { name: "made with the old password", scopes: ["leads:read"] });
 
     const known = await postForm("/forgot-password", { email: "forgetful@accounts.example" }, ownClientAddress());
     const unknown = await postForm("/forgot-password", { email: "nobody@accounts.example" }, ownClientAddress());
@@ -147,6 +156,11 @@ describe("password reset", () => {
     expect(reset.status).toBe(302);
     expect(reset.headers.get("Location")).toBe("/login?reset=1");
     expect((await apiClient(server.url, before.cookie)("GET", "/api/auth/me")).status).toBe(401);
+    // Whatever was made with the account before ends with the reset.
+    expect(
+      (await apiClient(server.url, undefined, { Authorization: `Bearer ${token.token}` })("GET", "/api/leads")).status,
+    ).toBe(401);
+    expect(await db.auditEntry.count({ where: { action: "password.reset", actorId: forgetful.id } })).toBe(1);
     expect((await logIn("forgetful@accounts.example", PASSWORD)).status).toBe(401);
     expect((await logIn("forgetful@accounts.example", "a brand new password")).status).toBe(200);
     expect((await postForm(path, { password: "yet another password" })).status).toBe(410);

@@ -67,6 +67,9 @@ describe("assignment", () => {
     expect(unknown.body.error.details).toEqual([{ path: "assigneeId", message: "No enabled staff user has this id." }]);
     const empty = await ann.call("PATCH", `/api/support-requests/${reference}`, {});
     expect(empty.status).toBe(422);
+    const blank = await ann.call("PATCH", `/api/support-requests/${reference}`, { assigneeId: "" });
+    expect(blank.status).toBe(422);
+    expect(blank.body.error.details[0].path).toBe("assigneeId");
 
     const cleared = await ann.call("PATCH", `/api/support-requests/${reference}`, {
       assigneeId: null,
