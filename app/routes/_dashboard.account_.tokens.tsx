@@ -3,6 +3,7 @@
 // needed). docs/api/tokens.md.
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { ActionNotice } from "~/components/ActionNotice";
 import { RouteError } from "~/components/RouteError";
 import { createApiToken, listApiTokens, revokeApiToken } from "~/models/api-tokens.server";
 import { auditor } from "~/models/audit.server";
@@ -73,16 +74,7 @@ export default function TokensPage() {
           </p>
         </section>
       ) : null}
-      {answer?.revoked ? (
-        <p className="notice" role="status">
-          The token was revoked.
-        </p>
-      ) : null}
-      {answer?.error ? (
-        <p className="error" role="alert">
-          {answer.error}
-        </p>
-      ) : null}
+      <ActionNotice done={answer?.revoked ? "The token was revoked." : null} error={answer?.error} />
       <NewTokenForm scopes={scopes} />
       <h2>Your tokens</h2>
       {tokens.length === 0 ? <p className="muted">No tokens yet.</p> : <TokensTable tokens={tokens} />}

@@ -2,6 +2,7 @@
 // no JavaScript needed). Picked in a ticket's reply box, with placeholders filled there.
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { ActionNotice } from "~/components/ActionNotice";
 import { RouteError } from "~/components/RouteError";
 import { createSavedReply, deleteSavedReply, listSavedReplies, PLACEHOLDERS } from "~/models/saved-replies.server";
 import { statusOf } from "~/utils/api.server";
@@ -52,16 +53,7 @@ export default function SavedRepliesPage() {
         Templates the whole team picks in a support request&apos;s reply box. Placeholders:{" "}
         {placeholders.map((name) => `{{${name}}}`).join(", ")}.
       </p>
-      {answer?.done ? (
-        <p className="notice" role="status">
-          {answer.done}
-        </p>
-      ) : null}
-      {answer?.error ? (
-        <p className="error" role="alert">
-          {answer.error}
-        </p>
-      ) : null}
+      <ActionNotice done={answer?.done} error={answer?.error} />
       <section className="card" aria-labelledby="new-reply-heading">
         <h2 id="new-reply-heading">New saved reply</h2>
         <Form method="post" aria-label="New saved reply">

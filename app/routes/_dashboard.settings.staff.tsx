@@ -3,6 +3,7 @@
 // (app/models/policy.ts, app/models/staff.server.ts), whatever this page shows.
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { ActionNotice } from "~/components/ActionNotice";
 import { RouteError } from "~/components/RouteError";
 import { auditor } from "~/models/audit.server";
 import { can, canChangeStaff, STAFF_ROLES } from "~/models/policy";
@@ -82,16 +83,7 @@ export default function StaffPage() {
         Owners can do everything. Admins can do everything but change owners. Agents work leads and support requests;
         they cannot delete or archive forms, export leads, or manage staff and webhooks.
       </p>
-      {answer?.done ? (
-        <p className="notice" role="status">
-          {answer.done}
-        </p>
-      ) : null}
-      {answer?.error ? (
-        <p className="error" role="alert">
-          {answer.error}
-        </p>
-      ) : null}
+      <ActionNotice done={answer?.done} error={answer?.error} />
       {manages ? (
         <InviteForm ownerChoice={staff.some((member) => member.id === me && member.role === "owner")} />
       ) : null}
