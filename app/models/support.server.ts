@@ -305,18 +305,6 @@ export async function addStaffReply(idOrReference: string, message: string, by: 
   return { ticket: { reference: updated.reference, status: updated.status }, message: created };
 }
 
-export async function setTicketStatus(idOrReference: string, status: TicketStatus) {
-  const where = ticketWhere(idOrReference);
-  const exists = await db.ticket.findUnique({ where, select: { id: true, status: true } });
-  if (!exists) notFound(idOrReference);
-  const events: WebhookEventType[] = exists.status === status ? [] : ["support_request.status_changed"];
-  return writeWithTicketEvents(
-    events,
-    (client) => client.ticket.update({ where: { id: exists.id }, data: { status }, select: listSelect }),
-    () => exists.id,
-  );
-}
-
 /** An enabled staff user who has joined (an invitation not yet accepted cannot work tickets). */
 async function assignableUser(id: string) {
   const user = await db.user.findUnique({

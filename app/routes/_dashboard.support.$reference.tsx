@@ -8,14 +8,7 @@ import { AssigneeForm, NotesSection } from "~/components/support/DeskPanels";
 import { fillSavedReply, listSavedReplies, type ReplyContext } from "~/models/saved-replies.server";
 import { listStaff } from "~/models/staff.server";
 import { NoteSchema, ReplySchema, StatusSchema } from "~/models/support-schemas";
-import {
-  addStaffReply,
-  addTicketNote,
-  getTicketThread,
-  repliedSince,
-  setTicketStatus,
-  updateTicket,
-} from "~/models/support.server";
+import { addStaffReply, addTicketNote, getTicketThread, repliedSince, updateTicket } from "~/models/support.server";
 import { TICKET_STATUSES } from "~/models/ticket-status";
 import { authorize } from "~/utils/auth.server";
 import { page } from "~/utils/page.server";
@@ -110,7 +103,7 @@ export const action = page(async function action({ request, params }: ActionFunc
   if (submission.status !== "success") {
     return data<Refusal>({ intent, result: submission.reply() }, { status: 422 });
   }
-  const ticket = await setTicketStatus(params.reference!, submission.value.status);
+  const ticket = await updateTicket(params.reference!, { status: submission.value.status });
   return redirect(`/support/${ticket.reference}`);
 });
 

@@ -266,10 +266,7 @@ export async function requireStaff(
   if (authorization !== null) {
     const token = /^Bearer\s+(.+)$/i.exec(authorization)?.[1]?.trim();
     if (token !== undefined && looksLikeApiToken(token)) {
-      const caller = await callerOf(request);
-      assertScope(caller, permission);
-      assertAllowed(request, caller.user, permission);
-      return { author: "staff", user: caller.user };
+      return { author: "staff", user: await authorize(request, permission) };
     }
     if (token !== undefined && !env.SUPPORT_API_KEY) {
       fail(503, "not_configured", "The support API key is not configured (SUPPORT_API_KEY is unset).");
