@@ -18,6 +18,7 @@ export const AUDIT_ACTIONS = [
   "staff.join",
   "lead.export",
   "lead.delete",
+  "lead.bulk",
   "form.delete",
   "form.archive",
   "form.unarchive",

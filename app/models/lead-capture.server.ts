@@ -5,7 +5,7 @@
 // cached validator, and one INSERT. Reading the body is lead-submission.server.ts's; the
 // HMACs are lead-signatures.server.ts's. See docs/api/lead-capture.md for the public rules.
 import { z } from "zod";
-import { HttpUrlSchema, isReservedFieldKey, leadSearchText, type LeadData } from "~/models/form-schema";
+import { HttpUrlSchema, isReservedFieldKey, leadEmail, leadSearchText, type LeadData } from "~/models/form-schema";
 import { leadStore, type NewLead } from "~/storage/index.server";
 import { db, isForeignKeyViolation, isUniqueViolation } from "~/utils/db.server";
 import { invalidFields, textPolicyDetails, type ErrorDetail } from "~/utils/domain-error";
@@ -13,8 +13,9 @@ import { env } from "~/utils/env.server";
 import { timeOrderedId } from "~/utils/random-text.server";
 import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
 import { textPolicyIssues } from "~/utils/text-policy";
+import { isBotAgent } from "./form-views.server";
 import { UTM_KEYS, type UtmKey } from "./lead-fields";
-import { hashIp, isTooFastOrForged } from "./lead-signatures.server";
+import { hashIp, isSpamBySignals, timestampVerdict } from "./lead-signatures.server";
 import { isPlainObject, type Submission } from "./lead-submission.server";
 import { leadDetailOf, type LeadDetail } from "./lead.server";
 import { leadNotifications, type StaffEmail } from "./notifications.server";
@@ -114,10 +115,16 @@ function emptyToNull(value: string | null | undefined): string | null {
 /**
  * Validates a submission against the form's current schema and the tracking rules:
  * 422 with one detail per bad field (`data.<key>`, `utm.<key>`, `referrerUrl`, ...).
- * A filled honeypot or a too-fast hosted-page post is not refused: the lead is marked
- * as spam and the caller answers as for any lead, so a bot learns nothing.
+ * Spam (isSpamBySignals: a filled honeypot, a forged timestamp, or a too-fast post from a
+ * scripted User-Agent) is not refused: the lead is marked as spam and the caller answers
+ * as for any lead, so a bot learns nothing.
  */
-export function validateSubmission(form: PublicForm, submission: Submission, now = Date.now()): ValidLead {
+export function validateSubmission(
+  form: PublicForm,
+  submission: Submission,
+  now = Date.now(),
+  userAgent: string | null = null,
+): ValidLead {
   const details: ErrorDetail[] = [];
   const inForm = submission.mode === "form";
 
@@ -184,7 +191,11 @@ export function validateSubmission(form: PublicForm, submission: Submission, now
       referrerHost: urls.referrerUrl ? new URL(urls.referrerUrl).hostname.toLowerCase() : null,
       landingPageUrl: urls.landingPageUrl,
     },
-    isSpam: honeypotFilled || isTooFastOrForged(form.id, submission.timestamp, now),
+    isSpam: isSpamBySignals({
+      honeypotFilled,
+      timestamp: timestampVerdict(form.id, submission.timestamp, now),
+      scriptedAgent: !userAgent || isBotAgent(userAgent),
+    }),
   };
 }
 
@@ -236,6 +247,7 @@ async function insertLead(
     isSpam: lead.isSpam,
     idempotencyKey: meta.idempotencyKey,
     createdAt: stored.createdAt,
+    email: leadEmail(lead.data, form.fields),
   };
   // lead.created for the subscribed endpoints, and the form's instant notification emails
   // (neither: nothing more is written). Spam is kept for review but announced to no one.

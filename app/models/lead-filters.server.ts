@@ -7,6 +7,8 @@ import { DaySchema, decodeCursor, encodeCursor, INVALID_CURSOR } from "~/utils/k
 import { textPolicyIssues } from "~/utils/text-policy";
 
 export const MS_PER_DAY = 86_400_000;
+export const MAX_PAGE_SIZE = 500;
+export const DEFAULT_PAGE_SIZE = 50;
 
 /** A GET form sends every input, empty ones as ""; an empty value means "no filter". */
 export const optional = <S extends z.ZodType>(schema: S) =>
@@ -16,6 +18,19 @@ export const text = (max: number) => z.string().trim().min(1).max(max, `Use at m
 
 export const SPAM_VALUES = ["false", "true", "all"] as const;
 export type SpamFilter = (typeof SPAM_VALUES)[number];
+
+/** A lead's status as staff see it: its stage, or `spam` when it is marked spam. */
+export const LEAD_STATUSES = ["new", "contacted", "qualified", "won", "lost", "spam"] as const;
+export type LeadStatusValue = (typeof LEAD_STATUSES)[number];
+export const MAX_TAG_LENGTH = 40;
+/** "mine" (the caller), "none" (no owner) or a user id. */
+export const OWNER_FILTER_SPECIAL = ["mine", "none"] as const;
+
+/** A tag as stored: trimmed, inner spaces collapsed, lower-cased. */
+export const TagSchema = z
+  .string()
+  .transform((value) => value.trim().replace(/\s+/g, " ").toLowerCase())
+  .pipe(z.string().min(1, "A tag cannot be empty.").max(MAX_TAG_LENGTH, `Use at most ${MAX_TAG_LENGTH} characters.`));
 
 export const LeadFilterSchema = z
   .object({
@@ -29,6 +44,23 @@ export const LeadFilterSchema = z
     spam: optional(z.enum(SPAM_VALUES, { error: "Use false, true or all." })).transform(
       (value): SpamFilter => value ?? "false",
     ),
+    status: optional(z.enum(LEAD_STATUSES, { error: `Use one of ${LEAD_STATUSES.join(", ")}.` })),
+    ownerId: optional(text(64)),
+    tag: optional(TagSchema),
+    // Chosen rows (an export of the selection): comma-separated lead ids.
+    ids: optional(
+      z
+        .string()
+        .transform((value) => [
+          ...new Set(
+            value
+              .split(",")
+              .map((id) => id.trim())
+              .filter(Boolean),
+          ),
+        ])
+        .pipe(z.array(z.string().max(64)).min(1).max(MAX_PAGE_SIZE, `Name at most ${MAX_PAGE_SIZE} leads.`)),
+    ),
   })
   .superRefine((filters, ctx) => {
     if (filters.from && filters.to && filters.from > filters.to) {
@@ -36,9 +68,6 @@ export const LeadFilterSchema = z
     }
   });
 export type LeadFilters = z.output<typeof LeadFilterSchema>;
-
-export const MAX_PAGE_SIZE = 500;
-export const DEFAULT_PAGE_SIZE = 50;
 
 const ListQuerySchema = z.object({
   limit: optional(
@@ -70,11 +99,17 @@ function firstValues(params: URLSearchParams): Record<string, string> {
   return values;
 }
 
+/** `ownerId=mine` means the caller: the filters as the store reads them. */
+export function forViewer<T extends Partial<LeadFilters>>(filters: T, viewerId: string): T {
+  return filters.ownerId === "mine" ? { ...filters, ownerId: viewerId } : filters;
+}
+
 /** Reads the filters from a query string; `details` names every bad parameter. */
-export function parseLeadFilters(params: URLSearchParams): Parsed<LeadFilters> {
-  const refused = textPolicyIssues(firstValues(params));
+export function parseLeadFilters(params: URLSearchParams | Record<string, string>): Parsed<LeadFilters> {
+  const values = params instanceof URLSearchParams ? firstValues(params) : params;
+  const refused = textPolicyIssues(values);
   if (refused.length > 0) return { ok: false, details: textPolicyDetails(refused) };
-  const result = LeadFilterSchema.safeParse(firstValues(params));
+  const result = LeadFilterSchema.safeParse(values);
   return result.success ? { ok: true, value: result.data } : { ok: false, details: zodDetails(result.error) };
 }
 
@@ -112,11 +147,23 @@ function invalidQuery(details: ErrorDetail[]): never {
 /** The filters as query parameters, without empty ones (for links and file names). */
 export function filtersToSearchParams(filters: Partial<LeadFilters>): URLSearchParams {
   const params = new URLSearchParams();
-  for (const key of ["formId", "from", "to", "utm_source", "utm_medium", "utm_campaign", "q"] as const) {
+  for (const key of [
+    "formId",
+    "from",
+    "to",
+    "utm_source",
+    "utm_medium",
+    "utm_campaign",
+    "q",
+    "status",
+    "ownerId",
+    "tag",
+  ] as const) {
     const value = filters[key];
     if (value) params.set(key, value);
   }
   if (filters.spam && filters.spam !== "false") params.set("spam", filters.spam);
+  if (filters.ids) params.set("ids", filters.ids.join(","));
   return params;
 }
 
@@ -128,8 +175,11 @@ export function dayRange(from?: string, to?: string): { gte?: Date; lt?: Date } 
   return range;
 }
 
-export function spamValues(spam: SpamFilter): boolean[] {
-  return spam === "all" ? [false, true] : [spam === "true"];
+/** The isSpam values a filter reads: `status=spam` is the spam flag; any other status is not spam. */
+export function spamValues(filters: Pick<LeadFilters, "spam" | "status">): boolean[] {
+  if (filters.status === "spam") return [true];
+  if (filters.status) return [false];
+  return filters.spam === "all" ? [false, true] : [filters.spam === "true"];
 }
 
 // ---------------------------------------------------------------------------

@@ -1,5 +1,5 @@
 // The HMACs of public capture, keyed with SESSION_SECRET: the hosted page's signed render
-// time (a submission sooner than MIN_SUBMIT_MS after it is spam), the field errors carried
+// time (a submission sooner than MIN_SUBMIT_MS after it is "fast", one sign of spam), the field errors carried
 // back to the hosted page after a refused plain post, and the client address hash that
 // groups abuse without storing an address.
 import { createHmac, timingSafeEqual } from "node:crypto";
@@ -7,7 +7,7 @@ import { env } from "~/utils/env.server";
 
 /** The hosted page's signed render time, `<ms>.<signature>`, for the time-to-submit check. */
 export const TIMESTAMP_FIELD = "_ts";
-/** A hosted-page submission sent sooner than this after the page was rendered is spam. */
+/** A hosted-page submission sent sooner than this after the page was rendered is "fast" (see isSpamBySignals). */
 export const MIN_SUBMIT_MS = 3_000;
 
 /** The hosted page's timestamp field value for a form rendered now. */
@@ -22,21 +22,39 @@ function timestampSignature(formId: string, ms: number): string {
     .slice(0, 32);
 }
 
+/** What a submission's timestamp field says: not timed, sent by a person's pace, too fast, or not ours. */
+export type TimestampVerdict = "untimed" | "ok" | "fast" | "forged";
+
 /**
- * A timestamp field that is present must be ours (signed for this form) and older than
- * MIN_SUBMIT_MS. Forms without the field (the embed script, plain HTML forms, the API)
- * are not timed.
+ * A timestamp field that is present must be ours (signed for this form or scope); one
+ * younger than MIN_SUBMIT_MS is "fast". Forms without the field (the embed script, plain
+ * HTML forms, the API) are "untimed".
  */
-export function isTooFastOrForged(formId: string, value: unknown, now: number): boolean {
-  if (value === undefined || value === null || value === "") return false;
-  if (typeof value !== "string") return true;
+export function timestampVerdict(formId: string, value: unknown, now: number): TimestampVerdict {
+  if (value === undefined || value === null || value === "") return "untimed";
+  if (typeof value !== "string") return "forged";
   const match = /^(\d{1,15})\.([A-Za-z0-9_-]{32})$/.exec(value);
-  if (!match) return true;
+  if (!match) return "forged";
   const ms = Number(match[1]);
   const expected = Buffer.from(timestampSignature(formId, ms));
   const given = Buffer.from(match[2]);
-  if (!timingSafeEqual(expected, given)) return true;
-  return now - ms < MIN_SUBMIT_MS;
+  if (!timingSafeEqual(expected, given)) return "forged";
+  return now - ms < MIN_SUBMIT_MS ? "fast" : "ok";
+}
+
+/**
+ * Whether a public submission is spam, from its signals. A filled honeypot or a timestamp
+ * that is not ours is proof alone. Speed is not: browsers' autofill and password managers
+ * let people send a form within 3 s, so a fast post is spam only with another sign of a
+ * script (a User-Agent that is missing or names a bot or a tool).
+ */
+export function isSpamBySignals(signals: {
+  honeypotFilled: boolean;
+  timestamp: TimestampVerdict;
+  scriptedAgent: boolean;
+}): boolean {
+  if (signals.honeypotFilled || signals.timestamp === "forged") return true;
+  return signals.timestamp === "fast" && signals.scriptedAgent;
 }
 
 /** HMAC-SHA256 of the client address keyed with SESSION_SECRET, hex: groups abuse, stores no address. */

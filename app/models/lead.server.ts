@@ -1,16 +1,15 @@
 // Reading and removing stored leads: the filtered, keyset-paginated list (API and
-// dashboard), one lead labelled by the schema version it was stored under, and the
-// per-form source breakdown. The filters are in lead-filters.server.ts; pages are read
+// dashboard) and one lead labelled by the schema version it was stored under (the per-form
+// source breakdown is in form-stats.server.ts). The filters are in lead-filters.server.ts; pages are read
 // through the LeadStore (app/storage); storing leads lives in lead-capture.server.ts,
 // files in lead-export.server.ts.
-import { z } from "zod";
 import type { FormField, LeadData } from "~/models/form-schema";
 import { leadStore } from "~/storage/index.server";
 import { db, type Lead, type Prisma } from "~/utils/db.server";
-import { DaySchema } from "~/utils/keyset.server";
-import { cursorOf, dayRange, MS_PER_DAY, optional, text, type LeadListQuery } from "./lead-filters.server";
+import { cursorOf, type LeadFilters, type LeadListQuery, type LeadStatusValue } from "./lead-filters.server";
+import { leadTimeline, personHistory, statusOf, type PersonHistory, type TimelineEntry } from "./lead-work.server";
 import { nudgeWebhooks } from "./webhook-delivery.server";
-import { eventFor, writeWebhookEvent } from "./webhook-events.server";
+import { newWebhookEvent, subscribersOf, writeWebhookEvent, type NewWebhookEvent } from "./webhook-events.server";
 
 // ---------------------------------------------------------------------------
 // List
@@ -28,6 +27,9 @@ const listSelect = {
   utmTerm: true,
   utmContent: true,
   referrerHost: true,
+  status: true,
+  ownerId: true,
+  email: true,
 } satisfies Prisma.LeadSelect;
 
 export type Utm = {
@@ -38,17 +40,48 @@ export type Utm = {
   utm_content: string | null;
 };
 
+export type LeadOwner = { id: string; name: string | null; email: string };
+
 export type LeadSummary = {
   id: string;
   formId: string;
   formName: string;
   createdAt: string;
+  /** The stage, or `spam` (then isSpam is true too). */
+  status: LeadStatusValue;
   isSpam: boolean;
+  owner: LeadOwner | null;
+  tags: string[];
+  /** The lead's address (its form's first email field), lower-cased. */
+  email: string | null;
   schemaVersion: number;
   data: LeadData;
   utm: Utm;
   referrerHost: string | null;
 };
+
+/** The tags and owners of a page of leads, read in two queries. */
+export async function tagsAndOwners(
+  leads: ReadonlyArray<{ id: string; ownerId: string | null }>,
+): Promise<{ tags: Map<string, string[]>; owners: Map<string, LeadOwner> }> {
+  const ids = leads.map((lead) => lead.id);
+  const ownerIds = [...new Set(leads.flatMap((lead) => (lead.ownerId ? [lead.ownerId] : [])))];
+  const [tagRows, owners] = await Promise.all([
+    ids.length === 0
+      ? []
+      : db.leadTag.findMany({
+          where: { leadId: { in: ids } },
+          select: { leadId: true, tag: true },
+          orderBy: { tag: "asc" },
+        }),
+    ownerIds.length === 0
+      ? []
+      : db.user.findMany({ where: { id: { in: ownerIds } }, select: { id: true, name: true, email: true } }),
+  ]);
+  const tags = new Map<string, string[]>();
+  for (const row of tagRows) tags.set(row.leadId, [...(tags.get(row.leadId) ?? []), row.tag]);
+  return { tags, owners: new Map(owners.map((owner) => [owner.id, owner])) };
+}
 
 function utmOf(lead: {
   utmSource: string | null;
@@ -66,11 +99,23 @@ function utmOf(lead: {
   };
 }
 
-/** A page of leads, newest first, and the cursor of the next page (null on the last). */
-export async function listLeads(query: LeadListQuery): Promise<{ leads: LeadSummary[]; nextCursor: string | null }> {
-  const rows = await leadStore.page(query, query.cursor, query.limit + 1);
+/**
+ * A page of leads, newest first, and the cursor of the next page (null on the last); with
+ * `count`, also how many leads match the filters (an index range count: decision 030).
+ */
+export async function listLeads(
+  query: LeadListQuery,
+  options: { count?: boolean } = {},
+): Promise<{ leads: LeadSummary[]; nextCursor: string | null; total?: number }> {
+  const [rows, total] = await Promise.all([
+    leadStore.page(query, query.cursor, query.limit + 1),
+    options.count ? leadStore.count(query) : undefined,
+  ]);
   const page = rows.slice(0, query.limit);
-  const names = await leadStore.formNames(page.map((row) => row.formId));
+  const [names, { tags, owners }] = await Promise.all([
+    leadStore.formNames(page.map((row) => row.formId)),
+    tagsAndOwners(page),
+  ]);
   const last = page[page.length - 1];
   return {
     leads: page.map((row) => ({
@@ -78,7 +123,11 @@ export async function listLeads(query: LeadListQuery): Promise<{ leads: LeadSumm
       formId: row.formId,
       formName: names.get(row.formId) ?? "",
       createdAt: row.createdAt,
+      status: statusOf(row),
       isSpam: row.isSpam,
+      owner: (row.ownerId && owners.get(row.ownerId)) || null,
+      tags: tags.get(row.id) ?? [],
+      email: row.email,
       schemaVersion: row.schemaVersion,
       data: row.data,
       utm: utmOf(row),
@@ -86,7 +135,13 @@ export async function listLeads(query: LeadListQuery): Promise<{ leads: LeadSumm
     })),
     nextCursor:
       rows.length > query.limit && last ? cursorOf({ createdAt: new Date(last.createdAt), id: last.id }) : null,
+    ...(total !== undefined && { total }),
   };
+}
+
+/** How many leads match the filters. */
+export function countLeads(filters: LeadFilters): Promise<number> {
+  return leadStore.count(filters);
 }
 
 // ---------------------------------------------------------------------------
@@ -94,12 +149,22 @@ export async function listLeads(query: LeadListQuery): Promise<{ leads: LeadSumm
 
 export type LabelledField = Pick<FormField, "key" | "label" | "type">;
 
+/** A lead as the `lead.created` and `lead.deleted` webhooks carry it. */
 export type LeadDetail = LeadSummary & {
   /** The fields of the schema version the lead was stored under, in order. */
   fields: LabelledField[];
   referrerUrl: string | null;
   landingPageUrl: string | null;
   userAgent: string | null;
+};
+
+/** A lead as `GET /api/leads/:id` and its page show it: with its owner, tags, timeline and history. */
+export type LeadRecord = LeadDetail & {
+  /** Its stage, also while it is spam: where marking it not-spam returns it. */
+  stage: Exclude<LeadStatusValue, "spam">;
+  notes: TimelineEntry[];
+  timeline: TimelineEntry[];
+  history: PersonHistory;
 };
 
 function labelled(fields: unknown): LabelledField[] {
@@ -117,7 +182,17 @@ export const leadDetailSelect = {
   userAgent: true,
 } satisfies Prisma.LeadSelect;
 
-export async function getLead(id: string): Promise<LeadDetail | null> {
+/** One lead with everything staff see of it, or null. */
+export async function getLead(id: string): Promise<LeadRecord | null> {
+  const lead = await getLeadDetail(id);
+  if (!lead) return null;
+  const [timeline, history] = await Promise.all([leadTimeline(id), personHistory(id, lead.email)]);
+  const { stage, ...detail } = lead;
+  return { ...detail, stage, notes: timeline.filter((entry) => entry.kind === "note"), timeline, history };
+}
+
+/** A lead with its owner and tags (what its webhook events carry) and its stage, or null. */
+async function getLeadDetail(id: string): Promise<(LeadDetail & { stage: LeadRecord["stage"] }) | null> {
   const lead = await db.lead.findUnique({
     where: { id },
     select: { ...leadDetailSelect, form: { select: { name: true, fields: true, schemaVersion: true } } },
@@ -130,12 +205,16 @@ export async function getLead(id: string): Promise<LeadDetail | null> {
           where: { formId_version: { formId: lead.formId, version: lead.schemaVersion } },
           select: { fields: true },
         });
-  return leadDetailOf({
+  const { tags, owners } = await tagsAndOwners([lead]);
+  const detail = leadDetailOf({
     ...lead,
     data: lead.data as LeadData,
     formName: lead.form.name,
     fields: version?.fields ?? lead.form.fields,
+    owner: (lead.ownerId && owners.get(lead.ownerId)) || null,
+    tags: tags.get(id) ?? [],
   });
+  return { ...detail, stage: lead.status };
 }
 
 /** The stored columns of a lead, its form's name and its schema version's fields. */
@@ -155,12 +234,17 @@ export type LeadParts = Pick<
   | "referrerHost"
   | "landingPageUrl"
   | "userAgent"
-> & {
-  formName: string;
-  data: LeadData;
-  /** The fields of the schema version the lead was stored under. */
-  fields: unknown;
-};
+  | "email"
+> &
+  Partial<Pick<Lead, "status">> & {
+    formName: string;
+    /** A new lead has neither. */
+    owner?: LeadOwner | null;
+    tags?: string[];
+    data: LeadData;
+    /** The fields of the schema version the lead was stored under. */
+    fields: unknown;
+  };
 
 /** A lead as `GET /api/leads/:id` shows it (and as the `lead.created` webhook carries it). */
 export function leadDetailOf(lead: LeadParts): LeadDetail {
@@ -174,7 +258,11 @@ export function leadDetailOf(lead: LeadParts): LeadDetail {
     formId: lead.formId,
     formName: lead.formName,
     createdAt: lead.createdAt.toISOString(),
+    status: statusOf({ status: lead.status ?? "new", isSpam: lead.isSpam }),
     isSpam: lead.isSpam,
+    owner: lead.owner ?? null,
+    tags: lead.tags ?? [],
+    email: lead.email,
     schemaVersion: lead.schemaVersion,
     data: lead.data,
     fields,
@@ -191,17 +279,39 @@ export function leadDetailOf(lead: LeadParts): LeadDetail {
  * `lead.deleted` get the lead as it was, written in the same transaction as the delete.
  */
 export async function deleteLead(id: string): Promise<boolean> {
-  const lead = await getLead(id);
-  if (!lead) return false;
-  // Spam was never announced, so its deletion is not either.
-  const event = lead.isSpam ? null : await eventFor("lead.deleted", lead.formId, () => lead);
-  const deleted = await db.$transaction(async (tx) => {
-    const { count } = await tx.lead.deleteMany({ where: { id } });
-    if (count > 0 && event) await writeWebhookEvent(event, tx);
-    return count > 0;
+  return (await deleteLeads([id])) > 0;
+}
+
+/** Deletes leads by id (a bulk action's batch), with their `lead.deleted` events; answers how many. */
+export async function deleteLeads(ids: readonly string[]): Promise<number> {
+  const leads = await db.lead.findMany({
+    where: { id: { in: [...ids] } },
+    select: { id: true, formId: true, isSpam: true },
   });
-  if (deleted && event) nudgeWebhooks();
+  const events: NewWebhookEvent[] = [];
+  for (const lead of leads) {
+    // Spam was never announced, so its deletion is not either. The lead is read whole only
+    // when an endpoint is subscribed.
+    if (lead.isSpam) continue;
+    const event = await deletedEvent(lead.id, lead.formId);
+    if (event) events.push(event);
+  }
+  const deleted = await db.$transaction(async (tx) => {
+    const { count } = await tx.lead.deleteMany({ where: { id: { in: leads.map((lead) => lead.id) } } });
+    if (count > 0) for (const event of events) await writeWebhookEvent(event, tx);
+    return count;
+  });
+  if (deleted > 0 && events.length > 0) nudgeWebhooks();
   return deleted;
+}
+
+async function deletedEvent(id: string, formId: string): Promise<NewWebhookEvent | null> {
+  const endpointIds = await subscribersOf("lead.deleted", formId);
+  if (endpointIds.length === 0) return null;
+  const lead = await getLeadDetail(id);
+  if (!lead) return null;
+  const { stage: _, ...detail } = lead;
+  return newWebhookEvent("lead.deleted", detail, endpointIds);
 }
 
 /** Forms to pick from in filters: id and name, newest first (bounded). */
@@ -211,80 +321,4 @@ export async function listFormChoices(): Promise<Array<{ id: string; name: strin
     orderBy: [{ createdAt: "desc" }, { id: "desc" }],
     take: 500,
   });
-}
-
-// ---------------------------------------------------------------------------
-// Where a form's leads come from
-
-export const MAX_STATS_DAYS = 366;
-const TOP_GROUPS = 20;
-
-export const SourceStatsQuerySchema = z
-  .object({
-    formId: text(64),
-    from: optional(DaySchema),
-    to: optional(DaySchema),
-  })
-  .transform((query, ctx) => {
-    const today = new Date().toISOString().slice(0, 10);
-    const to = query.to ?? today;
-    const from =
-      query.from ?? new Date(new Date(`${to}T00:00:00Z`).getTime() - 29 * MS_PER_DAY).toISOString().slice(0, 10);
-    const days = Math.round((Date.parse(`${to}T00:00:00Z`) - Date.parse(`${from}T00:00:00Z`)) / MS_PER_DAY) + 1;
-    if (days < 1) ctx.addIssue({ code: "custom", path: ["to"], message: "The end date is before the start date." });
-    else if (days > MAX_STATS_DAYS) {
-      ctx.addIssue({ code: "custom", path: ["from"], message: `Choose a period of at most ${MAX_STATS_DAYS} days.` });
-    }
-    return { formId: query.formId, from, to };
-  });
-export type SourceStatsQuery = z.output<typeof SourceStatsQuerySchema>;
-
-export type CountBy = { value: string | null; count: number };
-
-export type SourceStats = {
-  formId: string;
-  formName: string;
-  from: string;
-  to: string;
-  total: number;
-  bySource: CountBy[];
-  byCampaign: CountBy[];
-  byReferrerHost: CountBy[];
-  /** One entry per day of the period, zeros included. */
-  perDay: Array<{ day: string; count: number }>;
-};
-
-/** Counts of a form's (non-spam) leads over a period, by source, campaign, referrer and day. */
-export async function getSourceStats(query: SourceStatsQuery): Promise<SourceStats | null> {
-  const form = await db.form.findUnique({ where: { id: query.formId }, select: { id: true, name: true } });
-  if (!form) return null;
-  const range = dayRange(query.from, query.to);
-  const where = { formId: form.id, isSpam: false, createdAt: range };
-  const [total, bySource, byCampaign, byReferrerHost, perDay] = await Promise.all([
-    db.lead.count({ where }),
-    countBy("utmSource", where),
-    countBy("utmCampaign", where),
-    countBy("referrerHost", where),
-    leadStore.countPerDay(form.id, range.gte!, range.lt!),
-  ]);
-  const days: Array<{ day: string; count: number }> = [];
-  for (let time = range.gte!.getTime(); time < range.lt!.getTime(); time += MS_PER_DAY) {
-    const day = new Date(time).toISOString().slice(0, 10);
-    days.push({ day, count: perDay.get(day) ?? 0 });
-  }
-  return { ...query, formId: form.id, formName: form.name, total, bySource, byCampaign, byReferrerHost, perDay: days };
-}
-
-async function countBy(
-  column: "utmSource" | "utmCampaign" | "referrerHost",
-  where: Prisma.LeadWhereInput,
-): Promise<CountBy[]> {
-  const groups = await db.lead.groupBy({
-    by: [column],
-    where,
-    _count: { _all: true },
-    orderBy: { _count: { id: "desc" } },
-    take: TOP_GROUPS,
-  });
-  return groups.map((group) => ({ value: group[column] ?? null, count: group._count._all }));
 }

@@ -4,7 +4,7 @@
 // instances), written in the same transaction as what it announces, so a crash between
 // the two cannot lose it.
 import { TZDate } from "@date-fns/tz";
-import { db, isUniqueViolation, type Prisma } from "~/utils/db.server";
+import { db, isSqliteBusy, isUniqueViolation, type Prisma } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
 import { newMessageId } from "~/utils/mailer.server";
 import { every } from "~/utils/periodic.server";
@@ -322,32 +322,46 @@ async function sendDigest(form: DigestForm, recipients: string[], end: Date, tit
   const from = new Date(
     Math.max(last?.periodEnd.getTime() ?? end.getTime() - DAY_MS, end.getTime() - DIGEST_MAX_SPAN_MS),
   );
-  try {
-    await db.$transaction(async (tx) => {
-      // The claim first: a write opens the transaction, so SQLite waits for another
-      // writer rather than failing a read-then-write, and a second instance stops here.
-      const digest = await tx.notificationDigest.create({
-        data: { formId: form.id, periodEnd: end, leadCount: 0 },
-        select: { id: true },
-      });
-      const { count, details } = await digestOf(form, from, end, tx);
-      if (count === 0) return;
-      await tx.notificationDigest.update({ where: { id: digest.id }, data: { leadCount: count } });
-      await writeStaffEmails(
-        staffEmails(recipients, {
-          subject: `${title}: ${count} new ${count === 1 ? "lead" : "leads"} for ${form.name}`,
-          text: digestText(form.name, from, end, count, details, form.id),
-        }),
-        tx,
-      );
-    });
-  } catch (error) {
-    // Another instance wrote this digest first.
-    if (isUniqueViolation(error)) return false;
-    throw error;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await writeDigest(form, recipients, from, end, title);
+      break;
+    } catch (error) {
+      // Another instance wrote this digest first.
+      if (isUniqueViolation(error)) return false;
+      // Another process wrote meanwhile (SQLite): again, and the claim tells who was first.
+      if (isSqliteBusy(error) && attempt < 5) {
+        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+        continue;
+      }
+      throw error;
+    }
   }
   kickOutbox();
   return true;
+}
+
+/** The digest's claim, its count and its emails, in one transaction. */
+function writeDigest(form: DigestForm, recipients: string[], from: Date, end: Date, title: string): Promise<void> {
+  return db.$transaction(async (tx) => {
+    // The claim first: a write opens the transaction, so SQLite waits for another writer
+    // rather than failing a read-then-write (though not when another process committed
+    // after its snapshot began: sendDigest runs it again), and a second instance stops here.
+    const digest = await tx.notificationDigest.create({
+      data: { formId: form.id, periodEnd: end, leadCount: 0 },
+      select: { id: true },
+    });
+    const { count, details } = await digestOf(form, from, end, tx);
+    if (count === 0) return;
+    await tx.notificationDigest.update({ where: { id: digest.id }, data: { leadCount: count } });
+    await writeStaffEmails(
+      staffEmails(recipients, {
+        subject: `${title}: ${count} new ${count === 1 ? "lead" : "leads"} for ${form.name}`,
+        text: digestText(form.name, from, end, count, details, form.id),
+      }),
+      tx,
+    );
+  });
 }
 
 /** Sends each digest form its digest for the period that ended at the last DIGEST_HOUR. Returns how many were written. */

@@ -3,7 +3,7 @@
 // owner is kept here, in the transaction of the change.
 import { z } from "zod";
 import { db, isPostgres, isUniqueViolation, type Prisma } from "~/utils/db.server";
-import { DomainError, parseOrThrow } from "~/utils/domain-error";
+import { DomainError, invalidFields, parseOrThrow } from "~/utils/domain-error";
 import {
   checkLinkBeforeUse,
   readAccountLink,
@@ -162,4 +162,16 @@ export async function acceptInvitation(
   return useAccountLink(token, "invite", (tx, holder) =>
     tx.user.update({ where: { id: holder.userId }, data: { name, passwordHash }, select: { id: true, email: true } }),
   );
+}
+
+/**
+ * An enabled staff user who has joined (an invitation not yet accepted cannot work): the
+ * only kind a ticket can be assigned to or a lead given to; validation_failed naming `path`.
+ */
+export async function workingStaffOrFail(id: string, path: string): Promise<{ id: string }> {
+  const user = await db.user.findUnique({ where: { id }, select: { id: true, disabledAt: true, passwordHash: true } });
+  if (!user || user.disabledAt || user.passwordHash === null) {
+    throw invalidFields([{ path, message: "No enabled staff user has this id." }]);
+  }
+  return { id: user.id };
 }

@@ -16,6 +16,7 @@ import { composeSupportEmail, newMessageId } from "~/utils/mailer.server";
 import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
 import { supportNotifications } from "./notifications.server";
 import { kickOutbox } from "./outbox.server";
+import { workingStaffOrFail } from "./staff.server";
 import { MessageTextSchema } from "./support-schemas";
 import { listSelect, messageSelect, noteSelect, writeWithTicketEvents } from "./support-thread.server";
 import { nextTicketNumber, ticketWhere } from "./ticket-reference.server";
@@ -305,18 +306,6 @@ export async function addStaffReply(idOrReference: string, message: string, by: 
   return { ticket: { reference: updated.reference, status: updated.status }, message: created };
 }
 
-/** An enabled staff user who has joined (an invitation not yet accepted cannot work tickets). */
-async function assignableUser(id: string) {
-  const user = await db.user.findUnique({
-    where: { id },
-    select: { id: true, email: true, disabledAt: true, passwordHash: true },
-  });
-  if (!user || user.disabledAt || user.passwordHash === null) {
-    throw invalidFields([{ path: "assigneeId", message: "No enabled staff user has this id." }]);
-  }
-  return user;
-}
-
 /** Changes a ticket's status, its assignee (null: nobody), or both. */
 export async function updateTicket(
   idOrReference: string,
@@ -325,7 +314,7 @@ export async function updateTicket(
   const where = ticketWhere(idOrReference);
   const exists = await db.ticket.findUnique({ where, select: { id: true, status: true } });
   if (!exists) notFound(idOrReference);
-  if (patch.assigneeId) await assignableUser(patch.assigneeId);
+  if (patch.assigneeId) await workingStaffOrFail(patch.assigneeId, "assigneeId");
   const events: WebhookEventType[] =
     patch.status === undefined || exists.status === patch.status ? [] : ["support_request.status_changed"];
   return writeWithTicketEvents(

@@ -6,8 +6,10 @@ import { promisify } from "node:util";
 import argon2 from "argon2";
 import { sessionUserOf, sessionUserSelect } from "~/storage/session-store.server";
 import { db, type Prisma, type StaffRole } from "~/utils/db.server";
+import { parseOrThrow } from "~/utils/domain-error";
 import { EmailSchema, PasswordSchema } from "./account-schemas";
 import { revokeUserSessions } from "./session.server";
+import { canonicalTimeZone, TimeZoneSchema } from "./time-zone.server";
 
 // OWASP Password Storage Cheat Sheet: argon2id, 19 MiB, 2 iterations, 1 lane.
 const ARGON2 = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
@@ -117,6 +119,24 @@ export async function changePassword(userId: string, currentPassword: string, ne
   await db.user.update({ where: { id: userId }, data: { passwordHash: await hashPassword(newPassword) } });
   await revokeUserSessions(userId);
   return true;
+}
+
+/** Saves the zone the user's dashboard shows times in; validation_failed naming `timeZone` otherwise. */
+export async function setTimeZone(userId: string, input: unknown): Promise<string> {
+  const { timeZone } = parseOrThrow(TimeZoneSchema, input);
+  await db.user.update({ where: { id: userId }, data: { timeZone }, select: { id: true } });
+  return timeZone;
+}
+
+/**
+ * At login, the zone the browser reported becomes the user's unless they already have one
+ * (chosen on /account, or taken at an earlier login). Anything not a known zone is ignored:
+ * the dashboard stays in UTC.
+ */
+export async function defaultTimeZone(userId: string, reported: unknown): Promise<void> {
+  const timeZone = canonicalTimeZone(reported);
+  if (!timeZone) return;
+  await db.user.updateMany({ where: { id: userId, timeZone: null }, data: { timeZone } });
 }
 
 export function countUsers(): Promise<number> {

@@ -1,7 +1,10 @@
-// GET /api/leads/:id: one lead, labelled by its schema version. DELETE: 204, or 404.
+// GET /api/leads/:id: one lead, labelled by its schema version, with its status, owner,
+// tags, notes, timeline and history. PATCH {status?, ownerId?, tags?}: work it (200 with
+// the lead). DELETE: 204. Unknown id: 404.
 import { auditor } from "~/models/audit.server";
+import { updateLead } from "~/models/lead-work.server";
 import { deleteLead, getLead } from "~/models/lead.server";
-import { apiRoute, fail, json, methodNotAllowed } from "~/utils/api.server";
+import { apiRoute, fail, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
 import { authorize } from "~/utils/auth.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
@@ -18,9 +21,16 @@ export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) =
 });
 
 export const action = apiRoute(async ({ request, params, context }: ActionFunctionArgs) => {
-  if (request.method !== "DELETE") methodNotAllowed(["GET", "DELETE"]);
-  const user = await authorize(request, "leads.write");
   const id = params.id ?? "";
+  if (request.method === "PATCH") {
+    const user = await authorize(request, "leads.write");
+    await updateLead(id, await readJsonBody(request), user);
+    const lead = await getLead(id);
+    if (!lead) notFound(id);
+    return json({ lead });
+  }
+  if (request.method !== "DELETE") methodNotAllowed(["GET", "PATCH", "DELETE"]);
+  const user = await authorize(request, "leads.write");
   if (!(await deleteLead(id))) notFound(id);
   await auditor(context, user)("lead.delete", `lead:${id}`);
   return new Response(null, { status: 204 });

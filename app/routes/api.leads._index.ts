@@ -1,14 +1,22 @@
-// GET /api/leads: the filtered lead list, newest first, keyset-paginated.
-import { leadListQueryOrFail } from "~/models/lead-filters.server";
+// GET /api/leads: the filtered lead list, newest first, keyset-paginated; `count=true`
+// adds `total`, the number of leads matching the filters.
+import { forViewer, leadListQueryOrFail } from "~/models/lead-filters.server";
 import { listLeads } from "~/models/lead.server";
-import { apiRoute, json, methodNotAllowed } from "~/utils/api.server";
+import { apiRoute, fail, json, methodNotAllowed } from "~/utils/api.server";
 import { authorize } from "~/utils/auth.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
-  await authorize(request, "leads.read");
-  const query = leadListQueryOrFail(new URL(request.url).searchParams);
-  return json(await listLeads(query));
+  const user = await authorize(request, "leads.read");
+  const params = new URL(request.url).searchParams;
+  const query = forViewer(leadListQueryOrFail(params), user.id);
+  const count = params.get("count");
+  if (count !== null && count !== "true" && count !== "false") {
+    fail(422, "validation_failed", "The query has invalid parameters.", {
+      details: [{ path: "count", message: "Use true or false." }],
+    });
+  }
+  return json(await listLeads(query, { count: count === "true" }));
 });
 
 export const action = apiRoute(() => methodNotAllowed(["GET"]));

@@ -4,7 +4,7 @@ import { z } from "zod";
 import { auditor } from "~/models/audit.server";
 import { streamLeadsXlsx } from "~/models/lead-export-xlsx.server";
 import { CONTENT_TYPES, EXPORT_FORMATS, exportFileName, streamLeadsCsv } from "~/models/lead-export.server";
-import { parseLeadFilters } from "~/models/lead-filters.server";
+import { forViewer, parseLeadFilters } from "~/models/lead-filters.server";
 import { apiRoute, fail, methodNotAllowed, zodDetails, type ErrorDetail } from "~/utils/api.server";
 import { authorize } from "~/utils/auth.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";
@@ -31,10 +31,8 @@ export const loader = apiRoute(async ({ request, context }: LoaderFunctionArgs) 
     onEnd: (rows: number, complete: boolean) =>
       void audit("lead.export", null, { format: format.data, filters: filters_, rows, complete }),
   };
-  const body =
-    format.data === "csv"
-      ? await streamLeadsCsv(filters.value, options)
-      : await streamLeadsXlsx(filters.value, options);
+  const chosen = forViewer(filters.value, user.id);
+  const body = format.data === "csv" ? await streamLeadsCsv(chosen, options) : await streamLeadsXlsx(chosen, options);
   const filename = await exportFileName(filters.value, format.data);
   return new Response(body, {
     headers: {

@@ -11,8 +11,9 @@ import {
 } from "~/models/lead-capture.server";
 import { UTM_KEYS } from "~/models/lead-fields";
 import { signErrors } from "~/models/lead-signatures.server";
-import { parseSubmission, submissionKind, type Submission } from "~/models/lead-submission.server";
+import { isPlainObject, parseSubmission, submissionKind, type Submission } from "~/models/lead-submission.server";
 import { findOpenForm, isOriginAllowed, type PublicForm } from "~/models/public-form.server";
+import { keepDraft, leadDraftScope, type DraftValues } from "~/models/visitor-drafts.server";
 import {
   apiRoute,
   domainErrorHeaders,
@@ -25,8 +26,8 @@ import {
 } from "~/utils/api.server";
 import { DomainError } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
-import { escapeHtml } from "~/utils/html";
 import { clientIp } from "~/utils/request.server";
+import { isBrowserPost, isFormPost, visitorPage } from "~/utils/visitor-page.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 const APP_ORIGIN = new URL(env.APP_URL).origin;
@@ -70,13 +71,22 @@ export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) 
     const ownOrigin = () => new URL(request.url).origin;
     if (!isOriginAllowed(form, origin, ownOrigin) && origin !== APP_ORIGIN) {
       corsOrigin = null;
-      return errorResponse(403, "origin_not_allowed", "This form does not accept submissions from this website.", {
-        headers: { Vary: "Origin" },
-      });
+      const message = "This form does not accept submissions from this website.";
+      // The embed script's fetch fails on CORS and falls back to a plain post: the visitor
+      // gets a page with a way back to the site, not our JSON.
+      if (answersWithPage(request, submission)) {
+        return visitorPage(403, {
+          title: "Your submission was not accepted",
+          message,
+          referer: request.headers.get("Referer"),
+          headers: { Vary: "Origin" },
+        });
+      }
+      return errorResponse(403, "origin_not_allowed", message, { headers: { Vary: "Origin" } });
     }
     await limitSubmissions(form.id, clientIp(context));
     const idempotencyKey = idempotencyKeyOf(request.headers.get("Idempotency-Key"));
-    const lead = validateSubmission(form, submission);
+    const lead = validateSubmission(form, submission, Date.now(), request.headers.get("User-Agent"));
     const stored = await storeLead(lead, form, {
       ip: clientIp(context),
       userAgent: request.headers.get("User-Agent"),
@@ -100,15 +110,16 @@ function corsHeaders(origin: string | null): Record<string, string> {
   return { Vary: "Origin", "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": "Retry-After" };
 }
 
-function isFormPost(request: Request): boolean {
-  const type = request.headers.get("Content-Type") ?? "";
-  return /^\s*(application\/x-www-form-urlencoded|multipart\/form-data)\b/i.test(type);
-}
-
 /** A plain HTML form post (no script asked for JSON) is answered with redirects and pages. */
 function wantsRedirect(request: Request, submission: Submission | null): boolean {
   const formPost = submission ? submission.mode === "form" : isFormPost(request);
   return formPost && !(request.headers.get("Accept") ?? "").includes("application/json");
+}
+
+/** A refusal to a person's browser is a page; a JSON body always gets JSON. */
+function answersWithPage(request: Request, submission: Submission | null): boolean {
+  const jsonBody = submission ? submission.mode === "json" : /json/i.test(request.headers.get("Content-Type") ?? "");
+  return !jsonBody && isBrowserPost(request);
 }
 
 function redirect303(location: string, corsOrigin: string | null): Response {
@@ -120,8 +131,8 @@ function redirect303(location: string, corsOrigin: string | null): Response {
 
 /**
  * A refusal as JSON (adding CORS headers), or for a plain HTML form post: a validation
- * failure goes back to the hosted form with the problems named by field, and anything
- * else becomes a short HTML page when the browser asked for HTML.
+ * failure goes back to the hosted form with the problems named by field and what was
+ * typed kept, and anything else becomes a short HTML page when a browser posted.
  */
 function answerRefusal(
   request: Request,
@@ -131,14 +142,15 @@ function answerRefusal(
   submission: Submission | null,
 ): Response {
   const status = statusOf(refusal);
-  const browserPage = wantsRedirect(request, submission) && (request.headers.get("Accept") ?? "").includes("text/html");
   if (wantsRedirect(request, submission) && refusal.code === "validation_failed" && form && submission) {
     return redirect303(hostedFormWithErrors(form, submission, refusal.details), corsOrigin);
   }
-  const response = browserPage
-    ? new Response(refusalPage(status, refusal.message), {
-        status,
-        headers: { "Content-Type": "text/html; charset=utf-8", ...domainErrorHeaders(refusal) },
+  const response = answersWithPage(request, submission)
+    ? visitorPage(status, {
+        title: "Your submission was not accepted",
+        message: refusal.message,
+        referer: request.headers.get("Referer"),
+        headers: domainErrorHeaders(refusal),
       })
     : domainErrorResponse(refusal);
   for (const [name, value] of Object.entries(corsHeaders(corsOrigin))) response.headers.set(name, value);
@@ -156,7 +168,8 @@ function hostedFormWithErrors(
     errors[key] ??= key === "_form" ? `${detail.path}: ${detail.message}` : detail.message;
   }
   // Tracking travels back with the visitor so that the next try still carries it; the
-  // values they typed do not (personal data stays out of URLs and logs).
+  // values they typed stay on the server under a random token (personal data stays out
+  // of URLs and logs), so the form comes back filled in.
   const params = new URLSearchParams();
   const utm = (submission.utm ?? {}) as Record<string, unknown>;
   for (const key of UTM_KEYS) {
@@ -171,20 +184,23 @@ function hostedFormWithErrors(
   const signed = signErrors(form.id, errors);
   params.set("errors", signed.errors);
   params.set("sig", signed.sig);
+  const values = typedValues(form, submission);
+  if (Object.keys(values).length > 0) params.set("draft", keepDraft(leadDraftScope(form.id), { values }));
   return `/f/${encodeURIComponent(form.id)}?${params}`;
 }
 
-function refusalPage(status: number, message: string): string {
-  return `<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Submission not accepted</title>
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:10vh auto;padding:0 1rem;line-height:1.45}</style>
-</head><body><main>
-<h1>Your submission was not accepted</h1>
-<p role="alert">${escapeHtml(message)}</p>
-<p class="muted">(Error ${status})</p>
-<p>Use your browser's Back button to return to the form.</p>
-</main></body></html>`;
+/** The posted values of the form's visible fields (hidden fields keep their own value). */
+function typedValues(form: PublicForm, submission: Submission): DraftValues {
+  const values: DraftValues = {};
+  if (!isPlainObject(submission.data)) return values;
+  for (const field of form.fields) {
+    if (field.type === "hidden") continue;
+    const value = submission.data[field.key];
+    if (typeof value === "string" || (Array.isArray(value) && value.every((item) => typeof item === "string"))) {
+      values[field.key] = value as string | string[];
+    }
+  }
+  return values;
 }
 
 // The server calls this route's loader and action directly, skipping Remix's router

@@ -8,9 +8,12 @@ import { spamValues } from "~/models/lead-filters.server";
 import type { StaffEmail } from "~/models/notifications.server";
 import type { NewWebhookEvent } from "~/models/webhook-events.server";
 import { isoFromUtcText, postgresPool } from "~/utils/db.server";
+import { timeOrderedId } from "~/utils/random-text.server";
 import {
   LEAD_ROW_COLUMNS,
   leadConditions,
+  leadCountSql,
+  changeSql,
   leadPageSql,
   mergedRuns,
   NEW_LEAD_COLUMNS,
@@ -201,9 +204,53 @@ export const postgresLeadStore: LeadStore = {
     });
   },
 
+  positions(filters, cursor, take) {
+    return mergedRuns(filters, take, async (isSpam) => {
+      const { sql, params } = leadPageSql(filters, cursor, take, isSpam, postgres, `"id", "createdAt"`);
+      const rows = await query<{ id: string; createdAt: string }>(sql, params);
+      return rows.map((row) => ({ id: row.id, createdAt: isoFromUtcText(row.createdAt) }));
+    });
+  },
+
+  async changeLeads(ids, change, actorId) {
+    if (ids.length === 0) return 0;
+    const { pending, set, before } = changeSql(change, {
+      to: "$2",
+      yes: "true",
+      no: "false",
+      status: `"status"::text`,
+    });
+    // The new value is text for the timeline and, for a status, the enum for the column.
+    const setTyped = change.kind === "status" ? set.replace(`"status" = $2`, `"status" = $2::"LeadStatus"`) : set;
+    // One statement: the chosen leads not yet changed are locked, updated, and each gets its
+    // timeline entry (ids made here, one per chosen lead, used for those that change).
+    const rows = await query<{ id: string }>(
+      `WITH chosen AS (
+         SELECT l."id", ${before} AS "before", c.activity FROM "Lead" l
+         JOIN unnest($1::text[], $5::text[]) AS c(lead_id, activity) ON c.lead_id = l."id"
+         WHERE ${pending} FOR UPDATE OF l),
+       updated AS (UPDATE "Lead" SET ${setTyped} FROM chosen WHERE "Lead"."id" = chosen."id")
+       INSERT INTO "LeadActivity" ("id", "leadId", "kind", "fromValue", "toValue", "actorId", "createdAt")
+       SELECT chosen.activity, chosen."id", $6::"LeadActivityKind", chosen."before", $2::text, $3, $4::timestamp FROM chosen
+       RETURNING "id"`,
+      [ids, change.to, actorId, new Date().toISOString(), ids.map(() => timeOrderedId("c", "hex")), change.kind],
+    );
+    return rows.length;
+  },
+
+  async count(filters) {
+    let total = 0;
+    for (const isSpam of spamValues(filters)) {
+      const { sql, params } = leadCountSql(filters, isSpam, postgres);
+      const [row] = await query<{ count: string }>(sql, params);
+      total += Number(row.count);
+    }
+    return total;
+  },
+
   async formIdsMatching(filters) {
     const ids = new Set<string>();
-    for (const isSpam of spamValues(filters.spam)) {
+    for (const isSpam of spamValues(filters)) {
       const { where, params } = leadConditions(filters, undefined, isSpam, postgres);
       for (const row of await query<{ formId: string }>(`SELECT DISTINCT "formId" FROM "Lead" WHERE ${where}`, params))
         ids.add(row.formId);

@@ -6,6 +6,7 @@ import { spamValues } from "~/models/lead-filters.server";
 import type { StaffEmail } from "~/models/notifications.server";
 import type { NewWebhookEvent } from "~/models/webhook-events.server";
 import { idleSqlite, isoFromUtcText, prepared, sqliteTime, type SqliteConnection } from "~/utils/db.server";
+import { timeOrderedId } from "~/utils/random-text.server";
 import {
   LEAD_ROW_COLUMNS,
   leadPageSql,
@@ -14,6 +15,8 @@ import {
   newLeadValues,
   quoted,
   leadConditions,
+  leadCountSql,
+  changeSql,
   type Dialect,
   type LeadRow,
   type LeadStore,
@@ -51,6 +54,7 @@ const INSERT_EVENT = `${WEBHOOK_EVENT_INSERT} VALUES (?, ?, ?, ?)`;
 // Only to an endpoint that still exists (one deleted since the subscription cache was read is skipped).
 const INSERT_DELIVERY = `${WEBHOOK_DELIVERY_INSERT} SELECT ?, ?, "id", 'pending', 0, ?, ? FROM "WebhookEndpoint" WHERE "id" = ?`;
 
+const INSERT_ACTIVITY = `INSERT INTO "LeadActivity" ("id", "leadId", "kind", "fromValue", "toValue", "actorId", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?)`;
 const INSERT_EMAIL = `${OUTBOX_EMAIL_INSERT} VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0)`;
 
 /** One lead with its event and emails: written in a savepoint of its batch's transaction. */
@@ -149,10 +153,58 @@ export const sqliteLeadStore: LeadStore = {
     });
   },
 
+  async positions(filters, cursor, take) {
+    const connection = await idleSqlite();
+    return mergedRuns(filters, take, async (isSpam) => {
+      const { sql, params } = leadPageSql(filters, cursor, take, isSpam, sqlite, `"id", "createdAt"`);
+      return (prepared(connection, sql).all(...params) as Array<{ id: string; createdAt: string }>).map((row) => ({
+        id: row.id,
+        createdAt: isoFromUtcText(row.createdAt),
+      }));
+    });
+  },
+
+  async changeLeads(ids, change, actorId) {
+    if (ids.length === 0) return 0;
+    const connection = await idleSqlite();
+    const { pending, set, before } = changeSql(change, { to: "@to", yes: "1", no: "0", status: `"status"` });
+    const chosen = `"id" IN (SELECT "value" FROM json_each(@ids))`;
+    const values = { ids: JSON.stringify(ids), to: change.to, actor: actorId, now: sqliteTime(new Date()) };
+    const used = (sql: string) =>
+      Object.fromEntries(Object.entries(values).filter(([name]) => sql.includes(`@${name}`)));
+    const select = `SELECT "id", ${before} AS "before" FROM "Lead" WHERE ${chosen} AND ${pending}`;
+    const update = `UPDATE "Lead" SET ${set} WHERE ${chosen} AND ${pending}`;
+    // IMMEDIATE: it reads before it writes, and a deferred transaction that must upgrade its
+    // read lock while another process writes fails at once ("database is locked") instead of
+    // waiting out the busy timeout.
+    return connection
+      .transaction(() => {
+        const rows = prepared(connection, select).all(used(select)) as Array<{ id: string; before: string | null }>;
+        if (rows.length === 0) return 0;
+        prepared(connection, update).run(used(update));
+        const insert = prepared(connection, INSERT_ACTIVITY);
+        for (const row of rows) {
+          insert.run(timeOrderedId("c", "hex"), row.id, change.kind, row.before, change.to, actorId, values.now);
+        }
+        return rows.length;
+      })
+      .immediate();
+  },
+
+  async count(filters) {
+    const connection = await idleSqlite();
+    let total = 0;
+    for (const isSpam of spamValues(filters)) {
+      const { sql, params } = leadCountSql(filters, isSpam, sqlite);
+      total += Number((prepared(connection, sql).get(...params) as { count: number | bigint }).count);
+    }
+    return total;
+  },
+
   async formIdsMatching(filters) {
     const connection = await idleSqlite();
     const ids = new Set<string>();
-    for (const isSpam of spamValues(filters.spam)) {
+    for (const isSpam of spamValues(filters)) {
       const { where, params } = leadConditions(filters, undefined, isSpam, sqlite);
       const sql = `SELECT DISTINCT "formId" FROM "Lead" WHERE ${where}`;
       for (const row of prepared(connection, sql).all(...params) as Array<{ formId: string }>) ids.add(row.formId);

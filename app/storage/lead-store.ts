@@ -4,7 +4,13 @@
 // column lists are checked against the Prisma model, rows are mapped by name, and the
 // filters become SQL in one place, leadConditions below, for both databases.
 import type { LeadData } from "~/models/form-schema";
-import { dayRange, spamValues, type Cursor, type LeadFilters } from "~/models/lead-filters.server";
+import {
+  dayRange,
+  spamValues,
+  type Cursor,
+  type LeadFilters,
+  type LeadStatusValue,
+} from "~/models/lead-filters.server";
 import type { StaffEmail } from "~/models/notifications.server";
 import type { NewWebhookEvent } from "~/models/webhook-events.server";
 import type { Lead } from "~/utils/db.server";
@@ -25,6 +31,9 @@ export const LEAD_ROW_COLUMNS = [
   "referrerHost",
   "referrerUrl",
   "landingPageUrl",
+  "status",
+  "ownerId",
+  "email",
 ] as const satisfies ReadonlyArray<keyof Lead>;
 
 /** A lead as a page gives it: the model's columns, the time as ISO 8601 (UTC), the data parsed. */
@@ -32,6 +41,35 @@ export type LeadRow = Omit<Pick<Lead, (typeof LEAD_ROW_COLUMNS)[number]>, "creat
   createdAt: string;
   data: LeadData;
 };
+
+export type LeadPosition = Pick<LeadRow, "id" | "createdAt">;
+
+/** A bulk change: a status as staff see it (`spam` is the flag), or an owner (null: none). */
+export type LeadChange = { kind: "status"; to: LeadStatusValue } | { kind: "owner"; to: string | null };
+
+/**
+ * The SQL of a change: which leads it changes (`pending`), the SET of the UPDATE, and the
+ * value before (for the timeline). `to` is the placeholder of the new value; `yes`/`no`
+ * the database's boolean literals; `status` the status column as text.
+ */
+export function changeSql(
+  change: LeadChange,
+  sql: { to: string; yes: string; no: string; status: string },
+): { pending: string; set: string; before: string } {
+  if (change.kind === "owner") {
+    return change.to === null
+      ? { pending: `"ownerId" IS NOT NULL`, set: `"ownerId" = NULL`, before: `"ownerId"` }
+      : { pending: `("ownerId" IS NULL OR "ownerId" <> ${sql.to})`, set: `"ownerId" = ${sql.to}`, before: `"ownerId"` };
+  }
+  const before = `CASE WHEN "isSpam" = ${sql.yes} THEN 'spam' ELSE ${sql.status} END`;
+  return change.to === "spam"
+    ? { pending: `"isSpam" = ${sql.no}`, set: `"isSpam" = ${sql.yes}`, before }
+    : {
+        pending: `("isSpam" = ${sql.yes} OR ${sql.status} <> ${sql.to})`,
+        set: `"isSpam" = ${sql.no}, "status" = ${sql.to}`,
+        before,
+      };
+}
 
 /** The columns a new lead is written with, in the order of the INSERT. */
 export const NEW_LEAD_COLUMNS = [
@@ -53,6 +91,7 @@ export const NEW_LEAD_COLUMNS = [
   "isSpam",
   "idempotencyKey",
   "createdAt",
+  "email",
 ] as const satisfies ReadonlyArray<keyof Lead>;
 
 export type NewLead = Omit<Pick<Lead, (typeof NEW_LEAD_COLUMNS)[number]>, "data"> & { data: LeadData };
@@ -83,6 +122,7 @@ export function newLeadValues(lead: NewLead, dialect: Pick<Dialect, "time" | "bo
     dialect.bool(lead.isSpam),
     lead.idempotencyKey,
     dialect.time(lead.createdAt),
+    lead.email,
   ];
 }
 
@@ -95,6 +135,16 @@ export interface LeadStore {
   insert(lead: NewLead, event?: NewWebhookEvent | null, emails?: readonly StaffEmail[]): Promise<void>;
   /** One keyset page of the leads matching the filters, newest first (createdAt desc, id desc). */
   page(filters: LeadFilters, cursor: Cursor | undefined, take: number): Promise<LeadRow[]>;
+  /** The positions (id, createdAt) of one keyset page: what a bulk action walks. */
+  positions(filters: LeadFilters, cursor: Cursor | undefined, take: number): Promise<LeadPosition[]>;
+  /** How many leads match the filters. */
+  count(filters: LeadFilters): Promise<number>;
+  /**
+   * Sets a status or an owner on the leads among `ids` that do not have it yet, each with
+   * its timeline entry, in one transaction; answers how many changed (a bulk action's
+   * batch: decision 030).
+   */
+  changeLeads(ids: readonly string[], change: LeadChange, actorId: string | null): Promise<number>;
   /** The ids of the forms with at least one lead matching the filters. */
   formIdsMatching(filters: LeadFilters): Promise<string[]>;
   /** Form names by id (for the forms of a page of leads). */
@@ -151,6 +201,14 @@ export function leadConditions(
   if (filters.utm_medium) conditions.push(`"utmMedium" = ${next(filters.utm_medium)}`);
   if (filters.utm_campaign) conditions.push(`"utmCampaign" = ${next(filters.utm_campaign)}`);
   if (filters.q) conditions.push(dialect.contains(`"searchText"`, next(filters.q)));
+  // `spam` is the isSpam flag above (spamValues); a stage is the status column.
+  if (filters.status && filters.status !== "spam") conditions.push(`"status" = ${next(filters.status)}`);
+  if (filters.ownerId === "none") conditions.push(`"ownerId" IS NULL`);
+  else if (filters.ownerId) conditions.push(`"ownerId" = ${next(filters.ownerId)}`);
+  if (filters.ids) conditions.push(`"id" IN (${filters.ids.map((id) => next(id)).join(", ")})`);
+  if (filters.tag) {
+    conditions.push(`EXISTS (SELECT 1 FROM "LeadTag" WHERE "leadId" = "Lead"."id" AND "tag" = ${next(filters.tag)})`);
+  }
   if (cursor) {
     // Rows strictly after the cursor. The `<=` gives the database an index range to
     // start from; the OR alone would make it scan from the top.
@@ -176,12 +234,12 @@ export function leadPageSql(
 }
 
 /** Reads one run per spam value the filters ask for and merges them, newest first. */
-export async function mergedRuns(
+export async function mergedRuns<Row extends LeadPosition>(
   filters: LeadFilters,
   take: number,
-  run: (isSpam: boolean) => Promise<LeadRow[]>,
-): Promise<LeadRow[]> {
-  const runs = await Promise.all(spamValues(filters.spam).map(run));
+  run: (isSpam: boolean) => Promise<Row[]>,
+): Promise<Row[]> {
+  const runs = await Promise.all(spamValues(filters).map(run));
   if (runs.length === 1) return runs[0];
   // ISO 8601 times in UTC with milliseconds compare as text in time order.
   return runs
@@ -190,6 +248,16 @@ export async function mergedRuns(
       a.createdAt !== b.createdAt ? (a.createdAt < b.createdAt ? 1 : -1) : a.id < b.id ? 1 : a.id > b.id ? -1 : 0,
     )
     .slice(0, take);
+}
+
+/** The count's SQL for one spam value. */
+export function leadCountSql(
+  filters: LeadFilters,
+  isSpam: boolean,
+  dialect: Dialect,
+): { sql: string; params: unknown[] } {
+  const { where, params } = leadConditions(filters, undefined, isSpam, dialect);
+  return { sql: `SELECT COUNT(*) AS "count" FROM "Lead" WHERE ${where}`, params };
 }
 
 export const quoted = (columns: readonly string[]) => columns.map((column) => `"${column}"`).join(", ");

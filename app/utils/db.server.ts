@@ -74,6 +74,20 @@ export function isUniqueViolation(error: unknown): boolean {
   return code === "P2002" || code === "SQLITE_CONSTRAINT_UNIQUE" || code === "23505";
 }
 
+/**
+ * SQLite refused a write because another process held the database ("database is locked"):
+ * a transaction that read a snapshot before another process committed cannot wait for the
+ * busy timeout, so its caller may run it again.
+ */
+export function isSqliteBusy(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return (
+    (typeof code === "string" && code.startsWith("SQLITE_BUSY")) ||
+    (typeof message === "string" && message.includes("database is locked"))
+  );
+}
+
 /** A foreign key refused the write (a referenced row is gone): Prisma (P2003), better-sqlite3, PostgreSQL (23503). */
 export function isForeignKeyViolation(error: unknown): boolean {
   const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;

@@ -23,6 +23,10 @@ const MEDIUMS = ["cpc", "email", null];
 const CAMPAIGNS = ["spring", "fall", null];
 const WORDS = ["alpha", "beta", "gamma", "50%", "a_b", "ünïcode"];
 const DAYS = ["2026-03-01", "2026-03-02", "2026-03-03", "2026-03-05"];
+const STAGES = ["new", "contacted", "won"] as const;
+const TAGS = ["hot", "cold"];
+
+let ownerId = "";
 
 let formIds: string[] = [];
 let all: Array<{
@@ -34,6 +38,9 @@ let all: Array<{
   utmMedium: string | null;
   utmCampaign: string | null;
   searchText: string;
+  status: string;
+  ownerId: string | null;
+  tags: Array<{ tag: string }>;
 }> = [];
 
 beforeAll(async () => {
@@ -56,6 +63,19 @@ beforeAll(async () => {
       })),
     );
   }
+  // Stages, an owner and tags spread over the leads the same way.
+  ownerId = (await db.user.create({ data: { email: "owner@example.com" } })).id;
+  for (const lead of await db.lead.findMany({ select: { id: true }, orderBy: { id: "asc" } })) {
+    const tags = TAGS.filter(() => next(3) === 0);
+    await db.lead.update({
+      where: { id: lead.id },
+      data: {
+        status: STAGES[next(STAGES.length)],
+        ownerId: next(2) === 0 ? ownerId : null,
+        tags: { create: tags.map((tag) => ({ tag })) },
+      },
+    });
+  }
   all = await db.lead.findMany({
     select: {
       id: true,
@@ -66,6 +86,9 @@ beforeAll(async () => {
       utmMedium: true,
       utmCampaign: true,
       searchText: true,
+      status: true,
+      ownerId: true,
+      tags: { select: { tag: true } },
     },
   });
 });
@@ -81,6 +104,9 @@ const filtersArb = fc
       utm_campaign: fc.constantFrom("spring", "fall"),
       q: fc.constantFrom("alpha", "ta", "50%", "a_b", "_", "%", "ünï", "#1-1"),
       spam: fc.constantFrom("false" as const, "true" as const, "all" as const),
+      status: fc.constantFrom(...STAGES, "lost" as const, "spam" as const),
+      ownerId: fc.constantFrom("owner", "none"),
+      tag: fc.constantFrom(...TAGS),
     },
     { requiredKeys: ["spam"] },
   )
@@ -88,13 +114,21 @@ const filtersArb = fc
     // As the schema leaves them: from <= to, q lower-cased.
     const { from, to } = filters;
     const ordered = from && to && from > to ? { from: to, to: from } : { from, to };
-    return { ...filters, ...ordered, q: filters.q?.toLowerCase() } as LeadFilters;
+    const owner = filters.ownerId === "owner" ? ownerId : filters.ownerId;
+    return { ...filters, ...ordered, q: filters.q?.toLowerCase(), ownerId: owner } as LeadFilters;
   });
 
 /** The reference: every lead, filtered and sorted in plain code. */
 function expected(filters: LeadFilters, cursor: Cursor | undefined, take: number): string[] {
   const range = dayRange(filters.from, filters.to);
-  const spam = filters.spam === "all" ? [true, false] : [filters.spam === "true"];
+  const spam =
+    filters.status === "spam"
+      ? [true]
+      : filters.status
+        ? [false]
+        : filters.spam === "all"
+          ? [true, false]
+          : [filters.spam === "true"];
   return all
     .filter(
       (lead) =>
@@ -106,6 +140,9 @@ function expected(filters: LeadFilters, cursor: Cursor | undefined, take: number
         (!filters.utm_campaign || lead.utmCampaign === filters.utm_campaign) &&
         (!filters.q || lead.searchText.includes(filters.q)) &&
         spam.includes(lead.isSpam) &&
+        (!filters.status || filters.status === "spam" || lead.status === filters.status) &&
+        (!filters.ownerId || lead.ownerId === (filters.ownerId === "none" ? null : filters.ownerId)) &&
+        (!filters.tag || lead.tags.some((row) => row.tag === filters.tag)) &&
         (!cursor ||
           lead.createdAt < cursor.createdAt ||
           (lead.createdAt.getTime() === cursor.createdAt.getTime() && lead.id < cursor.id)),
@@ -124,7 +161,17 @@ async function prismaPage(filters: LeadFilters, cursor: Cursor | undefined, take
     utmSource: filters.utm_source,
     utmMedium: filters.utm_medium,
     utmCampaign: filters.utm_campaign,
-    isSpam: filters.spam === "all" ? undefined : filters.spam === "true",
+    isSpam:
+      filters.status === "spam"
+        ? true
+        : filters.status
+          ? false
+          : filters.spam === "all"
+            ? undefined
+            : filters.spam === "true",
+    status: filters.status && filters.status !== "spam" ? filters.status : undefined,
+    ownerId: filters.ownerId === "none" ? null : filters.ownerId,
+    tags: filters.tag ? { some: { tag: filters.tag } } : undefined,
     ...(cursor && {
       OR: [{ createdAt: { lt: cursor.createdAt } }, { createdAt: cursor.createdAt, id: { lt: cursor.id } }],
     }),
@@ -171,11 +218,25 @@ describe("the lead store", () => {
               referrerHost: prisma.referrerHost,
               referrerUrl: prisma.referrerUrl,
               landingPageUrl: prisma.landingPageUrl,
+              status: prisma.status,
+              ownerId: prisma.ownerId,
+              email: prisma.email,
             });
           }
         },
       ),
       { numRuns: 150, seed: 20261123 },
+    );
+  });
+
+  it("counts the leads a plain filter in code finds, for random filters", async () => {
+    await fc.assert(
+      fc.asyncProperty(filtersArb, async (filters) => {
+        expect(await leadStore.count(filters), JSON.stringify(filters)).toBe(
+          expected(filters, undefined, all.length).length,
+        );
+      }),
+      { numRuns: 80, seed: 20261123 },
     );
   });
 
@@ -198,6 +259,7 @@ describe("the lead store", () => {
       formId: formIds[0],
       schemaVersion: 1,
       data: { note: "Stored by the store", count: 3 },
+      email: null,
       searchText: "stored by the store",
       utmSource: "news",
       utmMedium: null,
@@ -218,6 +280,7 @@ describe("the lead store", () => {
     expect(read).toMatchObject({
       isSpam: true,
       data: { note: "Stored by the store", count: 3 },
+      email: null,
       utmCampaign: "launch",
     });
     const [row] = await leadStore.page(
@@ -259,6 +322,7 @@ describe("inserting leads side by side (group commit)", () => {
     isSpam: false,
     idempotencyKey,
     createdAt: new Date(),
+    email: null,
   });
 
   it("stores every lead of a burst, and refuses only the one that repeats an idempotency key", async () => {

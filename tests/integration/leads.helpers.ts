@@ -46,6 +46,7 @@ export async function createLeads(formId: string, leads: SeedLead[], defaultVers
         referrerUrl: lead.referrerUrl ?? null,
         referrerHost: lead.referrerUrl ? new URL(lead.referrerUrl).host : null,
         landingPageUrl: lead.landingPageUrl ?? null,
+        email: typeof lead.data.email === "string" ? lead.data.email.toLowerCase() : null,
       })),
     });
   }

@@ -1,0 +1,340 @@
+// Working leads: a lead's status, owner and tags, staff notes, the timeline of who changed
+// what, one person's history (their other leads and support requests), and bulk actions
+// over a selection or a whole filter. Reading leads is lead.server.ts; storing them is
+// lead-capture.server.ts.
+//
+// Status: the stage is the `status` column; spam is the `isSpam` flag every list index
+// leads with. A spam lead shows as `spam`; marking it anything else clears the flag.
+import { z } from "zod";
+import { leadStore } from "~/storage/index.server";
+import { db, Prisma } from "~/utils/db.server";
+import { DomainError, invalidFields, parseOrThrow } from "~/utils/domain-error";
+import {
+  LEAD_STATUSES,
+  TagSchema,
+  forViewer,
+  parseLeadFilters,
+  type Cursor,
+  type LeadFilters,
+  type LeadStatusValue,
+} from "./lead-filters.server";
+import { deleteLeads } from "./lead.server";
+import { workingStaffOrFail } from "./staff.server";
+
+export const MAX_TAGS = 10;
+export const MAX_NOTE_LENGTH = 5000;
+/** Ids one bulk request may name; a larger selection is a filter. */
+export const MAX_BULK_IDS = 10_000;
+/** Leads changed per transaction by a bulk action (keyset batches). */
+export const BULK_BATCH = 1000;
+
+type Actor = { id: string };
+type Stage = Exclude<LeadStatusValue, "spam">;
+
+export const statusOf = (lead: { status: string; isSpam: boolean }): LeadStatusValue =>
+  lead.isSpam ? "spam" : (lead.status as Stage);
+
+/** The columns a status becomes: `spam` sets the flag and keeps the stage. */
+function statusColumns(status: LeadStatusValue): { isSpam: boolean; status?: Stage } {
+  return status === "spam" ? { isSpam: true } : { isSpam: false, status };
+}
+
+const StatusSchema = z.enum(LEAD_STATUSES, { error: `Use one of ${LEAD_STATUSES.join(", ")}.` });
+const TagsSchema = z
+  .array(TagSchema, { error: "Use a list of tags." })
+  .max(MAX_TAGS, `Use at most ${MAX_TAGS} tags.`)
+  .transform((tags) => [...new Set(tags)]);
+
+export const LeadPatchSchema = z
+  .object({
+    status: StatusSchema.optional(),
+    ownerId: z.string({ error: "Use a staff user's id, or null." }).max(64).nullable().optional(),
+    tags: TagsSchema.optional(),
+  })
+  .strict();
+export type LeadPatch = z.output<typeof LeadPatchSchema>;
+
+export const NoteSchema = z.object({
+  body: z
+    .string({ error: "Write the note." })
+    .trim()
+    .min(1, "Write the note.")
+    .max(MAX_NOTE_LENGTH, `Use at most ${MAX_NOTE_LENGTH} characters.`),
+});
+
+function notFound(id: string): never {
+  throw new DomainError("not_found", `No lead with id ${JSON.stringify(id)}.`);
+}
+
+const joinTags = (tags: readonly string[]) => (tags.length > 0 ? tags.join(", ") : null);
+
+/**
+ * Changes a lead's status, owner and tags; each change goes on the lead's timeline with
+ * who made it. Changing nothing writes nothing.
+ */
+export async function updateLead(id: string, input: unknown, actor: Actor | null): Promise<void> {
+  const patch = parseOrThrow(LeadPatchSchema, input);
+  // Only a new owner must be one who can own leads: resending a disabled owner changes nothing.
+  const current = await db.lead.findUnique({ where: { id }, select: { ownerId: true } });
+  if (!current) notFound(id);
+  if (patch.ownerId && patch.ownerId !== current.ownerId) await workingStaffOrFail(patch.ownerId, "ownerId");
+  await db.$transaction(async (tx) => {
+    const lead = await tx.lead.findUnique({
+      where: { id },
+      select: { status: true, isSpam: true, ownerId: true, tags: { select: { tag: true } } },
+    });
+    if (!lead) notFound(id);
+    const activity: Prisma.LeadActivityCreateManyInput[] = [];
+    const entry = (kind: "status" | "owner" | "tags", fromValue: string | null, toValue: string | null) =>
+      activity.push({ leadId: id, kind, fromValue, toValue, actorId: actor?.id ?? null });
+    const data: Prisma.LeadUpdateInput = {};
+    const before = statusOf(lead);
+    if (patch.status !== undefined && patch.status !== before) {
+      Object.assign(data, statusColumns(patch.status));
+      entry("status", before, patch.status);
+    }
+    if (patch.ownerId !== undefined && patch.ownerId !== lead.ownerId) {
+      data.owner = patch.ownerId ? { connect: { id: patch.ownerId } } : { disconnect: true };
+      entry("owner", lead.ownerId, patch.ownerId);
+    }
+    if (patch.tags !== undefined) {
+      const had = lead.tags.map((row) => row.tag);
+      const added = patch.tags.filter((tag) => !had.includes(tag));
+      const removed = had.filter((tag) => !patch.tags!.includes(tag));
+      if (removed.length > 0) await tx.leadTag.deleteMany({ where: { leadId: id, tag: { in: removed } } });
+      if (added.length > 0) await tx.leadTag.createMany({ data: added.map((tag) => ({ leadId: id, tag })) });
+      // A tags entry keeps what was taken off (from) and what was put on (to).
+      if (added.length + removed.length > 0) entry("tags", joinTags(removed), joinTags(added));
+    }
+    if (Object.keys(data).length > 0) await tx.lead.update({ where: { id }, data, select: { id: true } });
+    if (activity.length > 0) await tx.leadActivity.createMany({ data: activity });
+  });
+}
+
+/** A staff note on a lead's timeline. */
+export async function addLeadNote(id: string, input: unknown, actor: Actor | null) {
+  const { body } = parseOrThrow(NoteSchema, input);
+  const lead = await db.lead.findUnique({ where: { id }, select: { id: true } });
+  if (!lead) notFound(id);
+  const note = await db.leadActivity.create({
+    data: { leadId: id, kind: "note", body, actorId: actor?.id ?? null },
+    select: activitySelect,
+  });
+  return activityJson(note);
+}
+
+// ---------------------------------------------------------------------------
+// Timeline and history
+
+const activitySelect = {
+  id: true,
+  kind: true,
+  body: true,
+  fromValue: true,
+  toValue: true,
+  createdAt: true,
+  actor: { select: { id: true, name: true, email: true } },
+} satisfies Prisma.LeadActivitySelect;
+
+export type TimelineEntry = {
+  id: string;
+  kind: "note" | "status" | "owner" | "tags";
+  /** A note's text. */
+  body: string | null;
+  /** Before and after: a status, an owner's user id, or the tags taken off (from) and put on (to). */
+  from: string | null;
+  to: string | null;
+  actor: { id: string; name: string | null; email: string } | null;
+  createdAt: string;
+};
+
+function activityJson(row: Prisma.LeadActivityGetPayload<{ select: typeof activitySelect }>): TimelineEntry {
+  return {
+    id: row.id,
+    kind: row.kind,
+    body: row.body,
+    from: row.fromValue,
+    to: row.toValue,
+    actor: row.actor,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+const TIMELINE_LIMIT = 500;
+
+/** A lead's timeline, oldest first (its newest 500 entries). */
+export async function leadTimeline(id: string): Promise<TimelineEntry[]> {
+  const rows = await db.leadActivity.findMany({
+    where: { leadId: id },
+    select: activitySelect,
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: TIMELINE_LIMIT,
+  });
+  return rows.reverse().map(activityJson);
+}
+
+const HISTORY_LIMIT = 20;
+
+export type PersonHistory = {
+  leads: Array<{ id: string; formId: string; formName: string; status: LeadStatusValue; createdAt: string }>;
+  supportRequests: Array<{ reference: string; subject: string; status: string; createdAt: string }>;
+};
+
+/** The other leads and the support requests of the same email address, newest first. */
+export async function personHistory(leadId: string, email: string | null): Promise<PersonHistory> {
+  if (!email) return { leads: [], supportRequests: [] };
+  const [leads, tickets] = await Promise.all([
+    db.lead.findMany({
+      where: { email, id: { not: leadId } },
+      select: { id: true, formId: true, status: true, isSpam: true, createdAt: true, form: { select: { name: true } } },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: HISTORY_LIMIT,
+    }),
+    db.ticket.findMany({
+      where: { email },
+      select: { reference: true, subject: true, status: true, createdAt: true },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: HISTORY_LIMIT,
+    }),
+  ]);
+  return {
+    leads: leads.map((lead) => ({
+      id: lead.id,
+      formId: lead.formId,
+      formName: lead.form.name,
+      status: statusOf(lead),
+      createdAt: lead.createdAt.toISOString(),
+    })),
+    supportRequests: tickets.map((ticket) => ({ ...ticket, createdAt: ticket.createdAt.toISOString() })),
+  };
+}
+
+/** Tags in use, most used first: what the tag inputs suggest. */
+export async function tagSuggestions(limit = 50): Promise<string[]> {
+  const rows = await db.leadTag.groupBy({
+    by: ["tag"],
+    _count: { tag: true },
+    orderBy: [{ _count: { tag: "desc" } }, { tag: "asc" }],
+    take: limit,
+  });
+  return rows.map((row) => row.tag);
+}
+
+// ---------------------------------------------------------------------------
+// Bulk actions
+
+export const BULK_ACTIONS = ["set_status", "assign", "tag", "untag", "delete"] as const;
+export type BulkAction = (typeof BULK_ACTIONS)[number];
+
+const BulkActionSchema = z.discriminatedUnion(
+  "action",
+  [
+    z.object({ action: z.literal("set_status"), value: StatusSchema }),
+    z.object({
+      action: z.literal("assign"),
+      value: z.string({ error: "Use a staff user's id, or null." }).max(64).nullable(),
+    }),
+    z.object({ action: z.literal("tag"), value: TagSchema }),
+    z.object({ action: z.literal("untag"), value: TagSchema }),
+    z.object({ action: z.literal("delete"), value: z.unknown().optional() }),
+  ],
+  { error: `Use one of ${BULK_ACTIONS.join(", ")}.` },
+);
+
+const IdsSchema = z.object({
+  ids: z
+    .array(z.string().max(64), { error: "Use a list of lead ids." })
+    .max(MAX_BULK_IDS, `Name at most ${MAX_BULK_IDS} leads; use a filter for more.`),
+});
+const FilterSchema = z.object({
+  filter: z.record(z.string(), z.string(), { error: "Use an object of filter parameters (strings)." }),
+});
+
+export type BulkRequest = z.output<typeof BulkActionSchema> &
+  ({ ids: string[]; filter?: undefined } | { filter: LeadFilters; ids?: undefined });
+
+/** Reads a bulk request: 422 for a bad action or value, 400 for a malformed filter. */
+export function parseBulkRequest(input: unknown, viewerId: string): BulkRequest {
+  const body = input !== null && typeof input === "object" ? (input as Record<string, unknown>) : {};
+  const action = parseOrThrow(BulkActionSchema, { action: body.action, value: body.value });
+  if ("ids" in body) return { ...action, ids: [...new Set(parseOrThrow(IdsSchema, { ids: body.ids }).ids)] };
+  if (!("filter" in body)) {
+    throw invalidFields([{ path: "(body)", message: "Name the leads: {ids: [...]} or {filter: {...}}." }]);
+  }
+  const filters = parseLeadFilters(parseOrThrow(FilterSchema, { filter: body.filter }).filter);
+  if (!filters.ok) {
+    throw new DomainError(
+      "malformed_body",
+      "The filter has invalid parameters.",
+      filters.details.map((detail) => ({ ...detail, path: `filter.${detail.path}` })),
+    );
+  }
+  return { ...action, filter: forViewer(filters.value, viewerId) };
+}
+
+/**
+ * Applies one action to the named leads or to every lead matching a filter, in keyset
+ * batches of BULK_BATCH leads, each in its own transaction: a large filter never holds
+ * the database for long, and submissions go on between batches. Answers how many leads
+ * it changed (a lead already in that state is not counted).
+ */
+export async function bulkUpdate(request: BulkRequest, actor: Actor | null): Promise<number> {
+  if (request.action === "assign" && request.value) await workingStaffOrFail(request.value, "value");
+  let affected = 0;
+  for await (const ids of selectionBatches(request)) affected += await applyToBatch(request, ids, actor);
+  return affected;
+}
+
+async function* selectionBatches(request: BulkRequest): AsyncGenerator<string[]> {
+  if (request.ids) {
+    for (let i = 0; i < request.ids.length; i += BULK_BATCH) yield request.ids.slice(i, i + BULK_BATCH);
+    return;
+  }
+  // Keyset over (createdAt, id): a lead the action moves out of the filter does not shift
+  // the next batch, since the cursor is a position, not an offset.
+  let cursor: Cursor | undefined;
+  for (;;) {
+    const rows = await leadStore.positions(request.filter, cursor, BULK_BATCH);
+    if (rows.length === 0) return;
+    yield rows.map((row) => row.id);
+    const last = rows[rows.length - 1];
+    cursor = { createdAt: new Date(last.createdAt), id: last.id };
+    if (rows.length < BULK_BATCH) return;
+  }
+}
+
+async function applyToBatch(request: BulkRequest, ids: string[], actor: Actor | null): Promise<number> {
+  const actorId = actor?.id ?? null;
+  switch (request.action) {
+    case "delete":
+      return deleteLeads(ids);
+    // The store writes these in one statement per database: a bulk action over 100,000
+    // leads through Prisma's client took a minute (decision 030).
+    case "set_status":
+      return leadStore.changeLeads(ids, { kind: "status", to: request.value }, actorId);
+    case "assign":
+      return leadStore.changeLeads(ids, { kind: "owner", to: request.value }, actorId);
+    case "tag":
+    case "untag": {
+      const tag = request.value;
+      return db.$transaction(async (tx) => {
+        // RETURNING names the leads that changed: those that lacked (or had) the tag.
+        const rows =
+          request.action === "tag"
+            ? await tx.$queryRaw<Array<{ leadId: string }>>`
+                INSERT INTO "LeadTag" ("leadId", "tag")
+                SELECT "id", ${tag} FROM "Lead" WHERE "id" IN (${Prisma.join(ids)})
+                  AND (SELECT COUNT(*) FROM "LeadTag" t WHERE t."leadId" = "Lead"."id") < ${MAX_TAGS}
+                ON CONFLICT DO NOTHING RETURNING "leadId"`
+            : await tx.$queryRaw<Array<{ leadId: string }>>`
+                DELETE FROM "LeadTag" WHERE "tag" = ${tag} AND "leadId" IN (${Prisma.join(ids)}) RETURNING "leadId"`;
+        if (rows.length === 0) return 0;
+        const [fromValue, toValue] = request.action === "tag" ? [null, tag] : [tag, null];
+        await tx.leadActivity.createMany({
+          data: rows.map((row) => ({ leadId: row.leadId, kind: "tags" as const, fromValue, toValue, actorId })),
+        });
+        return rows.length;
+      });
+    }
+  }
+}

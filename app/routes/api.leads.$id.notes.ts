@@ -1,0 +1,13 @@
+// POST /api/leads/:id/notes {body}: a staff note on the lead's timeline (201).
+import { addLeadNote } from "~/models/lead-work.server";
+import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
+import { authorize } from "~/utils/auth.server";
+import type { ActionFunctionArgs } from "@remix-run/node";
+
+export const loader = apiRoute(() => methodNotAllowed(["POST"]));
+
+export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) => {
+  if (request.method !== "POST") methodNotAllowed(["POST"]);
+  const user = await authorize(request, "leads.write");
+  return json({ note: await addLeadNote(params.id ?? "", await readJsonBody(request), user) }, 201);
+});

@@ -1,0 +1,23 @@
+// POST /api/leads/bulk {ids: [...]} | {filter: {...}}, {action, value?}: one action over
+// many leads, in keyset batches; answers {affected}. See docs/api/leads.md.
+import { auditor } from "~/models/audit.server";
+import { bulkUpdate, parseBulkRequest } from "~/models/lead-work.server";
+import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
+import { authorize } from "~/utils/auth.server";
+import type { ActionFunctionArgs } from "@remix-run/node";
+
+export const loader = apiRoute(() => methodNotAllowed(["POST"]));
+
+export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) => {
+  if (request.method !== "POST") methodNotAllowed(["POST"]);
+  const user = await authorize(request, "leads.write");
+  const bulk = parseBulkRequest(await readJsonBody(request), user.id);
+  const affected = await bulkUpdate(bulk, user);
+  await auditor(context, user)("lead.bulk", null, {
+    action: bulk.action,
+    value: bulk.value ?? null,
+    ...(bulk.ids ? { ids: bulk.ids.length } : { filter: bulk.filter }),
+    affected,
+  });
+  return json({ affected });
+});
