@@ -7,6 +7,7 @@ import { RemixServer, isRouteErrorResponse } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { startAttachmentCleanup } from "~/models/attachment-store.server";
+import { startFormViewFlush } from "~/models/form-views.server";
 import { startInboundWorkers } from "~/models/inbound-worker.server";
 import { startDigestSchedule } from "~/models/notifications.server";
 import { startOutboxWorker } from "~/models/outbox.server";
@@ -83,9 +84,11 @@ export async function startBackgroundWork(load?: { requestsInFlight: () => numbe
     startSessionCleanup(),
     startAttachmentCleanup(),
     startInboundWorkers(),
+    startFormViewFlush(),
   );
 }
 
+/** Each stop finishes its work (the form views' last flush among them) before the database closes. */
 export async function stopBackgroundWork(): Promise<void> {
   await Promise.all(backgroundWork.map((work) => work.stop()));
   await db.$disconnect();

@@ -174,9 +174,9 @@ function requestHandlers(
   async function dispatchDirect(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean> {
     if (options.directDispatch === false) return false;
     const build = productionBuild ?? (await source.load());
-    const module = directFor(build).get(pathname);
+    const route = directFor(build).match(pathname);
     const url = requestUrl(req, trust);
-    const handler = module ? directHandler(module, req.method ?? "GET", url.search) : null;
+    const handler = route ? directHandler(route.module, req.method ?? "GET", url.search) : null;
     if (!handler) return false;
     // A small body of known length is read before the route runs: a Request made from
     // bytes costs less than one streaming from the socket (decision 020), and the route
@@ -185,7 +185,7 @@ function requestHandlers(
     const small = length > 0 && length <= PREREAD_LIMIT && req.method !== "GET" && req.method !== "HEAD";
     const body = small ? await readBody(req, PREREAD_LIMIT) : undefined;
     const request = toDirectRequest(req, res, url, body ?? undefined);
-    const response = await callDirect(build, handler, request, context(req));
+    const response = await callDirect(build, handler, request, context(req), route!.params);
     // Small JSON answers: one write with a Content-Length instead of a chunked stream.
     const payload = response.body ? Buffer.from(await response.arrayBuffer()) : null;
     await answer(res, response.status, responseHeaders(response), payload);

@@ -18,6 +18,10 @@
 //   (data-success-message, or data-redirect-url to go to a page) or the errors next to the
 //   fields. If fetch itself fails it falls back to the plain post.
 // - It fires `leadcapture:success` / `leadcapture:error` events on the form.
+// - Once per page view it sends each form on the page a view beacon (navigator.sendBeacon,
+//   a text/plain body: no preflight, no cookies read) with the visit's first-touch utm_source,
+//   utm_campaign and referrer host, the same source its leads are recorded under, so that
+//   views and leads of a source can be compared.
 import { DEFAULT_SUCCESS_MESSAGE, HONEYPOT_FIELD, UTM_KEYS } from "~/models/lead-fields";
 
 type Touch = { landingPageUrl: string; referrerUrl: string } & Partial<Record<(typeof UTM_KEYS)[number], string>>;
@@ -40,10 +44,11 @@ function start(): void {
   const touch = firstTouch();
 
   document.addEventListener("submit", (event) => onSubmit(event, submitUrl, touch));
-  const prepareAll = () =>
-    document
-      .querySelectorAll<HTMLFormElement>("form[data-lead-form]")
-      .forEach((form) => prepare(form, submitUrl, touch));
+  const prepareAll = () => {
+    const forms = document.querySelectorAll<HTMLFormElement>("form[data-lead-form]");
+    forms.forEach((form) => prepare(form, submitUrl, touch));
+    sendViews(forms, touch);
+  };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", prepareAll);
   else prepareAll();
 }
@@ -57,6 +62,30 @@ function scriptSource(): string {
 }
 
 const isHttpUrl = (value: string) => /^https?:\/\//i.test(value);
+
+/** One view beacon per form id on the page (POST /api/forms/:id/views); answers are not read. */
+function sendViews(forms: NodeListOf<HTMLFormElement>, touch: Touch): void {
+  if (!navigator.sendBeacon) return;
+  let referrerHost = "";
+  try {
+    referrerHost = touch.referrerUrl ? new URL(touch.referrerUrl).hostname : "";
+  } catch {
+    // not a URL: no referrer
+  }
+  const body = JSON.stringify({ utm_source: touch.utm_source, utm_campaign: touch.utm_campaign, referrerHost });
+  const sent = new Set<string>();
+  forms.forEach((form) => {
+    const id = form.getAttribute("data-lead-form");
+    if (!id || sent.has(id)) return;
+    sent.add(id);
+    const url = new URL(`/api/forms/${encodeURIComponent(id)}/views`, scriptSource()).toString();
+    try {
+      navigator.sendBeacon(url, new Blob([body], { type: "text/plain" }));
+    } catch {
+      // A blocked beacon (a privacy extension) costs the site nothing.
+    }
+  });
+}
 
 function firstTouch(): Touch {
   try {

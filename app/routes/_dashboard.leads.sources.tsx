@@ -1,13 +1,15 @@
+// /leads/sources: a form's views, leads and conversion rate per source, campaign, referrer
+// and day, with a chart of views and leads per day drawn on the server (no JavaScript).
 import { data } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { RouteError } from "~/components/RouteError";
 import {
   SourceStatsQuerySchema,
   getSourceStats,
-  listFormChoices,
-  type CountBy,
+  type ConversionRow,
   type SourceStats,
-} from "~/models/lead.server";
+} from "~/models/form-stats.server";
+import { listFormChoices } from "~/models/lead.server";
 import { zodDetails } from "~/utils/api.server";
 import { authorize } from "~/utils/auth.server";
 import { page } from "~/utils/page.server";
@@ -32,7 +34,6 @@ export const loader = page(async function loader({ request }: LoaderFunctionArgs
     return data({ values, forms, stats: null, errors: zodDetails(parsed.error) }, { status: 422 });
   }
   const stats = await getSourceStats(parsed.data);
-  if (!stats) throw new Response("There is no form with this id.", { status: 404 });
   return { values: { ...values, formId, from: stats.from, to: stats.to }, forms, stats, errors: [] };
 });
 
@@ -85,50 +86,98 @@ export default function SourcesPage() {
 function Breakdown({ stats }: { stats: SourceStats }) {
   const leadsLink = (extra: Record<string, string>) =>
     `/leads?${new URLSearchParams({ formId: stats.formId, from: stats.from, to: stats.to, ...extra })}`;
+  const { total } = stats;
   return (
     <>
       <p>
-        <strong>{stats.total}</strong> leads for <strong>{stats.formName}</strong> from {stats.from} to {stats.to} (UTC,
-        spam left out). <Link to={leadsLink({})}>See them</Link>
+        <strong>{total.views}</strong> views, <strong>{total.leads}</strong> leads
+        {total.conversionRate === null ? null : (
+          <>
+            {" "}
+            (<strong>{percent(total.conversionRate)}</strong> converted)
+          </>
+        )}{" "}
+        for <strong>{stats.formName}</strong> from {stats.from} to {stats.to} (UTC, spam left out).{" "}
+        <Link to={leadsLink({})}>See the leads</Link>
       </p>
       <section className="card" aria-labelledby="per-day-heading">
-        <h2 id="per-day-heading">Leads per day</h2>
+        <h2 id="per-day-heading">Views and leads per day</h2>
         <DayChart days={stats.perDay} />
       </section>
       <div className="row" style={{ alignItems: "start" }}>
-        <CountTable title="By utm_source" rows={stats.bySource} link={(value) => leadsLink({ utm_source: value })} />
-        <CountTable
+        <ConversionTable
+          title="By utm_source"
+          rows={stats.bySource}
+          link={(value) => leadsLink({ utm_source: value })}
+        />
+        <ConversionTable
           title="By utm_campaign"
           rows={stats.byCampaign}
           link={(value) => leadsLink({ utm_campaign: value })}
         />
-        <CountTable title="By referrer" rows={stats.byReferrerHost} />
+        <ConversionTable title="By referrer" rows={stats.byReferrerHost} />
       </div>
+      <ConversionTable
+        title="By day"
+        rows={[...stats.perDay].reverse().filter((day) => day.views > 0 || day.leads > 0)}
+        empty="No views or leads in this period."
+      />
     </>
   );
 }
 
-function CountTable({ title, rows, link }: { title: string; rows: CountBy[]; link?: (value: string) => string }) {
+/** A rate as a percentage with one decimal; leads without views (API posts) can pass 100%. */
+function percent(rate: number | null): string {
+  return rate === null ? "–" : `${(rate * 100).toFixed(1)}%`;
+}
+
+function ConversionTable({
+  title,
+  rows,
+  link,
+  empty = "No views or leads in this period.",
+}: {
+  title: string;
+  rows: ConversionRow[];
+  link?: (value: string) => string;
+  empty?: string;
+}) {
   return (
     <section className="card">
       <h2>{title}</h2>
       {rows.length === 0 ? (
-        <p className="muted">No leads in this period.</p>
+        <p className="muted">{empty}</p>
       ) : (
         <table aria-label={title}>
+          <thead>
+            <tr>
+              <th scope="col">{title.replace(/^By /, "")}</th>
+              <th scope="col" style={{ textAlign: "right" }}>
+                Views
+              </th>
+              <th scope="col" style={{ textAlign: "right" }}>
+                Leads
+              </th>
+              <th scope="col" style={{ textAlign: "right" }}>
+                Conversion
+              </th>
+            </tr>
+          </thead>
           <tbody>
             {rows.map((row) => (
-              <tr key={row.value ?? ""}>
-                <td>
-                  {row.value === null ? (
+              <tr key={row.key ?? ""}>
+                <th scope="row" style={{ fontWeight: "normal" }}>
+                  {row.key === null ? (
                     <span className="muted">(none)</span>
                   ) : link ? (
-                    <Link to={link(row.value)}>{row.value}</Link>
+                    <Link to={link(row.key)}>{row.key}</Link>
                   ) : (
-                    row.value
+                    row.key
                   )}
-                </td>
-                <td style={{ textAlign: "right" }}>{row.count}</td>
+                </th>
+                <td style={{ textAlign: "right" }}>{row.views}</td>
+                <td style={{ textAlign: "right" }}>{row.leads}</td>
+                <td style={{ textAlign: "right" }}>{percent(row.conversionRate)}</td>
               </tr>
             ))}
           </tbody>
@@ -138,26 +187,46 @@ function CountTable({ title, rows, link }: { title: string; rows: CountBy[]; lin
   );
 }
 
-/** A bar per day, drawn on the server: it needs no JavaScript. */
-function DayChart({ days }: { days: Array<{ day: string; count: number }> }) {
+const VIEWS_COLOUR = "#9db5f0";
+const LEADS_COLOUR = "#2356d6";
+
+/** Two bars per day (views, leads) on one scale, drawn on the server: it needs no JavaScript. */
+function DayChart({ days }: { days: ConversionRow[] }) {
   const width = 760;
-  const height = 220;
-  const pad = { top: 12, right: 12, bottom: 28, left: 40 };
+  const height = 240;
+  const pad = { top: 28, right: 12, bottom: 28, left: 44 };
   const plotWidth = width - pad.left - pad.right;
   const plotHeight = height - pad.top - pad.bottom;
-  const max = Math.max(1, ...days.map((day) => day.count));
+  const max = Math.max(1, ...days.map((day) => Math.max(day.views, day.leads)));
   const step = plotWidth / Math.max(1, days.length);
-  const barWidth = Math.max(1, step * 0.8);
+  const barWidth = Math.max(0.5, (step * 0.8) / 2);
   const labelEvery = Math.ceil(days.length / 8);
-  const total = days.reduce((sum, day) => sum + day.count, 0);
+  const views = days.reduce((sum, day) => sum + day.views, 0);
+  const leads = days.reduce((sum, day) => sum + day.leads, 0);
+  const bar = (value: number, x: number, fill: string, label: string) => {
+    const barHeight = (value / max) * plotHeight;
+    return (
+      <rect x={x} y={pad.top + plotHeight - barHeight} width={barWidth} height={barHeight} fill={fill}>
+        <title>{label}</title>
+      </rect>
+    );
+  };
   return (
     <svg
       viewBox={`0 0 ${width} ${height}`}
       width="100%"
       role="img"
-      aria-label={`Leads per day from ${days[0]?.day} to ${days[days.length - 1]?.day}: ${total} in all, at most ${max} in a day`}
+      aria-label={`Views and leads per day from ${days[0]?.key} to ${days[days.length - 1]?.key}: ${views} views and ${leads} leads in all, at most ${max} in a day`}
       style={{ maxWidth: width }}
     >
+      <rect x={pad.left} y={6} width={10} height={10} fill={VIEWS_COLOUR} />
+      <text x={pad.left + 14} y={15} fontSize="11" fill="#5c6577">
+        Views
+      </text>
+      <rect x={pad.left + 64} y={6} width={10} height={10} fill={LEADS_COLOUR} />
+      <text x={pad.left + 78} y={15} fontSize="11" fill="#5c6577">
+        Leads
+      </text>
       <line x1={pad.left} y1={pad.top + plotHeight} x2={width - pad.right} y2={pad.top + plotHeight} stroke="#98a2b3" />
       <text x={pad.left - 6} y={pad.top + 4} textAnchor="end" fontSize="11" fill="#5c6577">
         {max}
@@ -166,16 +235,14 @@ function DayChart({ days }: { days: Array<{ day: string; count: number }> }) {
         0
       </text>
       {days.map((day, i) => {
-        const barHeight = (day.count / max) * plotHeight;
-        const x = pad.left + i * step + (step - barWidth) / 2;
+        const x = pad.left + i * step + (step - barWidth * 2) / 2;
         return (
-          <g key={day.day}>
-            <rect x={x} y={pad.top + plotHeight - barHeight} width={barWidth} height={barHeight} fill="#2356d6">
-              <title>{`${day.day}: ${day.count}`}</title>
-            </rect>
+          <g key={day.key}>
+            {bar(day.views, x, VIEWS_COLOUR, `${day.key}: ${day.views} views`)}
+            {bar(day.leads, x + barWidth, LEADS_COLOUR, `${day.key}: ${day.leads} leads`)}
             {i % labelEvery === 0 ? (
-              <text x={x + barWidth / 2} y={height - 8} textAnchor="middle" fontSize="10" fill="#5c6577">
-                {day.day.slice(5)}
+              <text x={x + barWidth} y={height - 8} textAnchor="middle" fontSize="10" fill="#5c6577">
+                {day.key?.slice(5)}
               </text>
             ) : null}
           </g>

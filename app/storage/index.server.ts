@@ -6,6 +6,7 @@ import {
   sqliteAttachmentChunkStore,
   type AttachmentChunkStore,
 } from "./attachment-chunk-store.server";
+import { postgresFormViewStore, sqliteFormViewStore, type FormViewStore } from "./form-view-store.server";
 import { postgresLeadStore } from "./lead-store.postgres.server";
 import { sqliteLeadStore } from "./lead-store.sqlite.server";
 import { postgresQueueStore, sqliteQueueStore, type Queue, type QueueStore } from "./queue-store.server";
@@ -35,4 +36,7 @@ export const attachmentChunkStore: AttachmentChunkStore = isPostgres
   ? postgresAttachmentChunkStore
   : sqliteAttachmentChunkStore;
 
+export const formViewStore: FormViewStore = isPostgres ? postgresFormViewStore : sqliteFormViewStore;
+
+export type { ViewCount } from "./form-view-store.server";
 export type { LeadRow, LeadStore, NewLead } from "./lead-store";

@@ -170,6 +170,8 @@ const EnvSchema = z
       }),
     WEBHOOK_TIMEOUT_MS: integer(10_000),
     WEBHOOK_POLL_MS: integer(1000),
+    // Form views are counted in memory and added to the database this often (decision 029).
+    FORM_VIEWS_FLUSH_MS: integer(5000),
     // An endpoint whose every attempt has failed for this long is disabled (5 days).
     WEBHOOK_DISABLE_AFTER_HOURS: positiveNumber(120),
     LOG_REQUESTS: flag,

@@ -1,0 +1,80 @@
+// Adding counted form views to the FormView table (app/models/form-views.server.ts). One
+// implementation per database (decision 021).
+//
+// Each row is added to what is stored (ON CONFLICT ... views + excluded.views), so several
+// instances flushing into one database add up rather than overwrite each other. A row is
+// written only while its form exists (INSERT ... SELECT ... FROM "Form"), so views counted
+// before a form was deleted are dropped rather than refused by the foreign key.
+//
+// On SQLite the write is one synchronous better-sqlite3 transaction on the shared connection
+// (microseconds per row, nothing awaited inside): an interactive Prisma transaction would
+// hold the one connection and stall lead commits (decision 026). On PostgreSQL it is one
+// statement on the pool, all rows passed as arrays.
+import { idleSqlite, isForeignKeyViolation, postgresPool, prepared, type FormView } from "~/utils/db.server";
+
+/** A count of views to add: the table's key and how many views. */
+export type ViewCount = Pick<FormView, "formId" | "day" | "utmSource" | "utmCampaign" | "referrerHost" | "views">;
+
+export interface FormViewStore {
+  /** Adds each count to its row (created at 0 when absent); forms that are gone are skipped. */
+  add(counts: ViewCount[]): Promise<void>;
+}
+
+/** Rows in the order both databases lock them, so two instances' flushes cannot deadlock. */
+function ordered(counts: ViewCount[]): ViewCount[] {
+  const key = (c: ViewCount) => [c.formId, c.day, c.utmSource, c.utmCampaign, c.referrerHost];
+  return [...counts].sort((a, b) => {
+    const [ka, kb] = [key(a), key(b)];
+    for (let i = 0; i < ka.length; i++) if (ka[i] !== kb[i]) return ka[i] < kb[i] ? -1 : 1;
+    return 0;
+  });
+}
+
+// SQLite needs a WHERE in INSERT ... SELECT before ON CONFLICT (its parser's ambiguity).
+const SQLITE_ADD = `INSERT INTO "FormView" ("formId", "day", "utmSource", "utmCampaign", "referrerHost", "views")
+  SELECT "id", ?, ?, ?, ?, ? FROM "Form" WHERE "id" = ?
+  ON CONFLICT ("formId", "day", "utmSource", "utmCampaign", "referrerHost")
+  DO UPDATE SET "views" = "FormView"."views" + excluded."views"`;
+
+export const sqliteFormViewStore: FormViewStore = {
+  async add(counts) {
+    if (counts.length === 0) return;
+    const connection = await idleSqlite();
+    const statement = prepared(connection, SQLITE_ADD);
+    connection.transaction(() => {
+      for (const c of counts) statement.run(c.day, c.utmSource, c.utmCampaign, c.referrerHost, c.views, c.formId);
+    })();
+  },
+};
+
+const POSTGRES_ADD = `INSERT INTO "FormView" ("formId", "day", "utmSource", "utmCampaign", "referrerHost", "views")
+  SELECT f."id", v."day", v."utmSource", v."utmCampaign", v."referrerHost", v."views"
+  FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::int[])
+    AS v("formId", "day", "utmSource", "utmCampaign", "referrerHost", "views")
+  JOIN "Form" f ON f."id" = v."formId"
+  ORDER BY 1, 2, 3, 4, 5
+  ON CONFLICT ("formId", "day", "utmSource", "utmCampaign", "referrerHost")
+  DO UPDATE SET "views" = "FormView"."views" + excluded."views"`;
+
+export const postgresFormViewStore: FormViewStore = {
+  async add(counts) {
+    if (counts.length === 0) return;
+    const rows = ordered(counts);
+    const params = [
+      rows.map((c) => c.formId),
+      rows.map((c) => c.day),
+      rows.map((c) => c.utmSource),
+      rows.map((c) => c.utmCampaign),
+      rows.map((c) => c.referrerHost),
+      rows.map((c) => c.views),
+    ];
+    try {
+      await postgresPool().query(POSTGRES_ADD, params);
+    } catch (error) {
+      // A form deleted after the statement read "Form" but before its foreign key was
+      // checked: once more, and the statement no longer sees it.
+      if (!isForeignKeyViolation(error)) throw error;
+      await postgresPool().query(POSTGRES_ADD, params);
+    }
+  },
+};
