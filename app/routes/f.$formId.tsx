@@ -1,7 +1,8 @@
 // /f/:formId: the public hosted form (no login). Server-rendered from the form's
 // schema and posting to /api/leads/submit as a plain HTML form, so it works without
 // JavaScript; with JavaScript the post goes by fetch and errors show without losing
-// what the visitor typed. It carries its own URL's utm_* values, the page that sent
+// what the visitor typed. Each render for a visitor (not a bot, not the page shown again
+// after a refused post) counts as a view of the form. It carries its own URL's utm_* values, the page that sent
 // the visitor (Referer) and its own address as the landing page into the submission.
 import { data } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
@@ -9,14 +10,31 @@ import { useState, type FormEvent } from "react";
 import { FormFields } from "~/components/FormFields";
 import { Honeypot } from "~/components/Honeypot";
 import { RouteError } from "~/components/RouteError";
-import { HttpUrlSchema } from "~/models/form-schema";
+import { HttpUrlSchema, type FormField, type LeadValue } from "~/models/form-schema";
+import { countView, hostOfUrl, isBotAgent } from "~/models/form-views.server";
 import { HONEYPOT_FIELD, UTM_KEYS } from "~/models/lead-fields";
 import { readSignedErrors, signTimestamp, TIMESTAMP_FIELD } from "~/models/lead-signatures.server";
 import { getPublicForm } from "~/models/public-form.server";
+import { leadDraftScope, takeDraft, type DraftValues } from "~/models/visitor-drafts.server";
 import { page } from "~/utils/page.server";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
-const OWN_PARAMS = ["errors", "sig", "ref", "landing"];
+const OWN_PARAMS = ["errors", "sig", "ref", "landing", "draft"];
+
+const CHECKED = new Set(["on", "true", "1", "yes"]);
+
+/** A refused post's values as the form's controls show them (a checkbox on, a list of choices). */
+function shownValues(fields: FormField[], posted: DraftValues): Record<string, LeadValue> {
+  const values: Record<string, LeadValue> = {};
+  for (const field of fields) {
+    const value = posted[field.key];
+    if (field.type === "checkbox") values[field.key] = CHECKED.has(String(value ?? "").toLowerCase());
+    else if (value === undefined) continue;
+    else if (field.type === "multiselect") values[field.key] = Array.isArray(value) ? value : [value];
+    else values[field.key] = Array.isArray(value) ? (value[0] ?? "") : value;
+  }
+  return values;
+}
 
 function validUrl(value: string | null | undefined): string {
   return value && HttpUrlSchema.safeParse(value).success ? value.trim() : "";
@@ -48,7 +66,23 @@ export const loader = page(async function loader({ request, params }: LoaderFunc
   for (const key of UTM_KEYS) hidden[key] = (url.searchParams.get(key) ?? "").slice(0, 200);
   hidden[TIMESTAMP_FIELD] = signTimestamp(form.id);
 
+  const shownAgain = url.searchParams.has("errors");
+  if (
+    form.status === "active" &&
+    request.method === "GET" &&
+    !shownAgain &&
+    !isBotAgent(request.headers.get("User-Agent"))
+  ) {
+    countView(form.id, {
+      utmSource: hidden.utm_source,
+      utmCampaign: hidden.utm_campaign,
+      referrerHost: hostOfUrl(referrerUrl),
+    });
+  }
+
   const errors = readSignedErrors(form.id, url.searchParams.get("errors"), url.searchParams.get("sig")) ?? {};
+  // What the visitor typed before a refused plain post, kept on the server (read once).
+  const draft = takeDraft(leadDraftScope(form.id), url.searchParams.get("draft"));
   return data(
     {
       form: { id: form.id, name: form.name, description: form.description, fields: form.fields },
@@ -56,6 +90,7 @@ export const loader = page(async function loader({ request, params }: LoaderFunc
       hidden,
       honeypot: HONEYPOT_FIELD,
       errors,
+      values: draft ? shownValues(form.fields, draft.values) : {},
       doneUrl: form.settings.redirectUrl ?? `/f/${encodeURIComponent(form.id)}/thanks`,
     },
     { status: form.status === "archived" ? 410 : 200, headers: { "Cache-Control": "private, no-store" } },
@@ -70,7 +105,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 type Problem = { path: string; message: string };
 
 export default function HostedForm() {
-  const { form, closed, hidden, honeypot, errors: serverErrors, doneUrl } = useLoaderData<typeof loader>();
+  const { form, closed, hidden, honeypot, errors: serverErrors, values, doneUrl } = useLoaderData<typeof loader>();
   const [errors, setErrors] = useState<Record<string, string>>(serverErrors);
   const [busy, setBusy] = useState(false);
   const formError = errors._form ?? (Object.keys(errors).length > 0 ? "Please correct the fields marked below." : null);
@@ -128,7 +163,7 @@ export default function HostedForm() {
           {Object.entries(hidden).map(([name, value]) =>
             value ? <input key={name} type="hidden" name={name} value={value} /> : null,
           )}
-          <FormFields fields={form.fields} errors={errors} idPrefix="lead" />
+          <FormFields fields={form.fields} values={values} errors={errors} idPrefix="lead" />
           <Honeypot id="lead-hp" name={honeypot} />
           <p>
             <button type="submit" disabled={busy}>

@@ -6,7 +6,8 @@ import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { Honeypot } from "~/components/Honeypot";
 import { RouteError } from "~/components/RouteError";
-import { isTooFastOrForged, signTimestamp } from "~/models/lead-signatures.server";
+import { isBotAgent } from "~/models/form-views.server";
+import { isSpamBySignals, signTimestamp, timestampVerdict } from "~/models/lead-signatures.server";
 import {
   CreateTicketSchema,
   createTicket,
@@ -14,11 +15,12 @@ import {
   limitSupportRequestsFor,
   limitSupportRequestsFrom,
 } from "~/models/support.server";
+import { SUPPORT_DRAFT_SCOPE, takeDraft } from "~/models/visitor-drafts.server";
 import { RateLimited } from "~/utils/domain-error";
 import { page } from "~/utils/page.server";
 import { clientIp } from "~/utils/request.server";
 import { textPolicyIssues } from "~/utils/text-policy";
-import type { ActionFunctionArgs, MetaFunction } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 /** The scope the page's timestamp is signed for (lead forms sign theirs with the form id). */
 const TIMESTAMP_SCOPE = "support-request";
@@ -29,8 +31,20 @@ type Values = Record<Field, string>;
 
 export const meta: MetaFunction = () => [{ title: "Ask for help" }, { name: "robots", content: "noindex" }];
 
-export function loader() {
-  return data({ timestamp: signTimestamp(TIMESTAMP_SCOPE) }, { headers: { "Cache-Control": "private, no-store" } });
+export function loader({ request }: LoaderFunctionArgs) {
+  // A site's own contact form posted to /api/support-requests without JavaScript lands
+  // here: with the reference, or refused with what was typed (kept on the server, read once).
+  const draft = takeDraft(SUPPORT_DRAFT_SCOPE, new URL(request.url).searchParams.get("draft"));
+  const timestamp = signTimestamp(TIMESTAMP_SCOPE);
+  let shown: ActionResult | null = null;
+  if (draft?.sent) shown = { sent: draft.sent };
+  else if (draft) {
+    const values = Object.fromEntries(
+      FIELDS.map((field) => [field, typeof draft.values[field] === "string" ? draft.values[field] : ""]),
+    ) as Values;
+    shown = { errors: draft.errors ?? {}, values, timestamp };
+  }
+  return data({ timestamp, shown }, { headers: { "Cache-Control": "private, no-store" } });
 }
 
 type ActionResult =
@@ -58,10 +72,16 @@ export const action = page(async function action({ request, context }: ActionFun
   }
   if (!parsed.success || Object.keys(errors).length > 0) return again(errors, 422);
 
-  // A bot (the hidden field filled, or the form sent faster than a person can) is answered
-  // like everyone else, so it learns nothing, but nothing is stored or sent.
-  const honeypot = String(form.get(HONEYPOT) ?? "").trim();
-  if (honeypot !== "" || isTooFastOrForged(TIMESTAMP_SCOPE, form.get("_ts") ?? "", Date.now())) {
+  // A bot (the hidden field filled, a forged timestamp, or a script sending faster than a
+  // person types) is answered like everyone else, so it learns nothing, but nothing is
+  // stored or sent. Speed alone is not enough: autofill lets people be that fast.
+  const userAgent = request.headers.get("User-Agent");
+  const spam = isSpamBySignals({
+    honeypotFilled: String(form.get(HONEYPOT) ?? "").trim() !== "",
+    timestamp: timestampVerdict(TIMESTAMP_SCOPE, form.get("_ts") ?? "", Date.now()),
+    scriptedAgent: !userAgent || isBotAgent(userAgent),
+  });
+  if (spam) {
     return data<ActionResult>({ sent: (await decoyTicket()).reference });
   }
   try {
@@ -84,8 +104,8 @@ const LABELS: Record<Field, string> = {
 };
 
 export default function NewSupportRequest() {
-  const { timestamp } = useLoaderData<typeof loader>();
-  const result = useActionData<typeof action>();
+  const { timestamp, shown } = useLoaderData<typeof loader>();
+  const result = useActionData<typeof action>() ?? shown ?? undefined;
   if (result && "sent" in result) {
     return (
       <main className="centered">

@@ -66,13 +66,15 @@ describe.each([
     await expect.poll(() => page.getByRole("alert").first().textContent()).toContain("correct the fields");
     expect(await db.lead.count({ where: { formId } })).toBe(0);
 
-    // Without JavaScript the visitor came back through a redirect: what they typed is
-    // not carried in the URL, so they type again; with it, the fields kept their values.
+    // Without JavaScript the visitor came back through a redirect: what they typed waited
+    // on the server (never in the URL) and is filled in again; with it, the fields never left.
     if (!javaScriptEnabled) {
-      await page.getByLabel("Your name").fill("Ada Lovelace");
-      await page.getByLabel("crm").check();
+      expect(page.url()).toMatch(/[?&]draft=/);
+      for (const typed of ["Ada", "Lovelace", "localhost"]) expect(decodeURIComponent(page.url())).not.toContain(typed);
     }
     expect(await page.getByLabel("Your name").inputValue()).toBe("Ada Lovelace");
+    expect(await page.getByLabel("Email").inputValue()).toBe("ada@localhost");
+    expect(await page.getByLabel("crm").isChecked()).toBe(true);
     await page.getByLabel("Email").fill("ada@example.com");
     await page.getByLabel("Send me the newsletter").check();
     await likeAPerson(page);
@@ -199,6 +201,32 @@ describe("a customer's own website", () => {
     });
     // The posting page, as far as the browser's referrer policy tells it.
     expect(lead.landingPageUrl).toMatch(new RegExp(`^${siteUrl}/`));
+    await context.close();
+  });
+
+  it("shows a visitor without JavaScript a page with a way back, not JSON, when the site is not allowed", async () => {
+    const formId = await createForm({ allowedOrigins: ["https://only-this.example"] });
+    pages = {
+      "/elsewhere": shell(`
+        <form method="post" action="${server.url}/api/leads/submit">
+          <input type="hidden" name="formId" value="${formId}">
+          <label>Your name <input name="name" required></label>
+          <label>Email <input type="email" name="email" required></label>
+          <button type="submit">Send</button>
+        </form>`),
+    };
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(`${siteUrl}/elsewhere`);
+    await page.getByLabel("Your name").fill("Dorothy Vaughan");
+    await page.getByLabel("Email").fill("dorothy@example.com");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.getByRole("heading", { name: "Your submission was not accepted" }).waitFor();
+    expect(await page.getByRole("alert").textContent()).toContain("does not accept submissions from this website");
+    expect(await page.content()).not.toContain('"error"');
+    await page.getByRole("link", { name: "Go back to the page you came from" }).click();
+    await page.waitForURL((url) => url.origin === siteUrl);
+    expect(await db.lead.count({ where: { formId } })).toBe(0);
     await context.close();
   });
 });

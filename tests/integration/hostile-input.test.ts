@@ -257,6 +257,13 @@ describe("hostile input at the public endpoints", () => {
           const { id } = JSON.parse(outcome.body);
           if (await db.ticket.findUnique({ where: { id }, select: { id: true } })) created++;
           else decoys++; // honeypot: answered like a success, stored nothing
+        } else if (outcome.status === 303 && outcome.location) {
+          // A browser's post: our support page shows the reference (or the form again).
+          const page = await (await fetch(new URL(outcome.location, server.url))).text();
+          const reference = /<strong>([A-Z]+-\d+)<\/strong>/.exec(page)?.[1];
+          if (!reference) return;
+          if (await db.ticket.findUnique({ where: { reference }, select: { id: true } })) created++;
+          else decoys++;
         }
       }),
       { numRuns: RUNS },

@@ -62,6 +62,9 @@ const postJson = (payload: unknown, headers: Record<string, string> = {}, base?:
   post(JSON.stringify(payload), { "Content-Type": "application/json", ...headers }, base);
 
 const GOOD_DATA = { name: "Ada Lovelace", email: "ada@example.com" };
+const BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+const BROWSER_AGENT =
+  "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36";
 
 function expectError(reply: Reply, status: number, code: string) {
   expect(reply.status).toBe(status);
@@ -234,6 +237,53 @@ describe("plain HTML form posts", () => {
     expect(page).toMatch(/name="referrerUrl" value="https:\/\/news.example\/"/);
   });
 
+  it("brings the hosted form back filled in after a refused post, the values kept on the server once and out of the URL", async () => {
+    const formId = await createForm();
+    const reply = await post(
+      new URLSearchParams([
+        ["formId", formId],
+        ["name", "Grace Hopper"],
+        ["email", "grace-at-example"],
+        ["employees", "many"],
+        ["newsletter", "on"],
+        ["interests", "crm"],
+        ["interests", "ads"],
+        ["plan", "pro"],
+      ]),
+      { Accept: BROWSER_ACCEPT },
+    );
+    expect(reply.status).toBe(303);
+    const location = reply.headers.get("location")!;
+    expect(location).toMatch(/[?&]draft=[A-Za-z0-9_-]{32}(&|$)/);
+    for (const typed of ["Grace", "grace-at-example", "many", "crm", "pro"]) expect(location).not.toContain(typed);
+
+    const page = await (await fetch(new URL(location, server.url))).text();
+    expect(page).toContain("Enter a valid email address.");
+    expect(page).toMatch(/name="name"[^>]*value="Grace Hopper"|value="Grace Hopper"[^>]*name="name"/);
+    expect(page).toContain('value="grace-at-example"');
+    expect(page).toContain('value="many"');
+    expect(page).toMatch(/<input[^>]*name="newsletter"[^>]*checked/);
+    expect(page).toMatch(/<input[^>]*value="crm"[^>]*checked|<input[^>]*checked[^>]*value="crm"/);
+    expect(page).not.toMatch(/<input[^>]*value="email"[^>]*checked/);
+    // The landing page carried on does not keep the token.
+    expect(page).not.toMatch(/name="landingPageUrl" value="[^"]*draft=/);
+
+    // Read once: the same address again (a reload, someone else's later visit) shows an empty form.
+    const again = await (await fetch(new URL(location, server.url))).text();
+    expect(again).toContain("Enter a valid email address.");
+    expect(again).not.toContain("Grace Hopper");
+    // Another form's page does not take the token.
+    const draft = new URL(location, server.url).searchParams.get("draft");
+    const other = await createForm();
+    const reply2 = await post(new URLSearchParams({ formId, name: "Linus", email: "nope" }), {
+      Accept: BROWSER_ACCEPT,
+    });
+    const token = new URL(reply2.headers.get("location")!, server.url).searchParams.get("draft");
+    expect(token).not.toBe(draft);
+    expect(await (await fetch(`${server.url}/f/${other}?draft=${token}`)).text()).not.toContain("Linus");
+    expect(await (await fetch(new URL(reply2.headers.get("location")!, server.url))).text()).toContain("Linus");
+  });
+
   it("ignores a forged error message in the hosted form's URL", async () => {
     const formId = await createForm();
     const errors = encodeURIComponent(JSON.stringify({ email: "Call 555-0100 to claim your prize" }));
@@ -241,12 +291,55 @@ describe("plain HTML form posts", () => {
     expect(page).not.toContain("claim your prize");
   });
 
-  it("answers a browser's refused post for a closed form with an HTML page in the same status", async () => {
+  it("answers a browser's refused post for a closed form with an HTML page in the same status, linking back", async () => {
     const formId = await createForm({ status: "archived" });
-    const reply = await post(new URLSearchParams({ formId, ...GOOD_DATA }), { Accept: "text/html,*/*" });
+    const reply = await post(new URLSearchParams({ formId, ...GOOD_DATA }), {
+      Accept: "text/html,*/*",
+      Referer: "https://shop.example/contact",
+    });
     expect(reply.status).toBe(410);
     expect(reply.headers.get("content-type")).toMatch(/text\/html/);
     expect(reply.text).toContain("This form no longer accepts submissions.");
+    expect(reply.text).toContain('<a href="https://shop.example/contact">');
+    // A script asking for JSON gets the error shape, as before.
+    expectError(
+      await post(new URLSearchParams({ formId, ...GOOD_DATA }), { Accept: "application/json" }),
+      410,
+      "form_archived",
+    );
+  });
+
+  it("answers a browser's post from a site the form does not allow with a page and a way back, not JSON", async () => {
+    const formId = await createForm({ settings: { allowedOrigins: ["https://shop.example"] } });
+    const reply = await post(new URLSearchParams({ formId, ...GOOD_DATA }), {
+      Accept: BROWSER_ACCEPT,
+      Origin: "https://other.example",
+      Referer: "https://other.example/landing?x=1",
+    });
+    expect(reply.status).toBe(403);
+    expect(reply.headers.get("content-type")).toMatch(/text\/html/);
+    expect(reply.headers.get("access-control-allow-origin")).toBeNull();
+    expect(reply.text).toMatch(/^<!doctype html>/i);
+    expect(reply.text).toContain("does not accept submissions from this website");
+    expect(reply.text).toContain('<a href="https://other.example/landing?x=1">');
+    // An unsafe Referer gets no link.
+    const navigating = await post(new URLSearchParams({ formId, ...GOOD_DATA }), {
+      Accept: BROWSER_ACCEPT,
+      Origin: "null",
+      Referer: "javascript:alert(1)",
+    });
+    expect(navigating.status).toBe(403);
+    expect(navigating.text).not.toContain("javascript:");
+    expect(navigating.text).toContain("Back button");
+    // A script's multipart post asking for JSON gets the error shape.
+    const multipart = new FormData();
+    multipart.set("formId", formId);
+    expectError(
+      await post(multipart, { Accept: "application/json", Origin: "https://other.example" }),
+      403,
+      "origin_not_allowed",
+    );
+    expect(await leadCount(formId)).toBe(0);
   });
 });
 
@@ -459,7 +552,7 @@ describe("spam defence", () => {
     expect(leads[0].data).toEqual(GOOD_DATA);
   });
 
-  it("stores a hosted-form post sent sooner than 3 s after the page was rendered, or with a forged timestamp, as spam", async () => {
+  it("stores a hosted-form post sent sooner than 3 s by a script, or with a forged timestamp, as spam", async () => {
     const formId = await createForm();
     const page = await (await fetch(`${server.url}/f/${formId}`)).text();
     const rendered = page.match(new RegExp(`name="${TIMESTAMP_FIELD}" value="([^"]+)"`))![1];
@@ -480,6 +573,23 @@ describe("spam defence", () => {
     expect(spam).toHaveLength(3);
     expect(leads.find((lead) => !lead.isSpam)!.data).toMatchObject({ name: "Human" });
   });
+
+  it("stores a browser's post sent sooner than 3 s (autofill) and otherwise clean as a normal lead", async () => {
+    const formId = await createForm();
+    const page = await (await fetch(`${server.url}/f/${formId}`)).text();
+    const rendered = page.match(new RegExp(`name="${TIMESTAMP_FIELD}" value="([^"]+)"`))![1];
+    const fast = await post(new URLSearchParams({ formId, ...GOOD_DATA, [TIMESTAMP_FIELD]: rendered }), {
+      "User-Agent": BROWSER_AGENT,
+    });
+    expect(fast.status).toBe(303);
+    expect(fast.headers.get("location")).toBe(`/f/${formId}/thanks`);
+    // Fast and another sign (the honeypot) is still spam.
+    await post(new URLSearchParams({ formId, ...GOOD_DATA, [TIMESTAMP_FIELD]: rendered, [HONEYPOT_FIELD]: "x" }), {
+      "User-Agent": BROWSER_AGENT,
+    });
+    const leads = await db.lead.findMany({ where: { formId }, select: { isSpam: true } });
+    expect(leads.map((lead) => lead.isSpam).sort()).toEqual([false, true]);
+  });
 });
 
 describe("rate limit", () => {
@@ -496,6 +606,12 @@ describe("rate limit", () => {
       expect(retryAfter).toBeGreaterThan(0);
       expect(retryAfter).toBeLessThanOrEqual(60);
       expect(blocked.headers.get("access-control-expose-headers")).toContain("Retry-After");
+      // A person's browser gets a page, in the same status and with Retry-After.
+      const page = await post(new URLSearchParams({ formId, ...GOOD_DATA }), { Accept: BROWSER_ACCEPT }, limited.url);
+      expect(page.status).toBe(429);
+      expect(page.headers.get("content-type")).toMatch(/text\/html/);
+      expect(Number(page.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(page.text).toContain("Too many submissions");
       expect(await leadCount(formId)).toBe(3);
 
       // The limit is per form: the same address may still use another one.

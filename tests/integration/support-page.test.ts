@@ -17,10 +17,10 @@ afterAll(async () => {
 /** The timestamp of a page rendered `ago` ms before now, as the page signs it. */
 const renderedAgo = (ago: number) => signTimestamp("support-request", Date.now() - ago);
 
-function post(fields: Record<string, string>) {
+function post(fields: Record<string, string>, headers: Record<string, string> = {}) {
   return fetch(`${server.url}/support/new`, {
     method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: server.url },
+    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: server.url, ...headers },
     body: new URLSearchParams({ _ts: renderedAgo(10_000), website: "", ...fields }),
     redirect: "manual",
   });
@@ -73,7 +73,7 @@ describe("the public support page", () => {
     expect(await control.text()).toContain("Remove the control characters");
   });
 
-  it("answers a bot like a person but stores and sends nothing: a filled honeypot, or a post faster than a person types", async () => {
+  it("answers a bot like a person but stores and sends nothing: a filled honeypot, a forged timestamp, or a script posting faster than a person types", async () => {
     const before = await db.ticket.count();
     const outboxBefore = await db.outboxEmail.count();
     const filled = await post({
@@ -102,6 +102,21 @@ describe("the public support page", () => {
     expect(await db.outboxEmail.count()).toBe(outboxBefore);
   });
 
+  it("opens the request of a person whose browser filled the form in under 3 s (autofill)", async () => {
+    const res = await post(
+      { email: "quick@example.com", subject: "Autofilled", message: "Fast but real.", _ts: renderedAgo(300) },
+      {
+        "User-Agent":
+          "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36",
+      },
+    );
+    expect(res.status).toBe(200);
+    const reference = /<strong>([A-Z]+-\d+)<\/strong>/.exec(await res.text())?.[1];
+    expect(await db.ticket.findUnique({ where: { reference }, select: { email: true } })).toEqual({
+      email: "quick@example.com",
+    });
+  });
+
   it("limits requests per recipient address with a page, not JSON", async () => {
     const limited = await startServer({ SUPPORT_ACKS_PER_RECIPIENT_PER_DAY: "1", SUPPORT_RATE_LIMIT_PER_HOUR: "0" });
     try {
@@ -121,6 +136,107 @@ describe("the public support page", () => {
       expect(second.status).toBe(429);
       expect(second.headers.get("content-type")).toMatch(/text\/html/);
       expect(await second.text()).toContain("several requests for this address today");
+    } finally {
+      await limited.stop();
+    }
+  });
+});
+
+const BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8";
+
+/** A site's own contact form posting to the API without JavaScript, as a browser sends it. */
+function postToApi(fields: Record<string, string>, headers: Record<string, string> = {}, base = server.url) {
+  return fetch(`${base}/api/support-requests`, {
+    method: "POST",
+    headers: {
+      "Content-Type": "application/x-www-form-urlencoded",
+      Accept: BROWSER_ACCEPT,
+      Origin: "https://shop.example",
+      Referer: "https://shop.example/contact",
+      ...headers,
+    },
+    body: new URLSearchParams(fields),
+    redirect: "manual",
+  });
+}
+
+describe("a site's plain contact form posting to /api/support-requests", () => {
+  it("sends the visitor to our support page with the reference, not to JSON", async () => {
+    const res = await postToApi({ email: "site@example.com", subject: "From the site", message: "Hello" });
+    expect(res.status).toBe(303);
+    const location = res.headers.get("location")!;
+    expect(location).toMatch(/^\/support\/new\?draft=[A-Za-z0-9_-]{32}$/);
+    const page = await (await fetch(new URL(location, server.url))).text();
+    const reference = /<strong>([A-Z]+-\d+)<\/strong>/.exec(page)?.[1];
+    expect(await db.ticket.findUnique({ where: { reference }, select: { email: true } })).toEqual({
+      email: "site@example.com",
+    });
+  });
+
+  it("brings a refused post back as our form, fields marked and filled in, the values never in the URL and shown once", async () => {
+    const before = await db.ticket.count();
+    const res = await postToApi({ email: "not-an-email", name: "Quinn", subject: "Refund <now>", message: "" });
+    expect(res.status).toBe(303);
+    const location = res.headers.get("location")!;
+    expect(location).not.toMatch(/Quinn|not-an-email|Refund/);
+    const html = await (await fetch(new URL(location, server.url))).text();
+    expect(html).toContain("Please correct the fields marked below.");
+    expect(html).toContain('value="not-an-email"');
+    expect(html).toContain('value="Quinn"');
+    expect(html).toContain('value="Refund &lt;now&gt;"');
+    expect(html).toMatch(/id="email-error"/);
+    expect(html).toMatch(/id="message-error"/);
+    const again = await (await fetch(new URL(location, server.url))).text();
+    expect(again).not.toContain("Quinn");
+    expect(await db.ticket.count()).toBe(before);
+  });
+
+  it("keeps the JSON answers of scripts exactly as they were", async () => {
+    const form = await postToApi({ email: "nope", subject: "x", message: "y" }, { Accept: "application/json" });
+    expect(form.status).toBe(422);
+    expect(form.headers.get("content-type")).toMatch(/application\/json/);
+    expect((await form.json()).error.code).toBe("validation_failed");
+    const plain = await postToApi({ email: "nope", subject: "x", message: "y" }, { Accept: "*/*" });
+    expect(plain.status).toBe(422);
+    expect((await plain.json()).error.details[0].path).toBe("email");
+    const json = await fetch(`${server.url}/api/support-requests`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: BROWSER_ACCEPT },
+      body: JSON.stringify({ email: "nope" }),
+    });
+    expect(json.status).toBe(422);
+    expect(json.headers.get("content-type")).toMatch(/application\/json/);
+    const ok = await postToApi(
+      { email: "json@example.com", subject: "x", message: "y" },
+      { Accept: "application/json" },
+    );
+    expect(ok.status).toBe(201);
+    expect((await ok.json()).reference).toMatch(/^[A-Z]+-\d+$/);
+  });
+
+  it("answers a browser's other refusals with a page and a way back: wrong content type, rate limit with Retry-After", async () => {
+    const wrongType = await fetch(`${server.url}/api/support-requests`, {
+      method: "POST",
+      headers: { "Content-Type": "text/plain", Accept: BROWSER_ACCEPT, Referer: "https://shop.example/contact" },
+      body: "email=a@example.com",
+    });
+    expect(wrongType.status).toBe(415);
+    expect(wrongType.headers.get("content-type")).toMatch(/text\/html/);
+    expect(await wrongType.text()).toContain('<a href="https://shop.example/contact">');
+
+    const limited = await startServer({ SUPPORT_RATE_LIMIT_PER_HOUR: "1" });
+    try {
+      const fields = { email: "limit@example.com", subject: "Hi", message: "Hello" };
+      expect((await postToApi(fields, {}, limited.url)).status).toBe(303);
+      const page = await postToApi(fields, {}, limited.url);
+      expect(page.status).toBe(429);
+      expect(page.headers.get("content-type")).toMatch(/text\/html/);
+      expect(Number(page.headers.get("retry-after"))).toBeGreaterThan(0);
+      expect(await page.text()).toContain('<a href="https://shop.example/contact">');
+      const script = await postToApi(fields, { Accept: "application/json" }, limited.url);
+      expect(script.status).toBe(429);
+      expect((await script.json()).error.code).toBe("rate_limited");
+      expect(Number(script.headers.get("retry-after"))).toBeGreaterThan(0);
     } finally {
       await limited.stop();
     }
