@@ -7,7 +7,7 @@
 //   BENCH_SECONDS   seconds per load round (default 5; one 3 s warm-up per server first)
 //   BENCH_ROUNDS    alternating rounds per submit figure (default 5)
 //   BENCH_ONLY      comma list of sections to run: submit,submit-pg,submit-webhook,submit-webhook-pg,
-//                   export,list,inbound
+//                   views,export,list,inbound
 //   BENCH_PROFILE   a directory: the app servers write V8 CPU profiles there (node --cpu-prof)
 //   TEST_POSTGRES_URL  PostgreSQL admin URL (default postgresql://postgres@127.0.0.1:5432/postgres)
 //
@@ -22,6 +22,7 @@ import autocannon from "autocannon";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { startServer, type TestServer } from "../tests/support/server";
+import { FIELDS, seedLeads } from "./seed";
 import type { AddressInfo } from "node:net";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -31,7 +32,7 @@ const LEADS = Number(process.env.BENCH_LEADS ?? 200_000);
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const ONLY = new Set(
-  (process.env.BENCH_ONLY ?? "submit,submit-pg,submit-webhook,submit-webhook-pg,export,list,inbound").split(","),
+  (process.env.BENCH_ONLY ?? "submit,submit-pg,submit-webhook,submit-webhook-pg,views,export,list,inbound").split(","),
 );
 const PG_ADMIN = process.env.TEST_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const STAFF = { email: "bench@example.com", password: "benchmark password 1" };
@@ -132,14 +133,9 @@ async function startApp(databaseUrl: string, extra: Record<string, string> = {})
   );
 }
 
-async function startBaseline(
-  databaseUrl: string,
-  synchronous: "full" | "normal" = "full",
-): Promise<{ url: string; stop: () => void }> {
-  const child = spawn(process.execPath, ["--import", "tsx", path.join(root, "bench", "baseline-submit.ts")], {
-    env: { ...process.env, DATABASE_URL: databaseUrl, SQLITE_SYNCHRONOUS: synchronous },
-    stdio: ["ignore", "pipe", "inherit"],
-  });
+/** A child Node process that prints "listening on <url>": its address, and how to stop it. */
+async function startChild(name: string, args: string[], env = process.env): Promise<{ url: string; stop: () => void }> {
+  const child = spawn(process.execPath, args, { env, stdio: ["ignore", "pipe", "inherit"] });
   const url = await new Promise<string>((resolve, reject) => {
     let out = "";
     child.stdout!.on("data", (chunk) => {
@@ -147,9 +143,17 @@ async function startBaseline(
       const match = out.match(/listening on (\S+)/);
       if (match) resolve(match[1]);
     });
-    child.once("exit", (code) => reject(new Error(`baseline exited ${code}`)));
+    child.once("exit", (code) => reject(new Error(`${name} exited ${code}`)));
   });
   return { url, stop: () => child.kill("SIGTERM") };
+}
+
+function startBaseline(databaseUrl: string, synchronous: "full" | "normal" = "full") {
+  return startChild("baseline", ["--import", "tsx", path.join(root, "bench", "baseline-submit.ts")], {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    SQLITE_SYNCHRONOUS: synchronous,
+  });
 }
 
 async function staffCookie(app: TestServer, databaseUrl: string): Promise<string> {
@@ -176,14 +180,6 @@ async function staffCookie(app: TestServer, databaseUrl: string): Promise<string
     .map((c) => c.split(";")[0])
     .join("; ");
 }
-
-const FIELDS = [
-  { key: "name", label: "Name", type: "text", required: true },
-  { key: "email", label: "Email", type: "email", required: true },
-  { key: "company", label: "Company", type: "text" },
-  { key: "size", label: "Team size", type: "number", min: 1 },
-  { key: "message", label: "Message", type: "textarea" },
-];
 
 async function createForm(app: TestServer, cookie: string): Promise<string> {
   const res = await fetch(`${app.url}/api/forms`, {
@@ -498,53 +494,144 @@ async function benchSubmitWebhook(kind: "sqlite" | "postgres") {
     receiver.close();
   }
 }
-/** Seeds leads straight into SQLite (fast), shaped like real submissions across 3 forms. */
-function seedLeads(databaseUrl: string, count: number): { formId: string; campaign: string } {
-  const db = new Database(databaseUrl.slice(5));
-  db.pragma("journal_mode = WAL");
-  const now = new Date().toISOString();
-  const forms = ["Contact", "Demo request", "Newsletter"].map((name, i) => {
-    const id = `benchform${i}`;
-    db.prepare(
-      `INSERT INTO "Form" (id, name, fields, "schemaVersion", settings, "createdAt", "updatedAt") VALUES (?, ?, ?, 1, '{}', ?, ?)`,
-    ).run(id, name, JSON.stringify(FIELDS), now, now);
-    db.prepare(`INSERT INTO "FormVersion" ("formId", version, fields, "createdAt") VALUES (?, 1, ?, ?)`).run(
-      id,
-      JSON.stringify(FIELDS),
-      now,
-    );
-    return id;
-  });
-  const insert =
-    db.prepare(`INSERT INTO "Lead" (id, "formId", "schemaVersion", data, "searchText", "utmSource", "utmMedium", "utmCampaign", "referrerUrl", "referrerHost", "landingPageUrl", "isSpam", "createdAt")
-    VALUES (?, ?, 1, ?, ?, ?, 'email', ?, 'https://news.example.com/a', 'news.example.com', 'https://www.example.com/', 0, ?)`);
-  const sources = ["newsletter", "google", "linkedin", "partner"];
-  const campaigns = ["spring-launch", "black-friday", "webinar", "retargeting", "brand"];
-  const start = Date.now() - count * 1000;
-  const batch = db.transaction((from: number, to: number) => {
-    for (let i = from; i < to; i++) {
-      const data = {
-        name: `Lead ${i}, "quoted"`,
-        email: `lead${i}@example.com`,
-        company: `Company ${i % 997}`,
-        size: i % 500,
-        message: `Hello from lead ${i}\nsecond line`,
-      };
-      insert.run(
-        `lead${String(i).padStart(9, "0")}`,
-        forms[i % 3],
-        JSON.stringify(data),
-        Object.values(data).join(" ").toLowerCase(),
-        sources[i % 4],
-        campaigns[i % 5],
-        new Date(start + i * 1000).toISOString().replace("Z", "+00:00"),
-      );
-    }
-  });
-  for (let i = 0; i < count; i += 10_000) batch(i, Math.min(count, i + 10_000));
-  db.pragma("wal_checkpoint(TRUNCATE)");
+/** A bare node:http server answering every request 204 after reading it: the floor of any endpoint. */
+function startBare204() {
+  const source = `require("node:http").createServer((req, res) => { req.resume(); req.on("end", () => res.writeHead(204).end()); })
+    .listen(0, "127.0.0.1", function () { console.log("listening on http://127.0.0.1:" + this.address().port); });`;
+  return startChild("bare 204 server", ["-e", source]);
+}
+
+async function storedViews(databaseUrl: string): Promise<number> {
+  const db = new Database(databaseUrl.slice(5), { readonly: true });
+  const { n } = db.prepare(`SELECT COALESCE(SUM(views), 0) AS n FROM "FormView"`).get() as { n: number };
   db.close();
-  return { formId: forms[0], campaign: "spring-launch" };
+  return n;
+}
+
+/**
+ * The form-view beacon (POST /api/forms/:id/views, as embed.js sends it: text/plain JSON from
+ * an allowed origin, 50 sources) on SQLite against a bare node:http server answering 204, in
+ * alternating rounds; then every view answered must be in FormView after shutdown's flush.
+ * And submit throughput with a concurrent beacon load of 1,000 views/s against submit alone
+ * and against submit beside the same load sent to the bare server (the machine's cost of the
+ * extra requests, whoever answers them), in alternating rounds on the same server.
+ */
+async function benchViews() {
+  const appDb = freshSqlite("views");
+  const app = await startApp(appDb);
+  const bare = await startBare204();
+  try {
+    const cookie = await staffCookie(app, appDb);
+    const formId = await createForm(app, cookie);
+    let n = 0;
+    const beacon = (overallRate?: number) => ({
+      method: "POST" as const,
+      connections: overallRate ? 10 : 50,
+      ...(overallRate ? { overallRate } : {}),
+      headers: {
+        "Content-Type": "text/plain;charset=UTF-8",
+        Origin: "https://www.example.com",
+        "User-Agent":
+          "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36",
+      },
+      requests: [
+        {
+          setupRequest(request: autocannon.Request) {
+            const i = n++;
+            request.body = JSON.stringify({
+              utm_source: `source-${i % 50}`,
+              utm_campaign: "spring-launch",
+              referrerHost: "news.example.com",
+            });
+            return request;
+          },
+        },
+      ],
+    });
+    const beaconUrl = `${app.url}/api/forms/${formId}/views`;
+    const { rounds, warmUps } = await alternate({
+      beacon: { round: (seconds) => run(beaconUrl, beacon(), seconds) },
+      bare: { round: (seconds) => run(`${bare.url}/`, beacon(), seconds) },
+    });
+    const submitUrl = `${app.url}/api/leads/submit`;
+    let extraViews = 0;
+    const withBeacons = async (seconds: number) => {
+      const [submit, views] = await Promise.all([
+        run(submitUrl, submitOptions(formId), seconds),
+        run(beaconUrl, beacon(1_000), seconds),
+      ]);
+      extraViews += views.ok;
+      return submit;
+    };
+    // The same extra load served by the bare server instead: what 1,000 more requests a second
+    // cost on this machine (load generator and sockets) whatever answers them.
+    const withOtherLoad = async (seconds: number) => {
+      const [submit] = await Promise.all([
+        run(submitUrl, submitOptions(formId), seconds),
+        run(`${bare.url}/`, beacon(1_000), seconds),
+      ]);
+      return submit;
+    };
+    const submit = await alternate({
+      alone: { round: (seconds) => run(submitUrl, submitOptions(formId), seconds) },
+      beacons: { round: withBeacons },
+      otherLoad: { round: withOtherLoad },
+    });
+    await app.stop();
+    const answered = sum(rounds.beacon, (l) => l.ok) + warmUps.beacon.ok + extraViews;
+    const stored = await storedViews(appDb);
+    const errors = sum(rounds.beacon, (l) => l.errors + l.non2xx);
+    const ratio = ratios(rounds.beacon, rounds.bare);
+    const submitRatio = ratios(submit.rounds.beacons, submit.rounds.alone);
+    const submitToOther = ratios(submit.rounds.beacons, submit.rounds.otherLoad);
+    const beaconRps = medianOf(rounds.beacon, (l) => l.requestsPerSec);
+    results.views = { rounds, ratio, submit: submit.rounds, submitRatio, submitToOther, answered, stored, errors };
+    rows.push(
+      {
+        figure: "view beacon req/s vs bare node:http 204 (sqlite)",
+        app: fmt(beaconRps),
+        baseline: fmt(medianOf(rounds.bare, (l) => l.requestsPerSec)),
+        ratio: fmtRatio(ratio),
+        goal: "app >= 5,000",
+        ok: beaconRps >= 5_000 && errors === 0,
+      },
+      {
+        figure: "view beacon p50/p99 ms vs bare 204",
+        app: `${medianOf(rounds.beacon, (l) => l.p50)}/${medianOf(rounds.beacon, (l) => l.p99)}`,
+        baseline: `${medianOf(rounds.bare, (l) => l.p50)}/${medianOf(rounds.bare, (l) => l.p99)}`,
+        ratio: fmtRatio(ratios(rounds.beacon, rounds.bare, (l) => l.p99)),
+        goal: "-",
+        ok: null,
+      },
+      {
+        figure: "views answered 204 / stored after shutdown",
+        app: `${fmt(answered)} / ${fmt(stored)}`,
+        baseline: "",
+        ratio: "",
+        goal: "none lost",
+        ok: stored >= answered,
+      },
+      {
+        figure: "submit req/s with 1,000 views/s vs without (sqlite)",
+        app: fmt(medianOf(submit.rounds.beacons, (l) => l.requestsPerSec)),
+        baseline: fmt(medianOf(submit.rounds.alone, (l) => l.requestsPerSec)),
+        ratio: fmtRatio(submitRatio),
+        goal: "-",
+        ok: null,
+      },
+      {
+        figure: "submit req/s with 1,000 views/s vs 1,000 req/s to bare 204",
+        app: fmt(medianOf(submit.rounds.beacons, (l) => l.requestsPerSec)),
+        baseline: fmt(medianOf(submit.rounds.otherLoad, (l) => l.requestsPerSec)),
+        ratio: fmtRatio(submitToOther),
+        goal: ">= 0.90",
+        ok: submitToOther.median >= 0.9,
+      },
+    );
+  } finally {
+    await app.stop();
+    bare.stop();
+  }
 }
 
 function rssKb(pid: number): number {
@@ -757,6 +844,7 @@ try {
   if (ONLY.has("submit-pg")) await benchSubmit("postgres");
   if (ONLY.has("submit-webhook")) await benchSubmitWebhook("sqlite");
   if (ONLY.has("submit-webhook-pg")) await benchSubmitWebhook("postgres");
+  if (ONLY.has("views")) await benchViews();
   if (ONLY.has("export")) await benchExport();
   if (ONLY.has("list")) await benchList();
   if (ONLY.has("inbound")) await benchInbound();

@@ -6,20 +6,32 @@ import ExcelJS from "exceljs";
 import type { LeadFilters } from "~/models/lead-filters.server";
 import {
   EXPORT_PAGE_SIZE,
-  excelText,
+  excelCells,
   exportColumns,
   pageReader,
   rowCells,
   type Cell,
+  type ColumnKind,
   type ExportColumns,
+  type ExportLead,
   type ExportOptions,
-  type ExportRow,
 } from "./lead-export.server";
 
 const MIN_WIDTH = 8;
 const MAX_WIDTH = 60;
 
-function widthOf(cell: Cell): number {
+/**
+ * The number formats of date cells: without one, a date cell shows as a bare serial number.
+ * One shared style object per format: exceljs's style registry remembers an object it has
+ * seen, so a date cell costs a lookup, not a style serialised per cell.
+ */
+const DATE_STYLES: Partial<Record<ColumnKind, Partial<ExcelJS.Style>>> = {
+  time: { numFmt: "yyyy-mm-dd hh:mm:ss" },
+  day: { numFmt: "yyyy-mm-dd" },
+};
+
+function widthOf(cell: Cell, kind: ColumnKind): number {
+  if (cell instanceof Date) return DATE_STYLES[kind]?.numFmt?.length ?? 19;
   return typeof cell === "string" ? Math.max(...cell.split("\n").map((line) => line.length)) : String(cell).length;
 }
 
@@ -39,10 +51,10 @@ function excelLineBreaks(cells: Cell[]): Array<Cell | undefined> {
 }
 
 /** Widths from the header and the first page: the `<cols>` element comes before any row. */
-function columnWidths(headers: string[], sample: Cell[][]): number[] {
-  return headers.map((header, i) => {
+function columnWidths(columns: ExportColumns, sample: Cell[][]): number[] {
+  return columns.headers.map((header, i) => {
     let width = header.length;
-    for (const row of sample) width = Math.max(width, widthOf(row[i]));
+    for (const row of sample) width = Math.max(width, widthOf(row[i], columns.kinds[i]));
     return Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, width + 2));
   });
 }
@@ -90,10 +102,10 @@ class LeadSheet {
   }
 
   /** The column widths (from the first page) and the header row, then that page. */
-  async writeFirst(rows: ExportRow[] | null): Promise<void> {
-    const cells = (rows ?? []).map((row) => rowCells(row, this.columns, excelText));
-    this.#sheet.columns = columnWidths(this.columns.headers, cells).map((width) => ({ width }));
-    const header = this.#sheet.addRow(this.columns.headers.map(excelText));
+  async writeFirst(rows: ExportLead[] | null): Promise<void> {
+    const cells = (rows ?? []).map((row) => rowCells(row, this.columns, excelCells));
+    this.#sheet.columns = columnWidths(this.columns, cells).map((width) => ({ width }));
+    const header = this.#sheet.addRow(this.columns.headers.map(excelCells.text));
     header.font = { bold: true };
     header.commit();
     await this.writeRows(cells);
@@ -103,10 +115,16 @@ class LeadSheet {
    * Compression runs on libuv's thread pool in small jobs, each started from the main
    * thread: yielding every few hundred rows lets it work while the next rows are built.
    */
-  async writeRows(rows: ExportRow[] | Cell[][]): Promise<void> {
+  async writeRows(rows: ExportLead[] | Cell[][]): Promise<void> {
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i];
-      this.#sheet.addRow(excelLineBreaks(Array.isArray(row) ? row : rowCells(row, this.columns, excelText))).commit();
+      const cells = Array.isArray(row) ? row : rowCells(row, this.columns, excelCells);
+      const added = this.#sheet.addRow(excelLineBreaks(cells));
+      for (let c = 0; c < cells.length; c++) {
+        const style = cells[c] instanceof Date && DATE_STYLES[this.columns.kinds[c]];
+        if (style) added.getCell(c + 1).style = style;
+      }
+      added.commit();
       if (i % XLSX_YIELD_EVERY === XLSX_YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
     }
   }

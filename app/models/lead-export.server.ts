@@ -4,8 +4,10 @@
 // the row count, the first bytes leave before the last row is read, and a client that
 // disconnects (stream cancelled, request aborted) stops the reading.
 import Papa from "papaparse";
-import type { LeadValue } from "~/models/form-schema";
-import type { Cursor, LeadFilters } from "~/models/lead-filters.server";
+import type { FieldType, LeadValue } from "~/models/form-schema";
+import { filtersToSearchParams, type Cursor, type LeadFilters } from "~/models/lead-filters.server";
+import { statusOf } from "~/models/lead-work.server";
+import { tagsAndOwners, type LeadOwner } from "~/models/lead.server";
 import { leadStore, type LeadRow } from "~/storage/index.server";
 import { db } from "~/utils/db.server";
 import { xmlSafeText } from "~/utils/text-policy";
@@ -31,16 +33,27 @@ export type ExportOptions = {
 // ---------------------------------------------------------------------------
 // Columns
 
-type FieldColumn = { formId: string; key: string; header: string };
+/**
+ * What a column holds, for the formats that type their cells: `time` an instant (UTC),
+ * `day` a calendar day, `number` a number; `text` is everything else.
+ */
+export type ColumnKind = "text" | "time" | "day" | "number";
+
+type FieldColumn = { formId: string; key: string; header: string; kind: ColumnKind };
 
 export type ExportColumns = {
   headers: string[];
+  /** One per header. */
+  kinds: ColumnKind[];
   /** For each form, its field keys and the column each goes to. */
   fieldsByForm: Map<string, Array<{ key: string; index: number }>>;
   formNames: Map<string, string>;
 };
 
-const LEADING_COLUMNS = ["Lead ID", "Submitted at", "Form"];
+// The times are UTC in both formats (ISO 8601 in CSV, a date-time cell in Excel, which has
+// no time zone of its own): the header says so.
+const LEADING_COLUMNS = ["Lead ID", "Submitted at (UTC)", "Form", "Status", "Owner", "Tags"];
+const LEADING_KINDS: ColumnKind[] = ["text", "time", "text", "text", "text", "text"];
 const TRAILING_COLUMNS = [
   "utm_source",
   "utm_medium",
@@ -51,13 +64,17 @@ const TRAILING_COLUMNS = [
   "Landing page URL",
 ];
 
-type StoredField = { key: string; label: string };
+type StoredField = { key: string; label: string; type?: FieldType };
 
 function storedFields(fields: unknown): StoredField[] {
   if (!Array.isArray(fields)) return [];
   return fields
     .filter((field) => typeof field?.key === "string")
-    .map((field) => ({ key: field.key as string, label: String(field.label ?? field.key) }));
+    .map((field) => ({ key: field.key as string, label: String(field.label ?? field.key), type: field.type }));
+}
+
+function kindOf(type: FieldType | undefined): ColumnKind {
+  return type === "date" ? "day" : type === "number" ? "number" : "text";
 }
 
 /**
@@ -105,12 +122,17 @@ export async function exportColumns(filters: LeadFilters): Promise<ExportColumns
     const older = versions
       .filter((version) => version.formId === form.id && version.version !== form.schemaVersion)
       .map((version) => storedFields(version.fields));
-    const fields = unionOfFields([storedFields(form.fields), ...older]);
-    for (const field of fields) {
+    const current = storedFields(form.fields);
+    const currentKeys = new Set(current.map((field) => field.key));
+    for (const field of unionOfFields([current, ...older])) {
+      // A field only older versions have: its leads keep their values, the header says why
+      // no new lead fills it.
+      const label = currentKeys.has(field.key) ? field.label : `${field.label} (removed)`;
       columns.push({
         formId: form.id,
         key: field.key,
-        header: filters.formId ? field.label : `${form.name}: ${field.label}`,
+        header: filters.formId ? label : `${form.name}: ${label}`,
+        kind: kindOf(field.type),
       });
     }
   }
@@ -122,6 +144,11 @@ export async function exportColumns(filters: LeadFilters): Promise<ExportColumns
   });
   return {
     headers: [...LEADING_COLUMNS, ...columns.map((column) => column.header), ...TRAILING_COLUMNS],
+    kinds: [
+      ...LEADING_KINDS,
+      ...columns.map((column) => column.kind),
+      ...TRAILING_COLUMNS.map((): ColumnKind => "text"),
+    ],
     fieldsByForm,
     formNames: new Map(forms.map((form) => [form.id, form.name])),
   };
@@ -140,6 +167,9 @@ export type ExportRow = Pick<
   | "id"
   | "createdAt"
   | "formId"
+  | "isSpam"
+  | "status"
+  | "ownerId"
   | "data"
   | "utmSource"
   | "utmMedium"
@@ -150,9 +180,12 @@ export type ExportRow = Pick<
   | "landingPageUrl"
 >;
 
-export type PageReader = { next: () => Promise<ExportRow[] | null>; close: () => void };
+/** A lead as an export writes it: its row, its owner and its tags. */
+export type ExportLead = ExportRow & { owner: LeadOwner | null; tags: string[] };
 
-/** Keyset pages of the filtered leads, read one at a time as the stream asks. */
+export type PageReader = { next: () => Promise<ExportLead[] | null>; close: () => void };
+
+/** Keyset pages of the filtered leads with their owners and tags, read one at a time as the stream asks. */
 export function pageReader(
   filters: LeadFilters,
   pageSize: number,
@@ -187,7 +220,12 @@ export function pageReader(
       }
       const tail = rows[rows.length - 1];
       cursor = { createdAt: new Date(tail.createdAt), id: tail.id };
-      return rows;
+      const { tags, owners } = await tagsAndOwners(rows);
+      return rows.map((row) => ({
+        ...row,
+        owner: (row.ownerId && owners.get(row.ownerId)) || null,
+        tags: tags.get(row.id) ?? [],
+      }));
     },
     close() {
       done = true;
@@ -208,37 +246,66 @@ export function neutraliseFormula(value: string): string {
   return /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
 }
 
-export type Cell = string | number | boolean;
+export type Cell = string | number | boolean | Date;
 
-/** How a file format makes text safe: CSV neutralises formulas; XML drops what it forbids. */
-export type TextCell = (value: string) => string;
-export const csvText: TextCell = neutraliseFormula;
-export const excelText: TextCell = xmlSafeText;
+/**
+ * How a file format writes a cell: CSV neutralises formulas and writes times and days as
+ * text; Excel drops the characters XML forbids (a string cell is never a formula) and
+ * writes times and days as date cells.
+ */
+export type CellWriter = {
+  text: (value: string) => string;
+  /** An instant, as ISO 8601 in UTC. */
+  time: (iso: string) => Cell;
+  /** A calendar day, `YYYY-MM-DD`. */
+  day: (day: string) => Cell;
+};
 
-function cellOf(value: LeadValue | null | undefined, safe: TextCell): Cell {
+export const csvCells: CellWriter = { text: neutraliseFormula, time: (iso) => iso, day: neutraliseFormula };
+export const excelCells: CellWriter = {
+  text: xmlSafeText,
+  time: (iso) => new Date(iso),
+  // Midnight UTC: Excel's date cells have no zone, and exceljs writes a Date's UTC clock.
+  day: (day) => new Date(`${day}T00:00:00.000Z`),
+};
+
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+const isDay = (value: string) => DAY.test(value) && new Date(`${value}T00:00:00Z`).toISOString().startsWith(value);
+
+function cellOf(value: LeadValue | null | undefined, kind: ColumnKind, write: CellWriter): Cell {
   if (value === null || value === undefined) return "";
   if (typeof value === "number" || typeof value === "boolean") return value;
-  if (Array.isArray(value)) return safe(value.join(", "));
-  return safe(String(value));
+  if (Array.isArray(value)) return write.text(value.join(", "));
+  // A value stored before its field became a number or a date (a schema change) is typed
+  // only when it reads back exactly as it was: "0612" stays text, and so does "next week".
+  // ("Infinity" and "NaN" read back too, but no spreadsheet cell holds them.)
+  if (kind === "number" && Number.isFinite(Number(value)) && String(Number(value)) === value) return Number(value);
+  if (kind === "day" && isDay(value)) return write.day(value);
+  return write.text(value);
 }
 
 /** One lead as the cells of a row under `columns`. */
-export function rowCells(row: ExportRow, columns: ExportColumns, safe: TextCell): Cell[] {
-  const text = (value: string | null) => (value ? safe(value) : "");
+export function rowCells(lead: ExportLead, columns: ExportColumns, write: CellWriter): Cell[] {
+  const text = (value: string | null) => (value ? write.text(value) : "");
   const cells: Cell[] = new Array(columns.headers.length).fill("");
-  cells[0] = row.id;
-  cells[1] = row.createdAt;
-  cells[2] = text(columns.formNames.get(row.formId) ?? "");
-  const fields = columns.fieldsByForm.get(row.formId);
-  if (fields) for (const field of fields) cells[field.index] = cellOf(row.data[field.key], safe);
+  cells[0] = lead.id;
+  cells[1] = write.time(lead.createdAt);
+  cells[2] = text(columns.formNames.get(lead.formId) ?? "");
+  cells[3] = statusOf(lead);
+  cells[4] = text(lead.owner ? lead.owner.name || lead.owner.email : null);
+  cells[5] = text(lead.tags.join(", "));
+  const fields = columns.fieldsByForm.get(lead.formId);
+  if (fields) {
+    for (const field of fields) cells[field.index] = cellOf(lead.data[field.key], columns.kinds[field.index], write);
+  }
   const tail = columns.headers.length - TRAILING_COLUMNS.length;
-  cells[tail] = text(row.utmSource);
-  cells[tail + 1] = text(row.utmMedium);
-  cells[tail + 2] = text(row.utmCampaign);
-  cells[tail + 3] = text(row.utmTerm);
-  cells[tail + 4] = text(row.utmContent);
-  cells[tail + 5] = text(row.referrerUrl);
-  cells[tail + 6] = text(row.landingPageUrl);
+  cells[tail] = text(lead.utmSource);
+  cells[tail + 1] = text(lead.utmMedium);
+  cells[tail + 2] = text(lead.utmCampaign);
+  cells[tail + 3] = text(lead.utmTerm);
+  cells[tail + 4] = text(lead.utmContent);
+  cells[tail + 5] = text(lead.referrerUrl);
+  cells[tail + 6] = text(lead.landingPageUrl);
   return cells;
 }
 
@@ -275,7 +342,7 @@ export async function streamLeadsCsv(
           else controller.close();
           return;
         }
-        controller.enqueue(encoder.encode(csvLines(rows.map((row) => rowCells(row, columns, csvText)))));
+        controller.enqueue(encoder.encode(csvLines(rows.map((row) => rowCells(row, columns, csvCells)))));
       },
       cancel() {
         reader.close();
@@ -288,28 +355,44 @@ export async function streamLeadsCsv(
 // ---------------------------------------------------------------------------
 // File name
 
-function slug(value: string): string {
-  const slugged = value
+/** Longest file name: short enough for every file system and download dialog. */
+export const FILE_NAME_MAX = 120;
+const PART_MAX = 40;
+
+/** ASCII letters, digits and `-` (and `_` when kept): safe in a header and on any disk. */
+function slug(value: string, keep = /[^a-z0-9]+/g): string {
+  return value
     .normalize("NFKD")
     .replace(/[\u0300-\u036f]/g, "")
     .toLowerCase()
-    .replace(/[^a-z0-9]+/g, "-")
+    .replace(keep, "-")
     .replace(/^-+|-+$/g, "")
-    .slice(0, 60)
+    .slice(0, PART_MAX)
     .replace(/-+$/, "");
-  return slugged || "form";
 }
 
-/** `leads-contact-form-2026-11-21.csv`: what the file holds, and the day it was made. */
+/**
+ * `leads-contact-utm_source-google-2026-11-22.csv`: what the file holds (the form's name,
+ * then each filter as name and value) and the day it was made (UTC). Parts that would
+ * take the name past FILE_NAME_MAX are left out; the day always stays.
+ */
 export async function exportFileName(filters: LeadFilters, format: ExportFormat, now = new Date()): Promise<string> {
-  const parts = ["leads"];
+  const parts: string[] = [];
   if (filters.formId) {
     const form = await db.form.findUnique({ where: { id: filters.formId }, select: { name: true } });
-    parts.push(slug(form?.name ?? filters.formId));
+    parts.push(slug(form?.name ?? filters.formId) || "form");
   }
-  if (filters.utm_campaign) parts.push(slug(filters.utm_campaign));
-  if (filters.from || filters.to) parts.push(`${filters.from ?? "start"}-to-${filters.to ?? "now"}`);
-  if (filters.spam === "true") parts.push("spam");
-  parts.push(now.toISOString().slice(0, 10));
-  return `${parts.join("-")}.${format}`;
+  for (const [name, value] of filtersToSearchParams(filters)) {
+    if (name === "formId") continue;
+    // A selection's ids say nothing to a reader (and would be long): its size does.
+    if (name === "ids") parts.push(`selection-${filters.ids?.length ?? 0}`);
+    else parts.push([slug(name, /[^a-z0-9_]+/g), slug(value)].filter(Boolean).join("-"));
+  }
+  const tail = `-${now.toISOString().slice(0, 10)}.${format}`;
+  let fileName = "leads";
+  for (const part of parts) {
+    if (fileName.length + 1 + part.length + tail.length > FILE_NAME_MAX) break;
+    fileName += `-${part}`;
+  }
+  return fileName + tail;
 }

@@ -2,11 +2,14 @@ import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react"
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { LocalTime, useTimeZone } from "~/components/LocalTime";
 import { RouteError } from "~/components/RouteError";
 import { ChangePasswordSchema } from "~/models/account-schemas";
 import { listUserSessions, revokeUserSessions } from "~/models/session.server";
-import { changePassword } from "~/models/user.server";
+import { TIME_ZONES } from "~/models/time-zone.server";
+import { changePassword, setTimeZone } from "~/models/user.server";
 import { requireUserSession } from "~/utils/auth.server";
+import { DomainError } from "~/utils/domain-error";
 import { page } from "~/utils/page.server";
 import { clientIp } from "~/utils/request.server";
 import { commitUserSession } from "~/utils/session.server";
@@ -19,6 +22,7 @@ export const loader = page(async function loader({ request }: LoaderFunctionArgs
   const sessions = await listUserSessions(user.id, idHash);
   return {
     user,
+    timeZones: TIME_ZONES,
     sessions: sessions.map(({ createdAt, lastSeenAt, userAgent, current }, index) => ({
       key: index,
       createdAt: createdAt.toISOString(),
@@ -41,6 +45,15 @@ export const action = page(async function action({ request, context }: ActionFun
     const ended = await revokeUserSessions(user.id, idHash);
     return redirect(`/account?ended=${ended}`);
   }
+  if (intent === "time-zone") {
+    try {
+      await setTimeZone(user.id, { timeZone: form.get("timeZone") ?? undefined });
+    } catch (error) {
+      if (!(error instanceof DomainError)) throw error;
+      return data({ timeZoneError: error.details[0]?.message ?? error.message }, { status: 422 });
+    }
+    return redirect("/account?zone=1");
+  }
   if (intent !== "change-password") throw new Response("Unknown action.", { status: 400 });
   // The schema the browser already checked with (Conform): the server checks again.
   const submission = parseWithZod(form, { schema: ChangePasswordSchema });
@@ -59,10 +72,6 @@ export const action = page(async function action({ request, context }: ActionFun
   const cookie = await commitUserSession(user.id, request, clientIp(context));
   return redirect("/account?changed=1", { headers: { "Set-Cookie": cookie } });
 });
-
-function when(iso: string): string {
-  return `${iso.slice(0, 16).replace("T", " ")} UTC`;
-}
 
 function PasswordField({
   name,
@@ -99,7 +108,8 @@ function PasswordField({
 
 /** The password form, validated in the browser with the schema the server uses. */
 function ChangePasswordForm({ busy }: { busy: boolean }) {
-  const lastResult = useActionData<typeof action>() as SubmissionResult<string[]> | undefined;
+  const answer = useActionData<typeof action>();
+  const lastResult = answer && !("timeZoneError" in answer) ? (answer as SubmissionResult<string[]>) : undefined;
   // Validated in the browser with the server's schema as soon as a field is left; without
   // JavaScript the form posts and the server's answer shows the same messages.
   const [form, fields] = useForm({
@@ -142,8 +152,47 @@ function ChangePasswordForm({ busy }: { busy: boolean }) {
   );
 }
 
+/** The zone every dashboard time is shown in (components/LocalTime). */
+function TimeZoneForm({ current, choices, busy }: { current: string; choices: readonly string[]; busy: boolean }) {
+  const answer = useActionData<typeof action>();
+  const error = answer && "timeZoneError" in answer ? answer.timeZoneError : undefined;
+  return (
+    <>
+      <h2>Time zone</h2>
+      <Form method="post">
+        <input type="hidden" name="intent" value="time-zone" />
+        <label htmlFor="timeZone">Show times in</label>
+        <select
+          id="timeZone"
+          name="timeZone"
+          defaultValue={current}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? "timeZone-error" : undefined}
+        >
+          {choices.map((zone) => (
+            <option key={zone} value={zone}>
+              {zone.replaceAll("_", " ")}
+            </option>
+          ))}
+        </select>
+        {error ? (
+          <p id="timeZone-error" className="field-error">
+            {error}
+          </p>
+        ) : null}
+        <p>
+          <button type="submit" disabled={busy}>
+            Save time zone
+          </button>
+        </p>
+      </Form>
+    </>
+  );
+}
+
 export default function AccountPage() {
-  const { user, sessions } = useLoaderData<typeof loader>();
+  const { user, sessions, timeZones } = useLoaderData<typeof loader>();
+  const timeZone = useTimeZone();
   const [searchParams] = useSearchParams();
   const navigation = useNavigation();
   const busy = navigation.state !== "idle" && navigation.formAction === "/account";
@@ -158,6 +207,7 @@ export default function AccountPage() {
       {searchParams.get("changed") ? (
         <p role="status">Your password was changed. Every other session has been logged out.</p>
       ) : null}
+      {searchParams.get("zone") ? <p role="status">{`Times are now shown in ${timeZone}.`}</p> : null}
       {ended !== null ? (
         <p role="status">
           {ended === "1" ? "1 other session was logged out." : `${ended} other sessions were logged out.`}
@@ -180,8 +230,10 @@ export default function AccountPage() {
                 {session.userAgent || "Unknown browser"}
                 {session.current ? <strong> (this device)</strong> : null}
               </td>
-              <td>{when(session.createdAt)}</td>
-              <td>{session.current ? "Now" : when(session.lastSeenAt)}</td>
+              <td>
+                <LocalTime iso={session.createdAt} />
+              </td>
+              <td>{session.current ? "Now" : <LocalTime iso={session.lastSeenAt} />}</td>
             </tr>
           ))}
         </tbody>
@@ -193,6 +245,7 @@ export default function AccountPage() {
         </button>
       </Form>
 
+      <TimeZoneForm current={timeZone} choices={timeZones} busy={busy} />
       <ChangePasswordForm busy={busy} />
     </>
   );

@@ -1,72 +1,144 @@
-import { data } from "@remix-run/node";
-import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
+import { data, redirect, redirectDocument } from "@remix-run/node";
+import { Link, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
+import { ActionNotice } from "~/components/ActionNotice";
+import { BulkDeleteConfirm, BulkForm, type BulkAnswer, type BulkEcho } from "~/components/leads/BulkActions";
+import { FILTER_NAMES, LeadFilters, TagSuggestions, type OwnerChoice } from "~/components/leads/LeadFilters";
+import { LeadsTable } from "~/components/leads/LeadsTable";
+import { ExportLinks, Pagination } from "~/components/leads/ListLinks";
 import { RouteError } from "~/components/RouteError";
-import type { LeadValue } from "~/models/form-schema";
-import { DEFAULT_PAGE_SIZE, filtersToSearchParams, parseLeadListQuery } from "~/models/lead-filters.server";
-import { listFormChoices, listLeads, type LeadSummary } from "~/models/lead.server";
-import { authorize } from "~/utils/auth.server";
-import type { ErrorDetail } from "~/utils/domain-error";
+import { auditor } from "~/models/audit.server";
+import { asFormError, bulkNotice, exportHref, readBulkForm, selectionOf } from "~/models/lead-bulk-form.server";
+import {
+  DEFAULT_PAGE_SIZE,
+  LEAD_STATUSES,
+  filtersToSearchParams,
+  forViewer,
+  parseLeadListQuery,
+  type LeadListQuery,
+} from "~/models/lead-filters.server";
+import { bulkUpdate, tagSuggestions } from "~/models/lead-work.server";
+import { countLeads, listFormChoices, listLeads, type LeadSummary } from "~/models/lead.server";
+import { can } from "~/models/policy";
+import { listStaff } from "~/models/staff.server";
+import { authorize, requireUser } from "~/utils/auth.server";
+import { DomainError } from "~/utils/domain-error";
+import { noticeCookieFor, takeNotice } from "~/utils/notice.server";
 import { page } from "~/utils/page.server";
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Leads · Lead Capture" }];
 
-const FILTER_NAMES = ["formId", "from", "to", "utm_source", "utm_medium", "utm_campaign", "q", "spam"] as const;
+/** The list's query string: its filters, and its page size when not the default (no cursor). */
+function listQuery(query: LeadListQuery): string {
+  const params = filtersToSearchParams(query);
+  if (query.limit !== DEFAULT_PAGE_SIZE) params.set("limit", String(query.limit));
+  return params.toString();
+}
+
+/** A query string sent back by a form, as the list reads it; "" when it is not one. */
+function canonicalQuery(raw: string): string {
+  const parsed = parseLeadListQuery(new URLSearchParams(raw));
+  return parsed.ok ? listQuery(parsed.value) : "";
+}
+
+async function ownerChoices(): Promise<OwnerChoice[]> {
+  return (await listStaff()).map((member) => ({
+    id: member.id,
+    label: member.name || member.email,
+    // Only enabled staff who have joined can be given leads.
+    active: member.status === "active",
+  }));
+}
 
 export const loader = page(async function loader({ request }: LoaderFunctionArgs) {
-  await authorize(request, "leads.read");
+  const user = await authorize(request, "leads.read");
   const url = new URL(request.url);
+  // A GET form sends its empty inputs too: the same view without them is the URL to keep.
+  const empty = [...url.searchParams].filter(([, value]) => value === "").map(([name]) => name);
+  if (empty.length > 0) {
+    for (const name of empty) url.searchParams.delete(name, "");
+    throw redirect(`${url.pathname}${url.search}`);
+  }
   const values = Object.fromEntries(FILTER_NAMES.map((name) => [name, url.searchParams.get(name) ?? ""]));
   const parsed = parseLeadListQuery(url.searchParams);
-  const forms = await listFormChoices();
+  const [forms, owners, tags, { notice, headers }] = await Promise.all([
+    listFormChoices(),
+    ownerChoices(),
+    tagSuggestions(),
+    takeNotice(request),
+  ]);
+  const common = { values, forms, owners, tags, statuses: LEAD_STATUSES, notice, canExport: can(user, "leads.export") };
   if (!parsed.ok) {
-    return data(
-      {
-        values,
-        errors: parsed.details,
-        forms,
-        leads: [] as LeadSummary[],
-        nextCursor: null,
-        filterQuery: "",
-        isFirstPage: true,
-        deleted: false,
-      },
-      { status: 422 },
-    );
+    const none = { leads: [] as LeadSummary[], nextCursor: null, total: 0, filterQuery: "", isFirstPage: true };
+    return data({ ...common, ...none, errors: parsed.details, deleted: false }, { status: 422, headers });
   }
-  const { leads, nextCursor } = await listLeads(parsed.value);
-  const filterQuery = filtersToSearchParams(parsed.value).toString();
-  return {
-    values,
-    errors: [],
-    forms,
-    leads,
-    nextCursor,
-    // Page size travels with the pages, so "Next" shows the same number of rows.
-    filterQuery:
-      parsed.value.limit !== DEFAULT_PAGE_SIZE
-        ? `${filterQuery}${filterQuery ? "&" : ""}limit=${parsed.value.limit}`
-        : filterQuery,
-    isFirstPage: !parsed.value.cursor,
-    deleted: url.searchParams.get("deleted") === "1",
-  };
+  const { leads, nextCursor, total } = await listLeads(forViewer(parsed.value, user.id), { count: true });
+  return data(
+    {
+      ...common,
+      errors: [],
+      leads,
+      nextCursor,
+      total: total ?? leads.length,
+      // Page size travels with the pages, so "Next" shows the same number of rows.
+      filterQuery: listQuery(parsed.value),
+      isFirstPage: !parsed.value.cursor,
+      deleted: url.searchParams.get("deleted") === "1",
+    },
+    { headers },
+  );
 });
 
-function preview(value: LeadValue | undefined): string {
-  if (value === undefined) return "";
-  return Array.isArray(value) ? value.join(", ") : String(value);
-}
-
-function summary(lead: LeadSummary): string {
-  const text = Object.values(lead.data).map(preview).filter(Boolean).slice(0, 3).join(" · ");
-  return text.length > 120 ? `${text.slice(0, 119)}…` : text;
-}
+export const action = page(async function action({ request, context }: ActionFunctionArgs) {
+  await requireUser(request);
+  const form = await request.formData();
+  const intent = form.get("intent");
+  if (intent !== "bulk" && intent !== "export") throw new Response("Unknown action.", { status: 400 });
+  const user = await authorize(request, intent === "export" ? "leads.export" : "leads.write");
+  const selection = selectionOf(form);
+  const echo: BulkEcho = {
+    ...selection,
+    filter: canonicalQuery(selection.filter),
+    operation: String(form.get("operation") ?? ""),
+    tag: String(form.get("tag") ?? ""),
+  };
+  try {
+    // A download, not a page: with JavaScript too the browser itself follows it.
+    if (intent === "export") return redirectDocument(exportHref(selection));
+    const { request: bulk } = readBulkForm(form, user.id);
+    if (bulk.action === "delete" && form.get("confirmed") !== "yes") {
+      const count = bulk.ids ? bulk.ids.length : await countLeads(bulk.filter);
+      return { kind: "confirm-delete", count, echo } satisfies BulkAnswer;
+    }
+    const affected = await bulkUpdate(bulk, user);
+    await auditor(context, user)("lead.bulk", null, {
+      action: bulk.action,
+      value: bulk.value ?? null,
+      ...(bulk.ids ? { ids: bulk.ids.length } : { filter: bulk.filter }),
+      affected,
+    });
+    const owner =
+      bulk.action === "assign" && bulk.value ? (await ownerChoices()).find((o) => o.id === bulk.value) : undefined;
+    const notice = await noticeCookieFor(bulkNotice(bulk, affected, owner?.label));
+    return redirect(`/leads${echo.filter ? `?${echo.filter}` : ""}`, { headers: { "Set-Cookie": notice } });
+  } catch (error) {
+    const refused = asFormError(error, echo.operation);
+    if (!(refused instanceof DomainError) || refused.code !== "validation_failed") throw error;
+    const message = "Nothing was changed: see the marked field.";
+    const answer: BulkAnswer = { kind: "refused", message, details: refused.details, echo };
+    return data(answer, { status: 422 });
+  }
+});
 
 export default function LeadsPage() {
-  const { values, errors, forms, leads, nextCursor, filterQuery, isFirstPage, deleted } =
+  const { values, errors, forms, owners, tags, statuses, notice, canExport, leads, total, deleted, ...list } =
     useLoaderData<typeof loader>();
+  const answer = useActionData<typeof action>() as BulkAnswer | undefined;
   const navigation = useNavigation();
+  const location = useLocation();
   const busy = navigation.state === "loading" && navigation.location?.pathname === "/leads";
+  const submitting = navigation.state === "submitting" && navigation.formAction?.startsWith("/leads") === true;
+  const checked = new Set(answer?.echo.scope === "selected" ? answer.echo.ids : []);
 
   return (
     <>
@@ -76,194 +148,36 @@ export default function LeadsPage() {
           Where leads come from
         </Link>
       </div>
-      {deleted ? (
-        <p className="notice" role="status">
-          The lead was deleted.
+      <ActionNotice done={deleted ? "The lead was deleted." : notice} />
+
+      <TagSuggestions tags={tags} />
+      <LeadFilters values={values} errors={errors} forms={forms} statuses={statuses} owners={owners} busy={busy} />
+      <ExportLinks filterQuery={list.filterQuery} invalid={errors.length > 0} />
+
+      {errors.length === 0 ? (
+        <p className="muted" data-testid="lead-total">
+          {total === 1 ? "1 lead matches these filters." : `${total} leads match these filters.`}
         </p>
       ) : null}
+      {answer?.kind === "confirm-delete" ? <BulkDeleteConfirm answer={answer} busy={submitting} /> : null}
+      {leads.length > 0 ? (
+        <BulkForm
+          // A new page (after a change, or another filter) starts with nothing ticked.
+          key={location.key}
+          filterQuery={list.filterQuery}
+          total={total}
+          statuses={statuses}
+          owners={owners}
+          canExport={canExport}
+          refused={answer?.kind === "refused" ? answer : undefined}
+          busy={submitting}
+        >
+          <LeadsTable leads={leads} checked={checked} />
+        </BulkForm>
+      ) : null}
 
-      <LeadFilters values={values} errors={errors} forms={forms} busy={busy} />
-      <ExportLinks filterQuery={filterQuery} invalid={errors.length > 0} />
-
-      {leads.length === 0 && errors.length === 0 ? <p className="muted">No leads match these filters.</p> : null}
-      {leads.length > 0 ? <LeadsTable leads={leads} /> : null}
-
-      <Pagination filterQuery={filterQuery} isFirstPage={isFirstPage} nextCursor={nextCursor} />
+      <Pagination {...list} />
     </>
-  );
-}
-
-type FilterName = (typeof FILTER_NAMES)[number];
-type FilterValues = Record<string, string>;
-
-/** A GET form: every filtered view is a URL that can be shared and bookmarked. */
-function LeadFilters({
-  values,
-  errors,
-  forms,
-  busy,
-}: {
-  values: FilterValues;
-  errors: ErrorDetail[];
-  forms: Array<{ id: string; name: string; status: string }>;
-  busy: boolean;
-}) {
-  return (
-    <Form method="get" action="/leads" className="card" aria-label="Filter leads">
-      <div className="row">
-        <div>
-          <label htmlFor="filter-formId">Form</label>
-          <select id="filter-formId" name="formId" defaultValue={values.formId}>
-            <option value="">All forms</option>
-            {forms.map((form) => (
-              <option key={form.id} value={form.id}>
-                {form.name}
-                {form.status === "archived" ? " (archived)" : ""}
-              </option>
-            ))}
-          </select>
-        </div>
-        <FilterInput name="from" label="From" type="date" values={values} errors={errors} />
-        <FilterInput name="to" label="To" type="date" values={values} errors={errors} />
-        <FilterInput name="q" label="Search" type="search" values={values} errors={errors} />
-      </div>
-      <div className="row">
-        <FilterInput name="utm_source" label="utm_source" values={values} errors={errors} />
-        <FilterInput name="utm_medium" label="utm_medium" values={values} errors={errors} />
-        <FilterInput name="utm_campaign" label="utm_campaign" values={values} errors={errors} />
-        <div>
-          <label htmlFor="filter-spam">Spam</label>
-          <select id="filter-spam" name="spam" defaultValue={values.spam || "false"}>
-            <option value="false">Hide spam</option>
-            <option value="true">Only spam</option>
-            <option value="all">Spam and not spam</option>
-          </select>
-        </div>
-      </div>
-      {errors.length > 0 && errors.some((error) => !FILTER_NAMES.includes(error.path as never)) ? (
-        <p className="error" role="alert">
-          {errors.map((error) => `${error.path}: ${error.message}`).join(" ")}
-        </p>
-      ) : null}
-      <p className="actions">
-        <button type="submit" disabled={busy}>
-          {busy ? "Filtering…" : "Filter"}
-        </button>
-        <Link to="/leads">Clear filters</Link>
-      </p>
-    </Form>
-  );
-}
-
-function FilterInput({
-  name,
-  label,
-  type = "text",
-  values,
-  errors,
-}: {
-  name: FilterName;
-  label: string;
-  type?: string;
-  values: FilterValues;
-  errors: ErrorDetail[];
-}) {
-  const error = errors.find((candidate) => candidate.path === name)?.message;
-  return (
-    <div>
-      <label htmlFor={`filter-${name}`}>{label}</label>
-      <input
-        id={`filter-${name}`}
-        name={name}
-        type={type}
-        defaultValue={values[name]}
-        aria-invalid={error ? true : undefined}
-        aria-describedby={error ? `filter-${name}-error` : undefined}
-      />
-      {error ? (
-        <p id={`filter-${name}-error`} className="field-error">
-          {error}
-        </p>
-      ) : null}
-    </div>
-  );
-}
-
-function ExportLinks({ filterQuery, invalid }: { filterQuery: string; invalid: boolean }) {
-  const exportHref = (format: "csv" | "xlsx") =>
-    `/api/leads/export?format=${format}${filterQuery ? `&${filterQuery}` : ""}`;
-  if (invalid) {
-    return (
-      <p className="error" role="alert">
-        Fix the filters above to see leads.
-      </p>
-    );
-  }
-  return (
-    <p className="actions">
-      <a className="button secondary" href={exportHref("csv")} download>
-        Download CSV
-      </a>
-      <a className="button secondary" href={exportHref("xlsx")} download>
-        Download Excel
-      </a>
-      <span className="muted">Exports every lead of this view, not only this page.</span>
-    </p>
-  );
-}
-
-function LeadsTable({ leads }: { leads: LeadSummary[] }) {
-  return (
-    <table aria-label="Leads">
-      <thead>
-        <tr>
-          <th>Submitted</th>
-          <th>Form</th>
-          <th>Lead</th>
-          <th>Source</th>
-        </tr>
-      </thead>
-      <tbody>
-        {leads.map((lead) => (
-          <tr key={lead.id}>
-            <td>
-              <Link to={`/leads/${lead.id}`}>
-                <time dateTime={lead.createdAt}>{lead.createdAt.slice(0, 16).replace("T", " ")} UTC</time>
-              </Link>
-            </td>
-            <td>{lead.formName}</td>
-            <td>
-              {summary(lead)} {lead.isSpam ? <span className="badge spam">spam</span> : null}
-            </td>
-            <td>
-              {[lead.utm.utm_source, lead.utm.utm_medium, lead.utm.utm_campaign].filter(Boolean).join(" / ") ||
-                lead.referrerHost || <span className="muted">direct</span>}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
-  );
-}
-
-function Pagination({
-  filterQuery,
-  isFirstPage,
-  nextCursor,
-}: {
-  filterQuery: string;
-  isFirstPage: boolean;
-  nextCursor: string | null;
-}) {
-  return (
-    <nav className="actions" aria-label="Pages" style={{ marginTop: "1rem" }}>
-      {!isFirstPage ? <Link to={`/leads${filterQuery ? `?${filterQuery}` : ""}`}>Newest</Link> : null}
-      {nextCursor ? (
-        <Link to={`/leads?${filterQuery ? `${filterQuery}&` : ""}cursor=${encodeURIComponent(nextCursor)}`} rel="next">
-          Older leads
-        </Link>
-      ) : null}
-    </nav>
   );
 }
 

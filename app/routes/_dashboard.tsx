@@ -2,12 +2,19 @@ import { Form, NavLink, Outlet, useLoaderData } from "@remix-run/react";
 import { RouteError } from "~/components/RouteError";
 import { can } from "~/models/policy";
 import { requireUser } from "~/utils/auth.server";
+import { db } from "~/utils/db.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
+  const { timeZone } = (await db.user.findUnique({ where: { id: user.id }, select: { timeZone: true } })) ?? {};
   // Only which links to show: every page and action checks its own permission.
-  return { user, managesWebhooks: can(user, "webhooks.manage"), readsAudit: can(user, "audit.read") };
+  return {
+    user,
+    timeZone: timeZone ?? "UTC",
+    managesWebhooks: can(user, "webhooks.manage"),
+    readsAudit: can(user, "audit.read"),
+  };
 }
 
 export default function DashboardLayout() {

@@ -1,5 +1,6 @@
 // POST: a customer opens a support request (public, rate limited per client address,
-// with a honeypot). GET: staff list the requests.
+// with a honeypot), by JSON or by a site's plain HTML form (answered with our support page).
+// GET: staff list the requests.
 import {
   CreateTicketSchema,
   ListTicketsSchema,
@@ -9,18 +10,22 @@ import {
   limitSupportRequestsFrom,
   listTickets,
 } from "~/models/support.server";
+import { keepDraft, SUPPORT_DRAFT_SCOPE, type Draft, type DraftValues } from "~/models/visitor-drafts.server";
 import {
   apiRoute,
-  fail,
+  domainErrorHeaders,
   json,
   mediaType,
   methodNotAllowed,
   parseJsonText,
   parseOrFail,
   readBodyText,
+  statusOf,
 } from "~/utils/api.server";
 import { requireStaff } from "~/utils/auth.server";
+import { DomainError, invalidFields } from "~/utils/domain-error";
 import { clientIp } from "~/utils/request.server";
+import { isBrowserPost, visitorPage } from "~/utils/visitor-page.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request, context }: LoaderFunctionArgs) => {
@@ -37,28 +42,72 @@ async function readCreateBody(request: Request): Promise<Record<string, unknown>
   if (type === "application/json" || type.endsWith("+json")) {
     const body = parseJsonText(text);
     if (typeof body !== "object" || body === null || Array.isArray(body)) {
-      fail(422, "validation_failed", "The body must be a JSON object.", {
-        details: [{ path: "(body)", message: "Expected an object." }],
-      });
+      throw invalidFields([{ path: "(body)", message: "Expected an object." }], "The body must be a JSON object.");
     }
     return body as Record<string, unknown>;
   }
   if (type === "application/x-www-form-urlencoded") return Object.fromEntries(new URLSearchParams(text));
-  fail(415, "unsupported_media_type", "Send the body as application/json.");
+  throw new DomainError("unsupported_media_type", "Send the body as application/json.");
 }
 
 export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) => {
   if (request.method !== "POST") methodNotAllowed(["GET", "POST"]);
-  await limitSupportRequestsFrom(clientIp(context));
-  const body = await readCreateBody(request);
-  const input = parseOrFail(CreateTicketSchema, body);
-  // A filled `website` field (hidden from people) is a bot: it gets a normal-looking
-  // answer, so it does not learn to avoid the trap, but nothing is stored or sent.
-  const website = body.website;
-  if (typeof website === "string" ? website.trim() !== "" : website !== undefined && website !== null) {
-    return json(await decoyTicket(), 201);
+  // A site's contact form posting here without JavaScript: the visitor gets our support
+  // page (the reference, or the form again with what they typed), never our JSON.
+  const browser = isBrowserPost(request) && !/json/i.test(request.headers.get("Content-Type") ?? "");
+  let body: Record<string, unknown> = {};
+  try {
+    await limitSupportRequestsFrom(clientIp(context));
+    body = await readCreateBody(request);
+    const input = parseOrFail(CreateTicketSchema, body);
+    // A filled `website` field (hidden from people) is a bot: it gets a normal-looking
+    // answer, so it does not learn to avoid the trap, but nothing is stored or sent.
+    const website = body.website;
+    if (typeof website === "string" ? website.trim() !== "" : website !== undefined && website !== null) {
+      const decoy = await decoyTicket();
+      return browser ? toSupportPage({ values: {}, sent: decoy.reference }) : json(decoy, 201);
+    }
+    await limitSupportRequestsFor(input.email);
+    const ticket = await createTicket(input);
+    if (browser) return toSupportPage({ values: {}, sent: ticket.reference });
+    return json(ticket, { status: 201, headers: { Location: `/api/support-requests/${ticket.reference}` } });
+  } catch (thrown) {
+    if (!browser || !(thrown instanceof DomainError)) throw thrown;
+    if (thrown.code === "validation_failed") {
+      return toSupportPage({ values: typedValues(body), errors: fieldErrors(thrown) });
+    }
+    return visitorPage(statusOf(thrown), {
+      title: "Your request was not sent",
+      message: thrown.message,
+      referer: request.headers.get("Referer"),
+      headers: domainErrorHeaders(thrown),
+    });
   }
-  await limitSupportRequestsFor(input.email);
-  const ticket = await createTicket(input);
-  return json(ticket, { status: 201, headers: { Location: `/api/support-requests/${ticket.reference}` } });
 });
+
+const FIELDS = ["email", "name", "subject", "message"] as const;
+
+function typedValues(body: Record<string, unknown>): DraftValues {
+  const values: DraftValues = {};
+  for (const field of FIELDS) if (typeof body[field] === "string") values[field] = body[field];
+  return values;
+}
+
+function fieldErrors(refusal: DomainError): Record<string, string> {
+  const errors: Record<string, string> = {};
+  for (const detail of refusal.details) {
+    const key = (FIELDS as readonly string[]).includes(detail.path) ? detail.path : "_form";
+    errors[key] ??= detail.message;
+  }
+  if (Object.keys(errors).length === 0) errors._form = refusal.message;
+  return errors;
+}
+
+/** 303 to the public support page, which shows the draft (read once): the reference, or the form again. */
+function toSupportPage(draft: Draft): Response {
+  const token = keepDraft(SUPPORT_DRAFT_SCOPE, draft);
+  return new Response(null, {
+    status: 303,
+    headers: { Location: `/support/new?draft=${token}`, "Cache-Control": "no-store" },
+  });
+}

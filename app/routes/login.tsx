@@ -1,6 +1,8 @@
 import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
+import { useEffect, useState } from "react";
 import { z } from "zod";
+import { defaultTimeZone } from "~/models/user.server";
 import {
   InvalidCredentialsError,
   assertSameOrigin,
@@ -30,6 +32,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   const redirectTo = safeRedirect(form.get("redirectTo"), "/");
   try {
     const user = await withLoginLimits(clientIp(context), email, () => authenticator.authenticate("form", request));
+    await defaultTimeZone(user.id, form.get("timeZone"));
     const cookie = await commitUserSession(user.id, request, clientIp(context));
     return redirect(redirectTo, { headers: { "Set-Cookie": cookie } });
   } catch (error) {
@@ -51,6 +54,10 @@ export default function LoginPage() {
   const [searchParams] = useSearchParams();
   const navigation = useNavigation();
   const busy = navigation.state !== "idle" && navigation.formAction === "/login";
+  // The browser's zone, the dashboard's default until the user picks one on /account.
+  // Empty until hydrated (and without JavaScript): the dashboard then stays in UTC.
+  const [timeZone, setTimeZone] = useState("");
+  useEffect(() => setTimeZone(Intl.DateTimeFormat().resolvedOptions().timeZone ?? ""), []);
   return (
     <main className="centered">
       <h1>Log in</h1>
@@ -61,6 +68,7 @@ export default function LoginPage() {
       ) : null}
       <Form method="post" action="/login">
         <input type="hidden" name="redirectTo" value={searchParams.get("redirectTo") ?? "/"} />
+        <input type="hidden" name="timeZone" value={timeZone} />
         <label htmlFor="email">Email</label>
         <input
           id="email"

@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LeadData, LeadValue } from "~/models/form-schema";
 import { streamLeadsCsv } from "~/models/lead-export.server";
 import { LeadFilterSchema } from "~/models/lead-filters.server";
+import { createOrResetUser } from "~/models/user.server";
 import { db } from "~/utils/db.server";
-import { apiClient, loginAsStaff, type ApiClient } from "../support/http";
+import { apiClient, loginAsStaff, STAFF, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { createForm, createLeads, day, field } from "./leads.helpers";
 
@@ -125,6 +126,9 @@ function expectedRow(
     lead.id,
     lead.createdAt.toISOString(),
     lead.form.name,
+    lead.isSpam ? "spam" : lead.status,
+    "",
+    "",
     ...keys.map((key) => (key === null ? "" : expectedText(data[key], format))),
     ...[
       lead.utmSource,
@@ -173,13 +177,12 @@ function sheetRows(sheet: ExcelJS.Worksheet, width: number): unknown[][] {
   return rows;
 }
 
+const LEADING = ["Lead ID", "Submitted at (UTC)", "Form", "Status", "Owner", "Tags"];
 const TRICKY_HEADERS = [
-  "Lead ID",
-  "Submitted at",
-  "Form",
+  ...LEADING,
   "Full name",
   "Email",
-  "Notes",
+  "Notes (removed)",
   "Phone",
   "How many",
   "Agrees",
@@ -250,15 +253,15 @@ describe("CSV export", () => {
 
   it("without a form, has the fields of every form in the view, grouped by form", async () => {
     const { res, bytes } = await download("format=csv&utm_campaign=spring");
-    expect(res.headers.get("content-disposition")).toMatch(/filename="leads-spring-\d{4}-\d{2}-\d{2}\.csv"/);
+    expect(res.headers.get("content-disposition")).toMatch(
+      /filename="leads-utm_campaign-spring-\d{4}-\d{2}-\d{2}\.csv"/,
+    );
     const rows = parseCsv(bytes);
     expect(rows[0]).toEqual([
-      "Lead ID",
-      "Submitted at",
-      "Form",
+      ...LEADING,
       "Tricky form: Full name",
       "Tricky form: Email",
-      "Tricky form: Notes",
+      "Tricky form: Notes (removed)",
       "Tricky form: Phone",
       "Tricky form: How many",
       "Tricky form: Agrees",
@@ -268,7 +271,7 @@ describe("CSV export", () => {
       ...TRAILING,
     ]);
     const otherRow = rows.find((row) => row[2] === "Other form")!;
-    expect(otherRow.slice(3, 12)).toEqual(["", "", "", "", "", "", "", "other@example.com", "Zürich"]);
+    expect(otherRow.slice(6, 15)).toEqual(["", "", "", "", "", "", "", "other@example.com", "Zürich"]);
   });
 
   it("has only the header when nothing matches", async () => {
@@ -290,11 +293,12 @@ describe("Excel export", () => {
     const rows = sheetRows(sheet, TRICKY_HEADERS.length);
     expect(rows[0]).toEqual(TRICKY_HEADERS);
     const stored = await storedLeads({ formId: tricky.id, isSpam: false });
-    // Numbers and booleans are typed cells in Excel; text is as stored (a string cell is
-    // never a formula, so it needs no apostrophe), with Excel's LF for line breaks.
+    // Times, numbers and booleans are typed cells in Excel; text is as stored (a string
+    // cell is never a formula, so it needs no apostrophe), with Excel's LF for line breaks.
     const expected = stored.map((lead) =>
       expectedRow(lead, TRICKY_KEYS, "xlsx").map((text, i) => {
-        const key = TRICKY_KEYS[i - 3];
+        if (i === 1) return lead.createdAt;
+        const key = TRICKY_KEYS[i - LEADING.length];
         const value = key ? (lead.data as LeadData)[key] : undefined;
         return typeof value === "number" || typeof value === "boolean" ? value : text.replace(/\r\n?/g, "\n");
       }),
@@ -327,8 +331,8 @@ describe("Excel export", () => {
     const { res, bytes } = await download(`format=xlsx&formId=${form.id}`);
     expect(res.status).toBe(200);
     const sheet = await readXlsx(bytes); // exceljs refused such files before: "invalid XML"
-    const rows = sheetRows(sheet, 5);
-    expect(rows[1][3]).toBe("abcd");
+    const rows = sheetRows(sheet, LEADING.length + 2);
+    expect(rows[1][LEADING.length]).toBe("abcd");
     const sourceColumn = (rows[0] as string[]).indexOf("utm_source") + 1;
     expect(sourceColumn).toBeGreaterThan(0);
     expect(sheet.getRow(2).getCell(sourceColumn).value).toBe("xy");
@@ -355,6 +359,252 @@ describe("Excel export", () => {
   });
 });
 
+describe("typed Excel cells", () => {
+  let typed: { id: string };
+  const TYPED_HEADERS = [
+    ...LEADING,
+    "Name",
+    "Visit on",
+    // Removed fields stay beside the field they followed.
+    "Seats (removed)",
+    "Old date (removed)",
+    "Budget",
+    ...TRAILING,
+  ];
+
+  beforeAll(async () => {
+    // Version 1 had seats (a number) and an old date; version 2 dropped both. "visit" was
+    // text in version 1, so old leads may hold any text there.
+    typed = await createForm("Typed form", [
+      [
+        field("name", "Name"),
+        field("visit", "Visit", "text"),
+        field("seats", "Seats", "number"),
+        field("old", "Old date", "date"),
+      ],
+      [field("name", "Name"), field("visit", "Visit on", "date"), field("budget", "Budget", "number")],
+    ]);
+    await createLeads(typed.id, [
+      {
+        schemaVersion: 2,
+        data: { name: "New lead", visit: "2026-04-15", budget: 1250.5 },
+        createdAt: new Date("2026-03-05T10:20:30.456Z"),
+      },
+      {
+        schemaVersion: 1,
+        data: { name: "Old lead", visit: "next week", seats: 3, old: "2025-12-31" },
+        createdAt: new Date("2026-03-04T23:59:59.000Z"),
+      },
+      {
+        schemaVersion: 1,
+        data: { name: "Odd lead", visit: "2026-02-30", seats: "0612", budget: "Infinity" } as unknown as LeadData,
+        createdAt: new Date("2026-03-03T00:00:00.000Z"),
+      },
+    ]);
+  });
+
+  it("writes the submission time as a UTC date-time cell, date fields as date cells and numbers as numbers", async () => {
+    const { res, bytes } = await download(`format=xlsx&formId=${typed.id}`);
+    expect(res.status).toBe(200);
+    const sheet = await readXlsx(bytes);
+    expect(sheetRows(sheet, TYPED_HEADERS.length)[0]).toEqual(TYPED_HEADERS);
+    const column = (header: string) => TYPED_HEADERS.indexOf(header) + 1;
+    const [newest, old, odd] = [2, 3, 4].map((r) => sheet.getRow(r));
+
+    const submitted = newest.getCell(column("Submitted at (UTC)"));
+    expect(submitted.type).toBe(ExcelJS.ValueType.Date);
+    expect(submitted.numFmt).toBe("yyyy-mm-dd hh:mm:ss");
+    expect(submitted.value).toEqual(new Date("2026-03-05T10:20:30.456Z"));
+
+    const visit = newest.getCell(column("Visit on"));
+    expect(visit.type).toBe(ExcelJS.ValueType.Date);
+    expect(visit.numFmt).toBe("yyyy-mm-dd");
+    expect(visit.value).toEqual(new Date("2026-04-15T00:00:00.000Z"));
+
+    const budget = newest.getCell(column("Budget"));
+    expect(budget.type).toBe(ExcelJS.ValueType.Number);
+    expect(budget.value).toBe(1250.5);
+
+    // A removed field keeps its type; text stored before a field became a date stays text.
+    expect(old.getCell(column("Seats (removed)")).type).toBe(ExcelJS.ValueType.Number);
+    expect(old.getCell(column("Seats (removed)")).value).toBe(3);
+    expect(old.getCell(column("Old date (removed)")).type).toBe(ExcelJS.ValueType.Date);
+    expect(old.getCell(column("Old date (removed)")).value).toEqual(new Date("2025-12-31T00:00:00.000Z"));
+    expect(old.getCell(column("Visit on")).type).toBe(ExcelJS.ValueType.String);
+    expect(old.getCell(column("Visit on")).value).toBe("next week");
+    // Not a real day, and a number that would lose its leading zero: both stay text.
+    expect(odd.getCell(column("Visit on")).value).toBe("2026-02-30");
+    expect(odd.getCell(column("Seats (removed)")).type).toBe(ExcelJS.ValueType.String);
+    expect(odd.getCell(column("Seats (removed)")).value).toBe("0612");
+    expect(odd.getCell(column("Budget")).value).toBe("Infinity");
+    expect(odd.getCell(column("Submitted at (UTC)")).value).toEqual(new Date("2026-03-03T00:00:00.000Z"));
+    // Text cells carry no number format of their own.
+    expect(newest.getCell(column("Name")).type).toBe(ExcelJS.ValueType.String);
+    expect(newest.getCell(column("Name")).numFmt).toBeFalsy();
+  });
+
+  it("keeps the CSV's values as text: ISO 8601 times, days as stored, with the same headers", async () => {
+    const { bytes } = await download(`format=csv&formId=${typed.id}`);
+    const rows = parseCsv(bytes);
+    expect(rows[0]).toEqual(TYPED_HEADERS);
+    const at = (row: string[], header: string) => row[TYPED_HEADERS.indexOf(header)];
+    expect(at(rows[1], "Submitted at (UTC)")).toBe("2026-03-05T10:20:30.456Z");
+    expect(at(rows[1], "Visit on")).toBe("2026-04-15");
+    expect(at(rows[1], "Budget")).toBe("1250.5");
+    expect(at(rows[3], "Budget")).toBe("Infinity");
+    expect(at(rows[2], "Visit on")).toBe("next week");
+    expect(at(rows[2], "Old date (removed)")).toBe("2025-12-31");
+    expect(at(rows[3], "Seats (removed)")).toBe("0612");
+  });
+
+  it("prefixes a removed field's header with its form in an export without a form", async () => {
+    const { bytes } = await download(`format=csv&from=2026-03-03&to=2026-03-05&q=lead`);
+    const headers = parseCsv(bytes)[0];
+    expect(headers).toContain("Typed form: Seats (removed)");
+    expect(headers).toContain("Typed form: Visit on");
+  });
+});
+
+describe("status, owner and tags", () => {
+  let worked: { id: string };
+  let leadIds: string[];
+  let staffId: string;
+  let colleagueId: string;
+  const WORKED_HEADERS = [...LEADING, "Email", ...TRAILING];
+
+  beforeAll(async () => {
+    worked = await createForm("Worked leads", [[field("email", "Email", "email")]]);
+    await createLeads(
+      worked.id,
+      Array.from({ length: 5 }, (_, i) => ({
+        data: { email: `w${i}@example.com` },
+        createdAt: new Date(Date.UTC(2026, 4, 1, 12, i)),
+      })),
+    );
+    // Newest first, as the export writes them.
+    leadIds = (await storedLeads({ formId: worked.id })).map((lead) => lead.id);
+    staffId = (await db.user.findUniqueOrThrow({ where: { email: STAFF.email } })).id;
+    colleagueId = (
+      await createOrResetUser({ email: "ana@example.com", password: STAFF.password, name: "Ana Colleague" })
+    ).user.id;
+    const patches = [
+      { status: "qualified", ownerId: staffId, tags: ["vip", "=cmd"] },
+      { status: "contacted", ownerId: colleagueId, tags: ["vip"] },
+      { status: "spam" },
+      { tags: ["cold"] },
+    ];
+    for (const [i, patch] of patches.entries()) {
+      const res = await api("PATCH", `/api/leads/${leadIds[i]}`, patch);
+      expect(res.status, JSON.stringify(res.body)).toBe(200);
+    }
+  });
+
+  /** Status, Owner and Tags of each exported lead, by id. */
+  function workColumns(rows: unknown[][]): Record<string, unknown[]> {
+    return Object.fromEntries(rows.slice(1).map((row) => [row[0], row.slice(3, 6)]));
+  }
+
+  it("writes each lead's status as staff see it, its owner's name (or email) and its tags, in both formats", async () => {
+    const csv = parseCsv((await download(`format=csv&formId=${worked.id}&spam=all`)).bytes);
+    expect(csv[0]).toEqual(WORKED_HEADERS);
+    const expected = {
+      [leadIds[0]]: ["qualified", STAFF.email, "'=cmd, vip"],
+      [leadIds[1]]: ["contacted", "Ana Colleague", "vip"],
+      [leadIds[2]]: ["spam", "", ""],
+      [leadIds[3]]: ["new", "", "cold"],
+      [leadIds[4]]: ["new", "", ""],
+    };
+    expect(workColumns(csv)).toEqual(expected);
+
+    const sheet = await readXlsx((await download(`format=xlsx&formId=${worked.id}&spam=all`)).bytes);
+    const xlsx = sheetRows(sheet, WORKED_HEADERS.length);
+    expect(xlsx[0]).toEqual(WORKED_HEADERS);
+    expect(workColumns(xlsx)).toEqual({ ...expected, [leadIds[0]]: ["qualified", STAFF.email, "=cmd, vip"] });
+  });
+
+  it("exports exactly the leads of each new filter, as the list shows them", async () => {
+    const queries = [
+      "status=qualified",
+      "status=new",
+      "status=spam",
+      `ownerId=${colleagueId}`,
+      "ownerId=mine",
+      "ownerId=none",
+      "tag=vip",
+      "tag=VIP",
+      "spam=all&tag=cold",
+    ];
+    for (const query of queries) {
+      const list = await api("GET", `/api/leads?limit=500&formId=${worked.id}&${query}`);
+      expect(list.status, query).toBe(200);
+      const ids = parseCsv((await download(`format=csv&formId=${worked.id}&${query}`)).bytes)
+        .slice(1)
+        .map((row) => row[0]);
+      expect(ids, query).toEqual(list.body.leads.map((lead: { id: string }) => lead.id));
+    }
+    const mine = parseCsv((await download(`format=csv&ownerId=mine`)).bytes).slice(1);
+    expect(mine.map((row) => row[0])).toEqual([leadIds[0]]);
+    const vip = parseCsv((await download(`format=csv&tag=vip`)).bytes).slice(1);
+    expect(vip.map((row) => row[0])).toEqual([leadIds[0], leadIds[1]]);
+  });
+
+  it("exports exactly the chosen leads of ?ids=, in both formats, whatever other leads exist", async () => {
+    const chosen = [leadIds[4], leadIds[1]];
+    const { res, bytes } = await download(`format=csv&ids=${chosen.join(",")}`);
+    expect(res.status).toBe(200);
+    const today = new Date().toISOString().slice(0, 10);
+    expect(res.headers.get("content-disposition")).toBe(`attachment; filename="leads-selection-2-${today}.csv"`);
+    const csvIds = parseCsv(bytes)
+      .slice(1)
+      .map((row) => row[0]);
+    expect(csvIds).toEqual([leadIds[1], leadIds[4]]);
+    const sheet = await readXlsx((await download(`format=xlsx&ids=${chosen.join(",")}%2Cnot-a-lead`)).bytes);
+    expect(
+      sheetRows(sheet, 1)
+        .slice(1)
+        .map((row) => row[0]),
+    ).toEqual([leadIds[1], leadIds[4]]);
+    // A spam lead among the chosen ones is left out unless spam is asked for, as in the list.
+    const withSpam = parseCsv((await download(`format=csv&ids=${leadIds[2]},${leadIds[3]}&spam=all`)).bytes);
+    expect(withSpam.slice(1).map((row) => row[0])).toEqual([leadIds[2], leadIds[3]]);
+  });
+});
+
+describe("export file names", () => {
+  const today = new Date().toISOString().slice(0, 10);
+  async function fileName(query: string) {
+    const { res } = await download(query);
+    expect(res.status, query).toBe(200);
+    return /filename="([^"]+)"/.exec(res.headers.get("content-disposition") ?? "")![1];
+  }
+
+  it("names the form, then each filter as name and value, then the day", async () => {
+    expect(await fileName(`format=csv&formId=${tricky.id}&utm_source=google`)).toBe(
+      `leads-tricky-form-utm_source-google-${today}.csv`,
+    );
+    expect(await fileName(`format=xlsx&formId=${tricky.id}&from=2026-03-01&to=2026-03-31&spam=all`)).toBe(
+      `leads-tricky-form-from-2026-03-01-to-2026-03-31-spam-all-${today}.xlsx`,
+    );
+    expect(await fileName("format=csv&status=qualified&ownerId=mine&tag=Hot%20Leads")).toBe(
+      `leads-status-qualified-ownerid-mine-tag-hot-leads-${today}.csv`,
+    );
+    expect(await fileName("format=csv")).toBe(`leads-${today}.csv`);
+  });
+
+  it("keeps the name short and plain ASCII whatever the filters hold", async () => {
+    const long = encodeURIComponent("Été à São Paulo — “quoted” / slashes \\ and 🎉 ".repeat(4));
+    const name = await fileName(
+      `format=csv&formId=${tricky.id}&utm_source=${long}&utm_medium=${long}&utm_campaign=${long}&q=${long}`,
+    );
+    expect(name.length).toBeLessThanOrEqual(120);
+    expect(name).toMatch(
+      /^leads-tricky-form-utm_source-ete-a-sao-paulo-quoted-slashes-and-[a-z0-9_-]*\d{4}-\d{2}-\d{2}\.csv$/,
+    );
+    expect(name.endsWith(`-${today}.csv`)).toBe(true);
+    expect(await fileName("format=csv&q=%25%25")).toBe(`leads-q-${today}.csv`);
+  });
+});
+
 describe("export requests", () => {
   it.each([
     ["format", "formId=x"],
@@ -362,6 +612,9 @@ describe("export requests", () => {
     ["from", "format=csv&from=2026-13-01"],
     ["spam", "format=xlsx&spam=yes"],
     ["to", "format=csv&from=2026-03-02&to=2026-03-01"],
+    ["status", "format=csv&status=maybe"],
+    ["tag", `format=csv&tag=${"x".repeat(41)}`],
+    ["ids", `format=csv&ids=${Array.from({ length: 501 }, (_, i) => `id${i}`).join(",")}`],
   ])("refuses a bad %s with 422 naming it (%s)", async (param, query) => {
     const res = await api("GET", `/api/leads/export?${query}`);
     expect(res.status).toBe(422);

@@ -9,6 +9,10 @@ const lead: LeadDetail = {
   formName: "Contact <sales>",
   createdAt: "2026-11-23T12:00:00.000Z",
   isSpam: false,
+  status: "new",
+  owner: null,
+  tags: [],
+  email: null,
   schemaVersion: 1,
   data: { name: "Ada <!channel>", email: "ada@example.com", topics: ["a", "b"], empty: "" },
   fields: [

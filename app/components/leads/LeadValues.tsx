@@ -1,0 +1,74 @@
+// A lead's submitted values, labelled by the schema version it was stored under (email
+// addresses as mailto: links), and where it came from (UTM parameters, referrer, page).
+import type { LeadValue } from "~/models/form-schema";
+import type { Utm } from "~/models/lead.server";
+
+type Field = { key: string; label: string; type: string };
+
+function display(value: LeadValue | undefined): string {
+  if (value === undefined || value === "") return "—";
+  if (typeof value === "boolean") return value ? "Yes" : "No";
+  return Array.isArray(value) ? value.join(", ") || "—" : String(value);
+}
+
+export function LeadValues({ lead }: { lead: { fields: Field[]; data: Record<string, LeadValue> } }) {
+  return (
+    <section className="card" aria-labelledby="values-heading">
+      <h2 id="values-heading">Values</h2>
+      <table>
+        <tbody>
+          {lead.fields.map((field) => {
+            const value = lead.data[field.key];
+            return (
+              <tr key={field.key}>
+                <th scope="row">{field.label}</th>
+                <td style={{ whiteSpace: "pre-wrap" }}>
+                  {field.type === "email" && typeof value === "string" && value !== "" ? (
+                    <a href={`mailto:${value}`}>{value}</a>
+                  ) : (
+                    display(value)
+                  )}
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+type Source = {
+  utm: Utm;
+  referrerUrl: string | null;
+  landingPageUrl: string | null;
+  userAgent: string | null;
+};
+
+export function LeadSource({ lead }: { lead: Source }) {
+  const rows: Array<[string, string | null]> = [
+    ["utm_source", lead.utm.utm_source],
+    ["utm_medium", lead.utm.utm_medium],
+    ["utm_campaign", lead.utm.utm_campaign],
+    ["utm_term", lead.utm.utm_term],
+    ["utm_content", lead.utm.utm_content],
+    ["Referrer", lead.referrerUrl],
+    ["Landing page", lead.landingPageUrl],
+    ["User agent", lead.userAgent],
+  ];
+  return (
+    <section className="card" aria-labelledby="source-heading">
+      <h2 id="source-heading">Source</h2>
+      <table>
+        <tbody>
+          {rows.map(([label, value]) => (
+            <tr key={label}>
+              <th scope="row">{label}</th>
+              <td>{value ?? <span className="muted">—</span>}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
