@@ -123,7 +123,7 @@ describe("crash safety", () => {
     await expect.poll(() => load.tally.acknowledged.size, { timeout: 15_000, interval: 10 }).toBeGreaterThan(300);
     const exitCode = await server.stop();
     await load.stop();
-    expect(exitCode).toBe(0);
+    expect(exitCode, server.output().slice(-4000)).toBe(0);
     expect(load.tally.serverErrors).toBe(0);
     expect(server.output()).toContain("SIGTERM: finishing requests in flight");
     await expectEveryAcknowledgedLeadWhole(formId, load.tally.acknowledged);

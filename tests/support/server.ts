@@ -83,7 +83,13 @@ export async function startServer(
   };
   child.stdout!.on("data", collect);
   child.stderr!.on("data", collect);
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once("exit", (code, signal) => {
+      // A death by signal is worth seeing in the failure: its output says what happened.
+      if (signal) output += `\n[test server died of ${signal}]\n`;
+      resolve(code);
+    }),
+  );
 
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
