@@ -1,13 +1,20 @@
 import { Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useRouteError } from "@remix-run/react";
 import stylesheet from "./styles.css?url";
 import { useNonce } from "./utils/nonce";
-import type { LinksFunction } from "@remix-run/node";
+import type { LinksFunction, MetaFunction } from "@remix-run/node";
 import type { ReactNode } from "react";
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: stylesheet },
   { rel: "icon", href: "/favicon.svg", type: "image/svg+xml" },
 ];
+
+/** The title of a page whose route names none (an error page among them). */
+export const meta: MetaFunction = ({ error }) => {
+  if (!error) return [{ title: "Lead Capture" }];
+  const notFound = isRouteErrorResponse(error) && error.status === 404;
+  return [{ title: `${notFound ? "Not found" : "Something went wrong"} · Lead Capture` }];
+};
 
 export function Layout({ children }: { children: ReactNode }) {
   const nonce = useNonce();

@@ -226,14 +226,14 @@ export default function AccountPage() {
         <tbody>
           {sessions.map((session) => (
             <tr key={session.key}>
-              <td>
+              <td data-label="Browser">
                 {session.userAgent || "Unknown browser"}
                 {session.current ? <strong> (this device)</strong> : null}
               </td>
-              <td>
+              <td data-label="Logged in">
                 <LocalTime iso={session.createdAt} />
               </td>
-              <td>{session.current ? "Now" : <LocalTime iso={session.lastSeenAt} />}</td>
+              <td data-label="Last seen">{session.current ? "Now" : <LocalTime iso={session.lastSeenAt} />}</td>
             </tr>
           ))}
         </tbody>

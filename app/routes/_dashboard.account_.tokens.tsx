@@ -134,12 +134,14 @@ function TokensTable({ tokens }: { tokens: Token[] }) {
       <tbody>
         {tokens.map((token) => (
           <tr key={token.id}>
-            <td>{token.name}</td>
-            <td>{token.scopes.join(", ")}</td>
-            <td>{token.createdAt.slice(0, 16).replace("T", " ")} UTC</td>
-            <td>{token.lastUsedAt ? `${token.lastUsedAt.slice(0, 16).replace("T", " ")} UTC` : "never"}</td>
-            <td>{token.expiresAt ? token.expiresAt.slice(0, 10) : "never"}</td>
-            <td>
+            <td data-label="Name">{token.name}</td>
+            <td data-label="Scopes">{token.scopes.join(", ")}</td>
+            <td data-label="Created">{token.createdAt.slice(0, 16).replace("T", " ")} UTC</td>
+            <td data-label="Last used">
+              {token.lastUsedAt ? `${token.lastUsedAt.slice(0, 16).replace("T", " ")} UTC` : "never"}
+            </td>
+            <td data-label="Expires">{token.expiresAt ? token.expiresAt.slice(0, 10) : "never"}</td>
+            <td data-label="State">
               {token.revokedAt ? (
                 "revoked"
               ) : (

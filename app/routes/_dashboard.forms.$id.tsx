@@ -37,13 +37,17 @@ import { authorize, requireUser } from "~/utils/auth.server";
 import { DomainError } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { page } from "~/utils/page.server";
-import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const loader = page(async function loader({ request, params }: LoaderFunctionArgs) {
   await authorize(request, "forms.read");
   const [form, staffEmails] = await Promise.all([getFormWithCounts(params.id!), listStaffEmails()]);
   return { form: formJson(form), appUrl: env.APP_URL, staffEmails };
 });
+
+export const meta: MetaFunction<typeof loader> = ({ data }) => [
+  { title: data ? `${data.form.name} · Forms · Lead Capture` : "Form · Lead Capture" },
+];
 
 /**
  * "Name and description" and "Settings": parsed with the schema the browser checked with

@@ -156,19 +156,19 @@ function FormsTable({ items }: { items: SerializeFrom<typeof loader>["items"] })
       <tbody>
         {items.map((form) => (
           <tr key={form.id}>
-            <td>
+            <td data-label="Name">
               <Link to={`/forms/${form.id}`}>{form.name}</Link>
             </td>
-            <td>
+            <td data-label="Status">
               <span className={`badge ${form.status}`}>{form.status}</span>
             </td>
-            <td>{form.fieldCount}</td>
-            <td>
+            <td data-label="Fields">{form.fieldCount}</td>
+            <td data-label="Leads">
               <Link to={`/leads?formId=${form.id}`}>{form.leadCount}</Link>
               {form.spamCount > 0 ? <span className="muted"> (+{form.spamCount} spam)</span> : null}
             </td>
-            <td>v{form.schemaVersion}</td>
-            <td>{new Date(form.updatedAt).toISOString().slice(0, 16).replace("T", " ")}</td>
+            <td data-label="Schema version">v{form.schemaVersion}</td>
+            <td data-label="Updated">{new Date(form.updatedAt).toISOString().slice(0, 16).replace("T", " ")}</td>
           </tr>
         ))}
       </tbody>

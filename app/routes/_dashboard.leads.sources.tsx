@@ -175,9 +175,15 @@ function ConversionTable({
                     row.key
                   )}
                 </th>
-                <td style={{ textAlign: "right" }}>{row.views}</td>
-                <td style={{ textAlign: "right" }}>{row.leads}</td>
-                <td style={{ textAlign: "right" }}>{percent(row.conversionRate)}</td>
+                <td data-label="Views" style={{ textAlign: "right" }}>
+                  {row.views}
+                </td>
+                <td data-label="Leads" style={{ textAlign: "right" }}>
+                  {row.leads}
+                </td>
+                <td data-label="Conversion" style={{ textAlign: "right" }}>
+                  {percent(row.conversionRate)}
+                </td>
               </tr>
             ))}
           </tbody>

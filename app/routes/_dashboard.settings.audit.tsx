@@ -81,14 +81,14 @@ export default function AuditPage() {
           <tbody>
             {entries.map((entry) => (
               <tr key={entry.id}>
-                <td>{entry.at.slice(0, 19).replace("T", " ")}</td>
-                <td>{entry.action}</td>
-                <td>{entry.actor?.email ?? "—"}</td>
-                <td>{entry.target ?? "—"}</td>
-                <td>
+                <td data-label="When (UTC)">{entry.at.slice(0, 19).replace("T", " ")}</td>
+                <td data-label="Action">{entry.action}</td>
+                <td data-label="Who">{entry.actor?.email ?? "—"}</td>
+                <td data-label="What">{entry.target ?? "—"}</td>
+                <td data-label="Details">
                   <code>{JSON.stringify(entry.details)}</code>
                 </td>
-                <td>{entry.ipHash?.slice(0, 12) ?? "—"}</td>
+                <td data-label="From (address hash)">{entry.ipHash?.slice(0, 12) ?? "—"}</td>
               </tr>
             ))}
           </tbody>

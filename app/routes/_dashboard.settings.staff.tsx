@@ -100,14 +100,16 @@ export default function StaffPage() {
         <tbody>
           {staff.map((member) => (
             <tr key={member.id}>
-              <td>
+              <td data-label="Email">
                 {member.email}
                 {member.id === me ? " (you)" : ""}
               </td>
-              <td>{member.name ?? ""}</td>
-              <td>{member.role}</td>
-              <td>{member.status}</td>
-              {manages ? <td>{member.changeable ? <StaffActions member={member} /> : null}</td> : null}
+              <td data-label="Name">{member.name ?? ""}</td>
+              <td data-label="Role">{member.role}</td>
+              <td data-label="Status">{member.status}</td>
+              {manages ? (
+                <td data-label="Actions">{member.changeable ? <StaffActions member={member} /> : null}</td>
+              ) : null}
             </tr>
           ))}
         </tbody>

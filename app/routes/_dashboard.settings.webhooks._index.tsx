@@ -153,23 +153,23 @@ function EndpointsTable({ endpoints, forms }: { endpoints: WebhookJson[]; forms:
       <tbody>
         {endpoints.map((endpoint) => (
           <tr key={endpoint.id} data-testid="endpoint">
-            <td>
+            <td data-label="Endpoint">
               <Link to={`/settings/webhooks/${endpoint.id}`}>{endpoint.url}</Link>
               {endpoint.description ? <div className="muted">{endpoint.description}</div> : null}
             </td>
-            <td>{KIND_LABELS[endpoint.kind as keyof typeof KIND_LABELS] ?? endpoint.kind}</td>
-            <td>
+            <td data-label="Kind">{KIND_LABELS[endpoint.kind as keyof typeof KIND_LABELS] ?? endpoint.kind}</td>
+            <td data-label="Events">
               {endpoint.events.map((event) => (
                 <div key={event}>
                   <code>{event}</code>
                 </div>
               ))}
             </td>
-            <td>{formName(endpoint.formId)}</td>
-            <td>
+            <td data-label="Form">{formName(endpoint.formId)}</td>
+            <td data-label="Health">
               <Health endpoint={endpoint} />
             </td>
-            <td>
+            <td data-label="Last success">
               <LastSuccess at={endpoint.lastSuccessAt} />
             </td>
           </tr>

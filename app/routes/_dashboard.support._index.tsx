@@ -111,25 +111,25 @@ function TicketsTable({ tickets }: { tickets: Ticket[] }) {
       <tbody>
         {tickets.map((ticket) => (
           <tr key={ticket.id}>
-            <td>
+            <td data-label="Reference">
               <Link to={`/support/${ticket.reference}`}>{ticket.reference}</Link>
             </td>
-            <td>{ticket.subject}</td>
-            <td>
+            <td data-label="Subject">{ticket.subject}</td>
+            <td data-label="Requester">
               {ticket.name ? `${ticket.name} ` : null}
               <span className="muted">{ticket.email}</span>
             </td>
-            <td>
+            <td data-label="Status">
               <span className={`badge ${ticket.status}`}>{ticket.status}</span>
             </td>
-            <td>
+            <td data-label="Assigned to">
               {ticket.assignee ? (
                 (ticket.assignee.name ?? ticket.assignee.email)
               ) : (
                 <span className="muted">nobody</span>
               )}
             </td>
-            <td>
+            <td data-label="Last activity">
               <time dateTime={ticket.lastMessageAt.toISOString()}>{ticket.lastMessageAt.toUTCString()}</time>
             </td>
           </tr>

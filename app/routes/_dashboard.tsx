@@ -1,4 +1,5 @@
-import { Form, NavLink, Outlet, useLoaderData } from "@remix-run/react";
+import { Form, NavLink, Outlet, useLoaderData, useLocation } from "@remix-run/react";
+import { useEffect, useRef } from "react";
 import { RouteError } from "~/components/RouteError";
 import { can } from "~/models/policy";
 import { requireUser } from "~/utils/auth.server";
@@ -17,32 +18,64 @@ export async function loader({ request }: LoaderFunctionArgs) {
   };
 }
 
-export default function DashboardLayout() {
+function NavLinks() {
   const { user, managesWebhooks, readsAudit } = useLoaderData<typeof loader>();
   return (
+    <>
+      <NavLink to="/forms">Forms</NavLink>
+      <NavLink to="/leads">Leads</NavLink>
+      <NavLink to="/support">Support</NavLink>
+      {managesWebhooks && <NavLink to="/settings/webhooks">Webhooks</NavLink>}
+      <NavLink to="/settings/staff">Staff</NavLink>
+      {readsAudit && <NavLink to="/settings/audit">Audit</NavLink>}
+      <div className="who">
+        <NavLink to="/account" className="account">
+          {user.email}
+        </NavLink>
+        <Form method="post" action="/logout">
+          <button type="submit" className="link">
+            Log out
+          </button>
+        </Form>
+      </div>
+    </>
+  );
+}
+
+/**
+ * Wide screens get the sidebar; narrow ones a top bar whose menu is a `<details>`, which
+ * opens and closes without JavaScript (CSS shows one or the other). With JavaScript the
+ * menu closes again after a link in it is followed.
+ */
+export default function DashboardLayout() {
+  const menu = useRef<HTMLDetailsElement>(null);
+  const location = useLocation();
+  useEffect(() => {
+    if (menu.current) menu.current.open = false;
+  }, [location]);
+  return (
     <div className="shell">
-      <nav aria-label="Main">
+      <a className="skip-link" href="#content">
+        Skip to content
+      </a>
+      <header className="topbar">
         <a className="brand" href="/">
           Lead Capture
         </a>
-        <NavLink to="/forms">Forms</NavLink>
-        <NavLink to="/leads">Leads</NavLink>
-        <NavLink to="/support">Support</NavLink>
-        {managesWebhooks && <NavLink to="/settings/webhooks">Webhooks</NavLink>}
-        <NavLink to="/settings/staff">Staff</NavLink>
-        {readsAudit && <NavLink to="/settings/audit">Audit</NavLink>}
-        <div className="who">
-          <NavLink to="/account" className="account">
-            {user.email}
-          </NavLink>
-          <Form method="post" action="/logout">
-            <button type="submit" className="link">
-              Log out
-            </button>
-          </Form>
-        </div>
+        <details className="menu" ref={menu}>
+          <summary>Menu</summary>
+          <nav aria-label="Main">
+            <NavLinks />
+          </nav>
+        </details>
+      </header>
+      <nav aria-label="Main" className="sidebar">
+        <a className="brand" href="/">
+          Lead Capture
+        </a>
+        <NavLinks />
       </nav>
-      <main>
+      <main id="content" tabIndex={-1}>
         <Outlet />
       </main>
     </div>

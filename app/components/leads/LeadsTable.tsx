@@ -69,26 +69,28 @@ export function LeadsTable({ leads, checked }: { leads: LeadSummary[]; checked: 
                 />
               </label>
             </td>
-            <td>
+            <td data-label="Submitted">
               <Link to={`/leads/${lead.id}`}>
                 <LocalTime iso={lead.createdAt} />
               </Link>
             </td>
-            <td>{lead.formName}</td>
-            <td>{summary(lead)}</td>
-            <td>{lead.email ? <a href={`mailto:${lead.email}`}>{lead.email}</a> : null}</td>
-            <td>
+            <td data-label="Form">{lead.formName}</td>
+            <td data-label="Lead">{summary(lead)}</td>
+            <td data-label="Email">{lead.email ? <a href={`mailto:${lead.email}`}>{lead.email}</a> : null}</td>
+            <td data-label="Status">
               <span className={`badge status-${lead.status}`}>{lead.status}</span>
             </td>
-            <td>{lead.owner ? lead.owner.name || lead.owner.email : <span className="muted">—</span>}</td>
-            <td>
+            <td data-label="Owner">
+              {lead.owner ? lead.owner.name || lead.owner.email : <span className="muted">—</span>}
+            </td>
+            <td data-label="Tags">
               {lead.tags.map((tag) => (
                 <span key={tag} className="badge tag">
                   {tag}
                 </span>
               ))}
             </td>
-            <td>
+            <td data-label="Source">
               {[lead.utm.utm_source, lead.utm.utm_medium, lead.utm.utm_campaign].filter(Boolean).join(" / ") ||
                 lead.referrerHost || <span className="muted">direct</span>}
             </td>

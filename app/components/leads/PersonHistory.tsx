@@ -27,15 +27,15 @@ export function PersonHistory({ history }: { history: History }) {
           <tbody>
             {history.leads.map((lead) => (
               <tr key={lead.id}>
-                <td>
+                <td data-label="Lead">
                   <Link to={`/leads/${lead.id}`}>{lead.formName || "Lead"}</Link>
                 </td>
-                <td>
+                <td data-label="Status">
                   <span className={`badge ${lead.status === "spam" ? "spam" : ""}`}>
                     {STATUS_LABELS[lead.status] ?? lead.status}
                   </span>
                 </td>
-                <td>
+                <td data-label="Submitted">
                   <LocalTime iso={lead.createdAt} />
                 </td>
               </tr>
@@ -55,15 +55,15 @@ export function PersonHistory({ history }: { history: History }) {
           <tbody>
             {history.supportRequests.map((ticket) => (
               <tr key={ticket.reference}>
-                <td>
+                <td data-label="Support request">
                   <Link to={`/support/${ticket.reference}`}>
                     {ticket.reference}: {ticket.subject}
                   </Link>
                 </td>
-                <td>
+                <td data-label="Status">
                   <span className={`badge ${ticket.status}`}>{ticket.status}</span>
                 </td>
-                <td>
+                <td data-label="Opened">
                   <LocalTime iso={ticket.createdAt} />
                 </td>
               </tr>

@@ -31,13 +31,13 @@ function AttemptTable({ attempts }: { attempts: Attempt[] }) {
       <tbody>
         {attempts.map((attempt, index) => (
           <tr key={attempt.at + index} data-testid="attempt">
-            <td>{index + 1}</td>
-            <td>
+            <td data-label="Attempt">{index + 1}</td>
+            <td data-label="Time">
               <Time iso={attempt.at} />
             </td>
-            <td>{attempt.statusCode ?? <span className="muted">no answer</span>}</td>
-            <td>{`${attempt.durationMs} ms`}</td>
-            <td>
+            <td data-label="Status">{attempt.statusCode ?? <span className="muted">no answer</span>}</td>
+            <td data-label="Duration">{`${attempt.durationMs} ms`}</td>
+            <td data-label="Response">
               <Answer attempt={attempt} />
             </td>
           </tr>
