@@ -35,7 +35,9 @@ export function formatInZone(iso: string, timeZone: string, seconds = false): st
   return `${parts.year}-${parts.month}-${parts.day} ${time} ${parts.timeZoneName}`;
 }
 
-export function LocalTime({ iso, seconds = false }: { iso: string; seconds?: boolean }) {
+/** The one way the dashboard shows a time: `iso` (or a Date) in the staff user's zone. */
+export function LocalTime({ iso, seconds = false }: { iso: string | Date; seconds?: boolean }) {
   const timeZone = useTimeZone();
-  return <time dateTime={iso}>{formatInZone(iso, timeZone, seconds)}</time>;
+  const text = typeof iso === "string" ? iso : iso.toISOString();
+  return <time dateTime={text}>{formatInZone(text, timeZone, seconds)}</time>;
 }

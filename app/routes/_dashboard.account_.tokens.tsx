@@ -4,6 +4,7 @@
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { ActionNotice } from "~/components/ActionNotice";
+import { LocalTime } from "~/components/LocalTime";
 import { RouteError } from "~/components/RouteError";
 import { createApiToken, listApiTokens, revokeApiToken } from "~/models/api-tokens.server";
 import { auditor } from "~/models/audit.server";
@@ -136,11 +137,11 @@ function TokensTable({ tokens }: { tokens: Token[] }) {
           <tr key={token.id}>
             <td data-label="Name">{token.name}</td>
             <td data-label="Scopes">{token.scopes.join(", ")}</td>
-            <td data-label="Created">{token.createdAt.slice(0, 16).replace("T", " ")} UTC</td>
-            <td data-label="Last used">
-              {token.lastUsedAt ? `${token.lastUsedAt.slice(0, 16).replace("T", " ")} UTC` : "never"}
+            <td data-label="Created">
+              <LocalTime iso={token.createdAt} />
             </td>
-            <td data-label="Expires">{token.expiresAt ? token.expiresAt.slice(0, 10) : "never"}</td>
+            <td data-label="Last used">{token.lastUsedAt ? <LocalTime iso={token.lastUsedAt} /> : "never"}</td>
+            <td data-label="Expires">{token.expiresAt ? <LocalTime iso={token.expiresAt} /> : "never"}</td>
             <td data-label="State">
               {token.revokedAt ? (
                 "revoked"

@@ -37,6 +37,7 @@ import { authorize, requireUser } from "~/utils/auth.server";
 import { DomainError } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { page } from "~/utils/page.server";
+import { plural } from "~/utils/plural";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const loader = page(async function loader({ request, params }: LoaderFunctionArgs) {
@@ -245,7 +246,8 @@ function BuilderHeader({
         {form.name} <span className={`badge ${form.status}`}>{form.status}</span>
       </h1>
       <p className="muted">
-        Schema version {form.schemaVersion} · <Link to={`/leads?formId=${form.id}`}>{form.leadCount ?? 0} leads</Link>
+        Schema version {form.schemaVersion} ·{" "}
+        <Link to={`/leads?formId=${form.id}`}>{plural(form.leadCount ?? 0, "lead")}</Link>
         {form.spamCount ? ` (+${form.spamCount} spam)` : ""} · Hosted form:{" "}
         <a href={hostedUrl} target="_blank" rel="noreferrer">
           {hostedUrl}

@@ -3,6 +3,7 @@ import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react"
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { LocalTime } from "~/components/LocalTime";
 import { RouteError } from "~/components/RouteError";
 import { FormDetailsSchema } from "~/models/form-schema";
 import { createForm, listForms } from "~/models/form.server";
@@ -168,7 +169,9 @@ function FormsTable({ items }: { items: SerializeFrom<typeof loader>["items"] })
               {form.spamCount > 0 ? <span className="muted"> (+{form.spamCount} spam)</span> : null}
             </td>
             <td data-label="Schema version">v{form.schemaVersion}</td>
-            <td data-label="Updated">{new Date(form.updatedAt).toISOString().slice(0, 16).replace("T", " ")}</td>
+            <td data-label="Updated">
+              <LocalTime iso={form.updatedAt} />
+            </td>
           </tr>
         ))}
       </tbody>

@@ -24,6 +24,7 @@ import { authorize, requireUser } from "~/utils/auth.server";
 import { DomainError } from "~/utils/domain-error";
 import { noticeCookieFor, takeNotice } from "~/utils/notice.server";
 import { page } from "~/utils/page.server";
+import { plural } from "~/utils/plural";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Leads · Lead Capture" }];
@@ -156,7 +157,7 @@ export default function LeadsPage() {
 
       {errors.length === 0 ? (
         <p className="muted" data-testid="lead-total">
-          {total === 1 ? "1 lead matches these filters." : `${total} leads match these filters.`}
+          {`${plural(total, "lead")} ${total === 1 ? "matches" : "match"} these filters.`}
         </p>
       ) : null}
       {answer?.kind === "confirm-delete" ? <BulkDeleteConfirm answer={answer} busy={submitting} /> : null}

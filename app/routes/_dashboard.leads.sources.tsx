@@ -13,6 +13,7 @@ import { listFormChoices } from "~/models/lead.server";
 import { zodDetails } from "~/utils/api.server";
 import { authorize } from "~/utils/auth.server";
 import { page } from "~/utils/page.server";
+import { plural } from "~/utils/plural";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Where leads come from · Lead Capture" }];
@@ -222,7 +223,7 @@ function DayChart({ days }: { days: ConversionRow[] }) {
       viewBox={`0 0 ${width} ${height}`}
       width="100%"
       role="img"
-      aria-label={`Views and leads per day from ${days[0]?.key} to ${days[days.length - 1]?.key}: ${views} views and ${leads} leads in all, at most ${max} in a day`}
+      aria-label={`Views and leads per day from ${days[0]?.key} to ${days[days.length - 1]?.key}: ${plural(views, "view")} and ${plural(leads, "lead")} in all, at most ${max} in a day`}
       style={{ maxWidth: width }}
     >
       <rect x={pad.left} y={6} width={10} height={10} fill={VIEWS_COLOUR} />
@@ -244,8 +245,8 @@ function DayChart({ days }: { days: ConversionRow[] }) {
         const x = pad.left + i * step + (step - barWidth * 2) / 2;
         return (
           <g key={day.key}>
-            {bar(day.views, x, VIEWS_COLOUR, `${day.key}: ${day.views} views`)}
-            {bar(day.leads, x + barWidth, LEADS_COLOUR, `${day.key}: ${day.leads} leads`)}
+            {bar(day.views, x, VIEWS_COLOUR, `${day.key}: ${plural(day.views, "view")}`)}
+            {bar(day.leads, x + barWidth, LEADS_COLOUR, `${day.key}: ${plural(day.leads, "lead")}`)}
             {i % labelEvery === 0 ? (
               <text x={x + barWidth} y={height - 8} textAnchor="middle" fontSize="10" fill="#5c6577">
                 {day.key?.slice(5)}

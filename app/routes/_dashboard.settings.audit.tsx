@@ -1,6 +1,7 @@
 // /settings/audit: the audit log for owners and admins, filtered by action, person and days
 // (a GET form: no JavaScript needed), newest first, 50 to a page (docs/api/audit.md).
 import { Form, Link, useLoaderData } from "@remix-run/react";
+import { LocalTime } from "~/components/LocalTime";
 import { RouteError } from "~/components/RouteError";
 import { AUDIT_ACTIONS, listAudit } from "~/models/audit.server";
 import { listStaff } from "~/models/staff.server";
@@ -70,7 +71,7 @@ export default function AuditPage() {
         <table aria-label="Audit log">
           <thead>
             <tr>
-              <th scope="col">When (UTC)</th>
+              <th scope="col">When</th>
               <th scope="col">Action</th>
               <th scope="col">Who</th>
               <th scope="col">What</th>
@@ -81,7 +82,9 @@ export default function AuditPage() {
           <tbody>
             {entries.map((entry) => (
               <tr key={entry.id}>
-                <td data-label="When (UTC)">{entry.at.slice(0, 19).replace("T", " ")}</td>
+                <td data-label="When">
+                  <LocalTime iso={entry.at} seconds />
+                </td>
                 <td data-label="Action">{entry.action}</td>
                 <td data-label="Who">{entry.actor?.email ?? "—"}</td>
                 <td data-label="What">{entry.target ?? "—"}</td>

@@ -2,7 +2,8 @@ import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react"
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { useEffect, useRef, type RefObject } from "react";
+import { useEffect, useRef, type ReactNode, type RefObject } from "react";
+import { LocalTime } from "~/components/LocalTime";
 import { RouteError } from "~/components/RouteError";
 import { AssigneeForm, NotesSection } from "~/components/support/DeskPanels";
 import { fillSavedReply, listSavedReplies, type ReplyContext } from "~/models/saved-replies.server";
@@ -12,6 +13,7 @@ import { addStaffReply, addTicketNote, getTicketThread, repliedSince, updateTick
 import { TICKET_STATUSES } from "~/models/ticket-status";
 import { authorize } from "~/utils/auth.server";
 import { page } from "~/utils/page.server";
+import { plural } from "~/utils/plural";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction, SerializeFrom } from "@remix-run/node";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -117,14 +119,20 @@ function formatSize(bytes: number): string {
 
 type Delivery = { status: string; attempts: number; lastError: string | null; sentAt: Date | null };
 
-function deliveryText(delivery: Delivery): string {
+function deliveryText(delivery: Delivery): ReactNode {
   switch (delivery.status) {
     case "sent":
-      return `Email sent${delivery.sentAt ? ` ${delivery.sentAt.toUTCString()}` : ""}`;
+      return delivery.sentAt ? (
+        <>
+          Email sent <LocalTime iso={delivery.sentAt} />
+        </>
+      ) : (
+        "Email sent"
+      );
     case "not_configured":
       return delivery.lastError ?? "not sent: no SMTP configured";
     case "failed":
-      return `Email failed after ${delivery.attempts} attempts: ${delivery.lastError ?? "unknown error"}`;
+      return `Email failed after ${plural(delivery.attempts, "attempt")}: ${delivery.lastError ?? "unknown error"}`;
     default:
       return delivery.attempts > 0
         ? `Email not sent yet (attempt ${delivery.attempts} failed: ${delivery.lastError ?? "unknown error"}); retrying`
@@ -264,11 +272,10 @@ function ThreadMessage({ message }: { message: Message }) {
         ) : null}{" "}
         {message.isAutoReply ? <span className="badge">Auto-reply</span> : null}{" "}
         <span className="muted">
-          {message.direction === "inbound" ? "received" : "sent"}{" "}
-          <time dateTime={message.createdAt.toISOString()}>{message.createdAt.toUTCString()}</time>
+          {message.direction === "inbound" ? "received" : "sent"} <LocalTime iso={message.createdAt} />
         </span>
       </p>
-      <pre>{message.body}</pre>
+      <div className="message-body">{message.body}</div>
       {message.attachments.length > 0 ? <AttachmentList attachments={message.attachments} /> : null}
       {message.notKept.map((line) => (
         <p key={line} className="notice warn" data-testid="not-kept">

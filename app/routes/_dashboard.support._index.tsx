@@ -1,4 +1,5 @@
 import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
+import { LocalTime } from "~/components/LocalTime";
 import { RouteError } from "~/components/RouteError";
 import { listStaff } from "~/models/staff.server";
 import { ListTicketsSchema, listTickets } from "~/models/support.server";
@@ -130,7 +131,7 @@ function TicketsTable({ tickets }: { tickets: Ticket[] }) {
               )}
             </td>
             <td data-label="Last activity">
-              <time dateTime={ticket.lastMessageAt.toISOString()}>{ticket.lastMessageAt.toUTCString()}</time>
+              <LocalTime iso={ticket.lastMessageAt} />
             </td>
           </tr>
         ))}

@@ -20,9 +20,9 @@ export default function ThankYou() {
   const { name, successMessage } = useLoaderData<typeof loader>();
   return (
     <main className="centered hosted-form">
-      <h1>Thank you</h1>
-      <p role="status">{successMessage}</p>
+      {/* The form's own success message says the thanks (no second "Thank you" above it). */}
       <p className="muted">{name}</p>
+      <h1 role="status">{successMessage}</h1>
     </main>
   );
 }

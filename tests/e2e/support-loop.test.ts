@@ -122,7 +122,7 @@ describe.each([
     const answerMessage = page.getByTestId("message").nth(2);
     expect(await answerMessage.getAttribute("data-author")).toBe("customer");
     expect(await answerMessage.textContent()).not.toContain("Unverified sender");
-    const visible = await answerMessage.locator(":scope > pre").textContent();
+    const visible = await answerMessage.locator(":scope > .message-body").textContent();
     expect(visible).toBe(answer);
     const details = answerMessage.locator("details");
     expect(await details.locator("pre").isVisible()).toBe(false);

@@ -3,6 +3,7 @@
 // the tag to add or remove, and Apply or Export. Deleting asks again (BulkDeleteConfirm).
 import { Form, Link } from "@remix-run/react";
 import type { ErrorDetail } from "~/utils/domain-error";
+import { plural } from "~/utils/plural";
 import type { OwnerChoice } from "./LeadFilters";
 import type { ReactNode } from "react";
 
@@ -176,7 +177,7 @@ export function BulkDeleteConfirm({
   busy: boolean;
 }) {
   const { echo, count } = answer;
-  const leads = count === 1 ? "1 lead" : `${count} leads`;
+  const leads = plural(count, "lead");
   return (
     <section className="card error-panel" role="alertdialog" aria-labelledby="bulk-delete-heading">
       <h2 id="bulk-delete-heading">{`Delete ${leads}?`}</h2>

@@ -1,6 +1,7 @@
 // The support desk's side panels on a ticket page: who works it (assignee) and the staff's
 // notes, kept apart from the conversation and never emailed. Plain forms: no JavaScript needed.
 import { Form } from "@remix-run/react";
+import { LocalTime } from "~/components/LocalTime";
 
 type Person = { id: string; email: string; name: string | null };
 
@@ -49,12 +50,10 @@ export function NotesSection({ notes, error, busy }: { notes: Note[]; error?: st
               <p>
                 <strong>{note.authorUser?.name ?? note.authorUser?.email ?? "Staff (API)"}</strong>{" "}
                 <span className="muted">
-                  <time dateTime={new Date(note.createdAt).toISOString()}>
-                    {new Date(note.createdAt).toUTCString()}
-                  </time>
+                  <LocalTime iso={note.createdAt} />
                 </span>
               </p>
-              <pre>{note.body}</pre>
+              <div className="message-body">{note.body}</div>
             </li>
           ))}
         </ol>

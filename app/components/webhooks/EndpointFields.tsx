@@ -1,6 +1,7 @@
 // What the two webhook pages (/settings/webhooks and /settings/webhooks/:id) share: the
 // endpoint's inputs, its health, times, the secret shown once, and how the domain code's
 // refusals are named as the form's inputs.
+import { LocalTime } from "~/components/LocalTime";
 import { WEBHOOK_EVENTS, WEBHOOK_KINDS } from "~/models/webhook-schemas";
 import type { WebhookJson } from "~/models/webhooks.server";
 import type { ErrorDetail } from "~/utils/domain-error";
@@ -54,9 +55,9 @@ export function endpointValues(fields: EndpointFieldsMeta): EndpointValues {
   };
 }
 
-/** "2026-11-23 12:00 UTC": the same on the server and in the browser, so hydration agrees. */
+/** A time in the staff user's zone, as everywhere in the dashboard. */
 export function Time({ iso }: { iso: string }) {
-  return <time dateTime={iso}>{`${iso.slice(0, 16).replace("T", " ")} UTC`}</time>;
+  return <LocalTime iso={iso} />;
 }
 
 export function Health({ endpoint }: { endpoint: Pick<WebhookJson, "enabled" | "disabledReason" | "failingSince"> }) {
