@@ -2,6 +2,8 @@
 // markup, a plain HTML form that posts to the public submit endpoint, or the hosted
 // page. Shown on the builder page. The lead-capture area owns what the snippets say
 // (see app/routes/embed[.]js.ts and docs/api/lead-capture.md); this is where they are shown.
+import { useState } from "react";
+import { useHydrated } from "~/components/form-builder/shared";
 import type { FormField } from "~/models/form-schema";
 import { escapeHtml } from "~/utils/html";
 
@@ -19,18 +21,24 @@ function inputsFor(fields: FormField[]): string[] {
         return `  <label><input type="checkbox" name="${field.key}"${required}> ${label}</label>`;
       if (field.type === "select" || field.type === "multiselect") {
         const options = (field.options ?? []).map((option) => `<option>${escapeHtml(option)}</option>`).join("");
+        // A single select starts on an empty choice, so nothing is picked for the visitor
+        // and `required` refuses a form sent without a choice.
+        const empty = field.type === "select" ? `<option value="">Choose…</option>` : "";
         const multiple = field.type === "multiselect" ? " multiple" : "";
-        return `  <label>${label} <select name="${field.key}"${multiple}${required}>${options}</select></label>`;
+        return `  <label>${label} <select name="${field.key}"${multiple}${required}>${empty}${options}</select></label>`;
       }
       return `  <label>${label} <input type="${field.type}" name="${field.key}"${required}></label>`;
     });
 }
 
-function scriptSnippet(formId: string, appUrl: string, fields: FormField[], successMessage?: string): string {
+/** The embed code a site pastes: the optional stylesheet, the script and the form's markup. */
+export function scriptSnippet(formId: string, appUrl: string, fields: FormField[], successMessage?: string): string {
   const message = successMessage ? ` data-success-message="${escapeHtml(successMessage)}"` : "";
   return [
+    `<!-- Optional: the form's look, themeable with --lc-accent, --lc-radius and --lc-font -->`,
+    `<link rel="stylesheet" href="${appUrl}/embed.css">`,
     `<script src="${appUrl}/embed.js" defer></script>`,
-    `<form data-lead-form="${formId}"${message}>`,
+    `<form class="lc-form" data-lead-form="${formId}"${message}>`,
     ...inputsFor(fields),
     `  <button type="submit">Send</button>`,
     `</form>`,
@@ -39,12 +47,40 @@ function scriptSnippet(formId: string, appUrl: string, fields: FormField[], succ
 
 function htmlFormExample(formId: string, appUrl: string, fields: FormField[]): string {
   return [
-    `<form method="post" action="${appUrl}/api/leads/submit">`,
+    `<form class="lc-form" method="post" action="${appUrl}/api/leads/submit">`,
     `  <input type="hidden" name="formId" value="${formId}">`,
     ...inputsFor(fields),
     `  <button type="submit">Send</button>`,
     `</form>`,
   ].join("\n");
+}
+
+/** Code to paste, with a Copy button once JavaScript runs (without it, the code is selectable). */
+function CopyableCode({ code, label }: { code: string; label: string }) {
+  const hydrated = useHydrated();
+  const [copied, setCopied] = useState(false);
+  const copy = () =>
+    navigator.clipboard.writeText(code).then(
+      () => setCopied(true),
+      () => setCopied(false),
+    );
+  return (
+    <div className="copyable">
+      <pre>
+        <code>{code}</code>
+      </pre>
+      {hydrated ? (
+        <p className="actions">
+          <button type="button" className="secondary" onClick={copy} aria-label={`Copy the ${label}`}>
+            Copy
+          </button>
+          <span role="status" aria-live="polite">
+            {copied ? "Copied" : ""}
+          </span>
+        </p>
+      ) : null}
+    </div>
+  );
 }
 
 export function EmbedSnippet({ formId, appUrl, fields = [], successMessage }: Props) {
@@ -57,14 +93,10 @@ export function EmbedSnippet({ formId, appUrl, fields = [], successMessage }: Pr
         referrer, landing page) and shows the success message or the errors in place; without JavaScript the form still
         posts.
       </p>
-      <pre>
-        <code>{scriptSnippet(formId, appUrl, fields, successMessage)}</code>
-      </pre>
+      <CopyableCode label="embed code" code={scriptSnippet(formId, appUrl, fields, successMessage)} />
       <details>
         <summary>Or a plain HTML form, without JavaScript</summary>
-        <pre>
-          <code>{htmlFormExample(formId, appUrl, fields)}</code>
-        </pre>
+        <CopyableCode label="HTML form" code={htmlFormExample(formId, appUrl, fields)} />
       </details>
       <p>
         Or link to the hosted form: <a href={hostedUrl}>{hostedUrl}</a> (add <code>?utm_source=…</code> values to the

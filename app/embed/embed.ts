@@ -130,7 +130,24 @@ function setHidden(form: HTMLFormElement, name: string, value: string | null | u
   input.value = value;
 }
 
+/**
+ * The form's status region (`aria-live`), placed before it when the page is prepared so that
+ * screen readers already watch it when the success message is written into it.
+ */
+function liveRegion(form: HTMLFormElement): HTMLElement {
+  const previous = form.previousElementSibling;
+  if (previous instanceof HTMLElement && previous.hasAttribute("data-lead-capture-live")) return previous;
+  const region = document.createElement("p");
+  region.setAttribute("role", "status");
+  region.setAttribute("aria-live", "polite");
+  region.setAttribute("data-lead-capture-live", "");
+  region.className = "lead-capture-status";
+  form.before(region);
+  return region;
+}
+
 function prepare(form: HTMLFormElement, submitUrl: string, touch: Touch): void {
+  liveRegion(form);
   form.setAttribute("action", submitUrl);
   form.setAttribute("method", "post");
   setHidden(form, "formId", form.getAttribute("data-lead-form"));
@@ -154,12 +171,14 @@ function clearMessages(form: HTMLFormElement): void {
   });
 }
 
-function message(text: string, role: "status" | "alert" | "note"): HTMLParagraphElement {
+/** An error: the summary is an alert (announced at once), each field's message a note. */
+function message(text: string, role: "alert" | "note"): HTMLParagraphElement {
   const p = document.createElement("p");
-  p.className = role === "status" ? "lead-capture-success" : "lead-capture-error";
+  p.className = "lead-capture-error";
   p.setAttribute("role", role);
   p.setAttribute("data-lead-capture-message", "");
-  if (role !== "status") p.style.color = "#b42318";
+  // Red without the optional stylesheet too; /embed.css themes it with --lc-error.
+  p.style.color = "var(--lc-error, #b42318)";
   p.textContent = text;
   return p;
 }
@@ -206,7 +225,9 @@ function showResult(form: HTMLFormElement, status: number, payload: unknown): vo
   const redirect = form.getAttribute("data-redirect-url");
   if (redirect) return location.assign(redirect);
   form.reset();
-  form.before(message(form.getAttribute("data-success-message") || DEFAULT_SUCCESS_MESSAGE, "status"));
+  const region = liveRegion(form);
+  region.className = "lead-capture-status lead-capture-success";
+  region.textContent = form.getAttribute("data-success-message") || DEFAULT_SUCCESS_MESSAGE;
   form.hidden = true;
 }
 

@@ -17,7 +17,7 @@ import { readSignedErrors, signTimestamp, TIMESTAMP_FIELD } from "~/models/lead-
 import { getPublicForm } from "~/models/public-form.server";
 import { leadDraftScope, takeDraft, type DraftValues } from "~/models/visitor-drafts.server";
 import { page } from "~/utils/page.server";
-import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 const OWN_PARAMS = ["errors", "sig", "ref", "landing", "draft"];
 
@@ -97,6 +97,9 @@ export const loader = page(async function loader({ request, params }: LoaderFunc
   );
 });
 
+// The embeds' stylesheet, so the hosted page and an embedded form look alike.
+export const links: LinksFunction = () => [{ rel: "stylesheet", href: "/embed.css" }];
+
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data ? data.form.name : "Form not found" },
   { name: "robots", content: "noindex" },
@@ -154,7 +157,7 @@ export default function HostedForm() {
           This form is closed and no longer accepts submissions.
         </p>
       ) : (
-        <form method="post" action="/api/leads/submit" onSubmit={submitWithFetch}>
+        <form className="lc-form" method="post" action="/api/leads/submit" onSubmit={submitWithFetch}>
           {formError ? (
             <p className="error-panel" role="alert">
               {formError}
