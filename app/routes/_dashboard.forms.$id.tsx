@@ -246,7 +246,6 @@ function BuilderHeader({
         {form.name} <span className={`badge ${form.status}`}>{form.status}</span>
       </h1>
       <p className="muted">
-        Schema version {form.schemaVersion} ·{" "}
         <Link to={`/leads?formId=${form.id}`}>{plural(form.leadCount ?? 0, "lead")}</Link>
         {form.spamCount ? ` (+${form.spamCount} spam)` : ""} · Hosted form:{" "}
         <a href={hostedUrl} target="_blank" rel="noreferrer">

@@ -150,7 +150,6 @@ function FormsTable({ items }: { items: SerializeFrom<typeof loader>["items"] })
           <th>Status</th>
           <th>Fields</th>
           <th>Leads</th>
-          <th>Schema version</th>
           <th>Updated</th>
         </tr>
       </thead>
@@ -168,7 +167,6 @@ function FormsTable({ items }: { items: SerializeFrom<typeof loader>["items"] })
               <Link to={`/leads?formId=${form.id}`}>{form.leadCount}</Link>
               {form.spamCount > 0 ? <span className="muted"> (+{form.spamCount} spam)</span> : null}
             </td>
-            <td data-label="Schema version">v{form.schemaVersion}</td>
             <td data-label="Updated">
               <LocalTime iso={form.updatedAt} />
             </td>

@@ -34,7 +34,11 @@ async function addField(
 ) {
   const form = page.getByRole("form", { name: "Add a field" });
   await form.getByLabel("Label", { exact: true }).fill(field.label);
-  if (field.key) await form.getByLabel("Key", { exact: true }).fill(field.key);
+  if (field.key) {
+    // The key is out of the way, under "Advanced".
+    await form.getByText("Advanced: the field's key").click();
+    await form.getByLabel("Key", { exact: true }).fill(field.key);
+  }
   await form.getByLabel("Type", { exact: true }).selectOption(field.type);
   if (field.required) await form.getByLabel("Required", { exact: true }).check();
   if (field.options) await form.getByLabel(/^Options/).fill(field.options.join("\n"));
@@ -180,6 +184,24 @@ describe.each([
     const select = preview.getByRole("combobox", { name: "Topic" });
     expect(await select.locator("option").allTextContents()).toEqual(["Choose…", "Sales", "Support"]);
     expect(await preview.getByText("What is it about?").count()).toBe(1);
+
+    // A label of spaces is refused once, on the label: not again on the key made from it.
+    const addForm2 = page.getByRole("form", { name: "Add a field" });
+    await addForm2.getByLabel("Label", { exact: true }).fill("   ");
+    await addForm2.getByRole("button", { name: "Add field" }).click();
+    await expect.poll(() => addForm2.locator(".field-error").allTextContents()).toHaveLength(1);
+    expect(await addForm2.getByLabel("Label", { exact: true }).getAttribute("aria-invalid")).toBe("true");
+
+    // A second "Topic" is flagged on both rows; removing it asks first.
+    await addField(page, { label: "Topic", type: "text" });
+    await expect.poll(() => page.getByTestId("duplicate-label").count()).toBe(2);
+    const second = fieldRow(page, "Topic").last();
+    const remove = second.getByRole("button", { name: "Remove Topic" });
+    expect(await remove.isVisible()).toBe(false);
+    await second.getByText("Remove…").click();
+    await remove.click();
+    await expect.poll(() => page.getByTestId("duplicate-label").count()).toBe(0);
+    await expect.poll(async () => ((await storedForm(formId))!.fields as unknown[]).length).toBe(3);
 
     // Details and settings: mistakes are refused inline by the shared schemas, in the
     // browser before anything is sent with JavaScript, by the server without.

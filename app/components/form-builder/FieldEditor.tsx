@@ -77,6 +77,9 @@ function useFieldEditor({ mode, field, fields, actionData, onDraft }: FieldEdito
   const refusal =
     clientResult && !clientResult.ok ? clientResult : serverResult && !serverResult.ok ? serverResult : undefined;
   const errors = errorsByName(refusal?.details, "field");
+  // A new field's key is made from its label: with no label, the key's refusal is only
+  // the label's again, so it is not shown.
+  if (mode === "add" && errors.label && errors.key) delete errors.key;
   // A refusal that names no input of this editor (a missing field, too many fields).
   const general =
     refusal && Object.keys(errors).length === 0
@@ -177,14 +180,6 @@ function BasicInputs({ mode, inputs }: { mode: "add" | "edit"; inputs: EditorInp
     <>
       <div className="row">
         <EditorInput inputs={inputs} name="label" label="Label" required maxLength={200} />
-        <EditorInput
-          inputs={inputs}
-          name="key"
-          label="Key"
-          pattern="[A-Za-z][A-Za-z0-9_]*"
-          maxLength={64}
-          placeholder={mode === "add" ? "made from the label" : undefined}
-        />
         <div>
           <label htmlFor={idOf(inputs, "type")}>Type</label>
           <select id={idOf(inputs, "type")} name="type" defaultValue={valueOf(inputs, "type") ?? "text"}>
@@ -201,6 +196,19 @@ function BasicInputs({ mode, inputs }: { mode: "add" | "edit"; inputs: EditorInp
         <input type="checkbox" name="required" defaultChecked={values ? values.required === "on" : field?.required} />{" "}
         Required
       </label>
+      {/* The key is technical (the name in the API, the exports and a site's own HTML): out of the way until needed. */}
+      <details className="advanced" open={errors.key ? true : undefined}>
+        <summary>Advanced: the field&apos;s key</summary>
+        <p className="muted">Its name in the API, the exports and your own HTML.</p>
+        <EditorInput
+          inputs={inputs}
+          name="key"
+          label="Key"
+          pattern="[A-Za-z][A-Za-z0-9_]*"
+          maxLength={64}
+          placeholder={mode === "add" ? "made from the label when left empty" : undefined}
+        />
+      </details>
     </>
   );
 }

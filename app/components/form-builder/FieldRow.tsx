@@ -21,11 +21,13 @@ export function FieldRow({
 }) {
   const editResult = resultFor(actionData, "update-field", field.key);
   const rowResult = resultFor(actionData, ["move-field", "remove-field"], field.key);
+  const sameLabel = (other: FormField) => other.label.trim().toLowerCase() === field.label.trim().toLowerCase();
+  const duplicate = fields.some((other) => other.key !== field.key && sameLabel(other));
   return (
     <li className="card" aria-label={`Field ${field.label}`}>
       <div className="actions" style={{ justifyContent: "space-between" }}>
         <div>
-          <strong>{field.label}</strong> <code>{field.key}</code> <span className="badge">{field.type}</span>
+          <strong>{field.label}</strong> <span className="badge">{field.type}</span>
           {field.required ? <span className="badge">required</span> : null}
         </div>
         <div className="actions">
@@ -45,9 +47,10 @@ export function FieldRow({
             label={`Move ${field.label} down`}
             text="↓ Down"
           />
-          <RowAction intent="remove-field" fieldKey={field.key} label={`Remove ${field.label}`} text="Remove" danger />
+          <RemoveField field={field} />
         </div>
       </div>
+      {duplicate ? <DuplicateLabel label={field.label} /> : null}
       {rowResult && !rowResult.ok ? (
         <p className="error" role="alert">
           {rowResult.message}
@@ -65,6 +68,28 @@ export function FieldRow({
         />
       </details>
     </li>
+  );
+}
+
+/** Removing a field asks first: a <details> that holds the real button, with or without JavaScript. */
+function RemoveField({ field }: { field: FormField }) {
+  return (
+    <details className="confirm-remove">
+      <summary>Remove…</summary>
+      <div className="confirm-panel">
+        <p>Remove “{field.label}” from the form? Leads already sent keep what was entered in it.</p>
+        <RowAction intent="remove-field" fieldKey={field.key} label={`Remove ${field.label}`} text="Remove" danger />
+      </div>
+    </details>
+  );
+}
+
+function DuplicateLabel({ label }: { label: string }) {
+  return (
+    <p className="notice warn" data-testid="duplicate-label">
+      Another field is also labelled “{label}”: visitors and your exports cannot tell them apart. Give one of them
+      another label.
+    </p>
   );
 }
 
