@@ -76,10 +76,10 @@ export function handleError(error: unknown, { request }: { request: Request }) {
 const backgroundWork: Array<{ stop: () => Promise<void> }> = [];
 
 /** `load`: the server's requests in flight, so that webhook deliveries yield to a saturated server. */
-export async function startBackgroundWork(load?: { requestsInFlight: () => number }): Promise<void> {
+export async function startBackgroundWork(load?: { recentPeakInFlight: () => number }): Promise<void> {
   backgroundWork.push(
     await startOutboxWorker(),
-    startWebhookWorker({ requestsInFlight: load?.requestsInFlight }),
+    startWebhookWorker({ recentPeakInFlight: load?.recentPeakInFlight }),
     startDigestSchedule(),
     startSessionCleanup(),
     startAttachmentCleanup(),

@@ -29,9 +29,12 @@ import type { Duplex } from "node:stream";
 
 const PREREAD_LIMIT = 64 * 1024;
 
+/**
+ * What the server tells the app's background work: the most requests it answered at once
+ * lately (inFlightPeaks).
+ */
+export type ServerLoad = { recentPeakInFlight: () => number };
 /** What app/entry.server.tsx exports beside Remix's own entry functions. */
-/** What the server tells the app's background work: how many requests it is answering now. */
-export type ServerLoad = { requestsInFlight: () => number };
 type BackgroundWork = {
   startBackgroundWork?: (load: ServerLoad) => Promise<void>;
   stopBackgroundWork?: () => Promise<void>;
@@ -227,6 +230,38 @@ function requestHandlers(
 }
 
 /**
+ * The most requests in flight at once lately: over the current window and the one before it
+ * (each `windowMs`, the one before up to twice that when it was quiet), so a peak is kept
+ * from `windowMs` up to three times that after it. Every request counts, assets too: any of
+ * them queued is a reason to wait. Background work
+ * yields on it (decision 028): an instant sample misses a saturated server, whose count
+ * drops to a few each time a group commit answers its whole batch at once. Sampled, a
+ * saturating bench round looked idle to the webhook worker, which then delivered 1,200
+ * events a second beside the load instead of 50.
+ */
+export function inFlightPeaks(windowMs = 250, clock: () => number = () => performance.now()) {
+  let windowStart = 0;
+  let peak = 0;
+  let previous = 0;
+  const roll = (now: number) => {
+    if (now - windowStart < windowMs) return;
+    previous = now - windowStart < 2 * windowMs ? peak : 0;
+    windowStart = now;
+    peak = 0;
+  };
+  return {
+    note(count: number) {
+      roll(clock());
+      if (count > peak) peak = count;
+    },
+    recent(count: number) {
+      roll(clock());
+      return Math.max(peak, previous, count);
+    },
+  };
+}
+
+/**
  * Builds the HTTP server around the app. Listen on `server`, then call
  * `startBackgroundWork`; `shutdown` on SIGTERM.
  */
@@ -235,6 +270,7 @@ export async function createAppServer(options: AppServerOptions = {}): Promise<A
   const limits = serverLimits(process.env);
   const logRequests = process.env.LOG_REQUESTS === "true";
   let inFlight = 0;
+  const peaks = inFlightPeaks();
   let idle: (() => void) | null = null;
 
   const server = httpServer(limits);
@@ -249,6 +285,7 @@ export async function createAppServer(options: AppServerOptions = {}): Promise<A
 
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     inFlight++;
+    peaks.note(inFlight);
     const started = logRequests ? performance.now() : 0;
     res.once("close", () => {
       inFlight--;
@@ -275,7 +312,7 @@ export async function createAppServer(options: AppServerOptions = {}): Promise<A
   const entry = async () => (await currentBuild()).entry.module as BackgroundWork;
 
   async function startBackgroundWork() {
-    await (await entry()).startBackgroundWork?.({ requestsInFlight: () => inFlight });
+    await (await entry()).startBackgroundWork?.({ recentPeakInFlight: () => peaks.recent(inFlight) });
   }
 
   async function shutdown() {

@@ -203,22 +203,22 @@ export function nudgeWebhooks(): void {
   worker?.nudge?.(NUDGE_MS);
 }
 
-// Deliveries yield to the public endpoint (docs/decisions/027): while the server has this
-// many requests in flight it is queueing work (unloaded, a request is answered in about a
-// millisecond, so even a thousand a second keep one or two in flight), and a pass is put
-// off until YIELD_LIMIT_MS after the last pass ended, so a saturated server still delivers a
-// batch that often.
+// Deliveries yield to the public endpoint (docs/decisions/028): while the server has lately
+// had this many requests in flight at once (server/app-server.ts, inFlightPeaks) it is
+// queueing work (unloaded, a request is answered in about a millisecond, so even a thousand
+// a second keep one or two in flight), and a pass is put off until YIELD_LIMIT_MS after the
+// last pass ended, so a saturated server still delivers a batch that often.
 const BUSY_IN_FLIGHT = 16;
 const YIELD_LIMIT_MS = 1000;
 
 export function startWebhookWorker({
   pollMs = env.WEBHOOK_POLL_MS,
-  requestsInFlight = () => 0,
-}: { pollMs?: number; requestsInFlight?: () => number } = {}): PollingWorker {
+  recentPeakInFlight = () => 0,
+}: { pollMs?: number; recentPeakInFlight?: () => number } = {}): PollingWorker {
   if (worker) return worker;
   let lastPassEnded = 0;
   const pass = async () => {
-    if (requestsInFlight() >= BUSY_IN_FLIGHT && Date.now() - lastPassEnded < YIELD_LIMIT_MS) return 0;
+    if (recentPeakInFlight() >= BUSY_IN_FLIGHT && Date.now() - lastPassEnded < YIELD_LIMIT_MS) return 0;
     try {
       return await processWebhooks();
     } finally {
