@@ -6,6 +6,7 @@ import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react"
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { LocalTime } from "~/components/LocalTime";
 import { RouteError } from "~/components/RouteError";
 import { DeliveryList } from "~/components/webhooks/DeliveryList";
 import {
@@ -14,7 +15,6 @@ import {
   KIND_LABELS,
   LastSuccess,
   SecretNotice,
-  Time,
   endpointErrors,
   endpointValues,
   fieldErrorsFrom,
@@ -210,13 +210,13 @@ function EndpointSummary({ endpoint }: { endpoint: WebhookJson }) {
         <>
           <dt>Previous secret</dt>
           <dd>
-            signs too until <Time iso={endpoint.previousSecretExpiresAt} />
+            signs too until <LocalTime iso={endpoint.previousSecretExpiresAt} />
           </dd>
         </>
       ) : null}
       <dt>Created</dt>
       <dd>
-        <Time iso={endpoint.createdAt} />
+        <LocalTime iso={endpoint.createdAt} />
       </dd>
     </dl>
   );

@@ -55,7 +55,7 @@ export function LeadWorkForm({
         <input type="hidden" name="statusWas" value={lead.status} />
         <input type="hidden" name="ownerIdWas" value={owner} />
         <input type="hidden" name="tagsWas" value={tags} />
-        <div className="row lead-work">
+        <div className="row">
           <div>
             <label htmlFor="lead-status">Status</label>
             <select

@@ -1,8 +1,8 @@
 // An endpoint's deliveries log (/settings/webhooks/:id): each delivery with its attempts,
 // what the receiver answered shown as text, and a retry for those that failed.
 import { Form } from "@remix-run/react";
+import { LocalTime } from "~/components/LocalTime";
 import type { listDeliveries } from "~/models/webhooks.server";
-import { Time } from "./EndpointFields";
 
 export type Delivery = Awaited<ReturnType<typeof listDeliveries>>[number];
 type Attempt = Delivery["attempts"][number];
@@ -33,7 +33,7 @@ function AttemptTable({ attempts }: { attempts: Attempt[] }) {
           <tr key={attempt.at + index} data-testid="attempt">
             <td data-label="Attempt">{index + 1}</td>
             <td data-label="Time">
-              <Time iso={attempt.at} />
+              <LocalTime iso={attempt.at} />
             </td>
             <td data-label="Status">{attempt.statusCode ?? <span className="muted">no answer</span>}</td>
             <td data-label="Duration">{`${attempt.durationMs} ms`}</td>
@@ -62,11 +62,11 @@ function DeliveryItem({ delivery, busy }: { delivery: Delivery; busy: boolean })
         </span>
         <span className="muted">
           {`${delivery.attemptCount} attempt${delivery.attemptCount === 1 ? "" : "s"} · created `}
-          <Time iso={delivery.createdAt} />
+          <LocalTime iso={delivery.createdAt} />
           {delivery.nextAttemptAt ? (
             <>
               {" "}
-              · next attempt <Time iso={delivery.nextAttemptAt} />
+              · next attempt <LocalTime iso={delivery.nextAttemptAt} />
             </>
           ) : null}
         </span>

@@ -55,11 +55,6 @@ export function endpointValues(fields: EndpointFieldsMeta): EndpointValues {
   };
 }
 
-/** A time in the staff user's zone, as everywhere in the dashboard. */
-export function Time({ iso }: { iso: string }) {
-  return <LocalTime iso={iso} />;
-}
-
 export function Health({ endpoint }: { endpoint: Pick<WebhookJson, "enabled" | "disabledReason" | "failingSince"> }) {
   if (!endpoint.enabled) {
     return <span className="badge disabled">{`Disabled: ${endpoint.disabledReason ?? "no reason given"}`}</span>;
@@ -67,7 +62,7 @@ export function Health({ endpoint }: { endpoint: Pick<WebhookJson, "enabled" | "
   if (endpoint.failingSince) {
     return (
       <span className="badge failing">
-        Failing since <Time iso={endpoint.failingSince} />
+        Failing since <LocalTime iso={endpoint.failingSince} />
       </span>
     );
   }
@@ -75,7 +70,7 @@ export function Health({ endpoint }: { endpoint: Pick<WebhookJson, "enabled" | "
 }
 
 export function LastSuccess({ at }: { at: string | null }) {
-  return at ? <Time iso={at} /> : <span className="muted">Never</span>;
+  return at ? <LocalTime iso={at} /> : <span className="muted">Never</span>;
 }
 
 /** A secret in the action's answer: on this page once, never in a URL, the session or a log. */
