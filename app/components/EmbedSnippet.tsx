@@ -86,7 +86,7 @@ function CopyableCode({ code, label }: { code: string; label: string }) {
 export function EmbedSnippet({ formId, appUrl, fields = [], successMessage }: Props) {
   const hostedUrl = `${appUrl}/f/${formId}`;
   return (
-    <section className="card" id="share" aria-labelledby="embed-heading">
+    <section className="card" aria-labelledby="embed-heading">
       <h2 id="embed-heading">Put the form on a website</h2>
       <p>
         Paste this where the form should appear. The script sends each lead with the visitor&apos;s source (UTM values,

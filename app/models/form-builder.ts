@@ -12,7 +12,8 @@ export type BuilderResult =
   | { ok: true; fields: FormField[] }
   | { ok: false; code: "validation_failed" | "field_not_found"; message: string; details?: BuilderDetail[] };
 
-export type MoveDirection = "up" | "down";
+/** One place up or down (the buttons), or to a position in the list (a drag, 0-based). */
+export type MoveTarget = "up" | "down" | number;
 
 export const BUILDER_INTENTS = ["add-field", "update-field", "move-field", "remove-field"] as const;
 export type BuilderIntent = (typeof BUILDER_INTENTS)[number];
@@ -179,15 +180,28 @@ export function updateFieldIn(fields: FormField[], key: string, input: Record<st
   return withinLimits(fields.map((field, i) => (i === index ? parsed.field : field)));
 }
 
-/** Moves a field one place; at either end it stays where it is. */
-export function moveFieldIn(fields: FormField[], key: string, direction: MoveDirection): BuilderResult {
+/**
+ * Moves a field one place up or down, or to a position; at either end it stays where it
+ * is, and a position past the end means the end.
+ */
+export function moveFieldIn(fields: FormField[], key: string, to: MoveTarget): BuilderResult {
   const index = fields.findIndex((field) => field.key === key);
   if (index === -1) return missing(key);
-  const target = direction === "up" ? index - 1 : index + 1;
-  if (target < 0 || target >= fields.length) return { ok: true, fields };
-  const next = [...fields];
-  [next[index], next[target]] = [next[target], next[index]];
+  if (typeof to === "number" && !(Number.isInteger(to) && to >= 0)) {
+    return invalid([{ path: "to", message: "The position must be a whole number from 0." }]);
+  }
+  const target = to === "up" ? index - 1 : to === "down" ? index + 1 : Math.min(to, fields.length - 1);
+  if (target < 0 || target >= fields.length || target === index) return { ok: true, fields };
+  const next = fields.filter((field) => field.key !== key);
+  next.splice(target, 0, fields[index]);
   return { ok: true, fields: next };
+}
+
+/** Where a `move-field` post sends its field: `to` (a drag) or `direction` (the buttons). */
+export function moveTargetFromFormData(form: FormData): MoveTarget {
+  const to = form.get("to");
+  if (typeof to === "string" && to.trim() !== "") return /^\d+$/.test(to.trim()) ? Number(to) : Number.NaN;
+  return form.get("direction") === "up" ? "up" : "down";
 }
 
 export function removeFieldFrom(fields: FormField[], key: string): BuilderResult {
@@ -208,7 +222,7 @@ export function applyBuilderSubmission(fields: FormField[], form: FormData): Bui
     case "update-field":
       return updateFieldIn(fields, key, fieldInputFromFormData(form));
     case "move-field":
-      return moveFieldIn(fields, key, form.get("direction") === "up" ? "up" : "down");
+      return moveFieldIn(fields, key, moveTargetFromFormData(form));
     case "remove-field":
       return removeFieldFrom(fields, key);
     default:

@@ -11,7 +11,7 @@ import {
   removeFieldFrom,
   updateFieldIn,
   type BuilderResult,
-  type MoveDirection,
+  type MoveTarget,
 } from "~/models/form-builder";
 import type { FormField } from "~/models/form-schema";
 import { forgetCachedForm } from "~/models/public-form.server";
@@ -140,8 +140,8 @@ export function updateField(formId: string, key: string, input: Record<string, u
   return changeFields(formId, (fields) => unwrap(updateFieldIn(fields, key, input)));
 }
 
-export function moveField(formId: string, key: string, direction: MoveDirection): Promise<FormRecord> {
-  return changeFields(formId, (fields) => unwrap(moveFieldIn(fields, key, direction)));
+export function moveField(formId: string, key: string, to: MoveTarget): Promise<FormRecord> {
+  return changeFields(formId, (fields) => unwrap(moveFieldIn(fields, key, to)));
 }
 
 export function removeField(formId: string, key: string): Promise<FormRecord> {

@@ -23,6 +23,7 @@ import {
   type ErrorDetail,
 } from "~/utils/domain-error";
 import { decodeCursorOrFail, encodeCursor } from "~/utils/keyset.server";
+import { plural } from "~/utils/plural";
 import { textPolicyIssues } from "~/utils/text-policy";
 
 export const FORM_STATUSES = ["active", "archived"] as const;
@@ -353,7 +354,7 @@ export async function deleteForm(id: string, options: { deleteLeads?: boolean } 
   const { leadCount, spamCount } = (await leadCounts([id])).get(id)!;
   throw new DomainError(
     "form_has_leads",
-    `The form has ${leadCount + spamCount} lead(s). Delete them with it (deleteLeads=true) or archive the form instead.`,
+    `The form has ${plural(leadCount + spamCount, "lead")}. Delete them with it (deleteLeads=true) or archive the form instead.`,
   );
 }
 

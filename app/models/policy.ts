@@ -107,15 +107,24 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   "_dashboard.account": { GET: "session", POST: "session" },
   "_dashboard.account_.tokens": { GET: "session", POST: "session" },
   "_dashboard.forms._index": { GET: "forms.read", "POST create": "forms.write" },
-  "_dashboard.forms.$id": {
+  "_dashboard.forms.$id": { GET: "forms.read" },
+  "_dashboard.forms.$id._index": { GET: "forms.read" },
+  "_dashboard.forms.$id.fields": {
     GET: "forms.read",
     "POST add-field": "forms.write",
     "POST update-field": "forms.write",
     "POST move-field": "forms.write",
     "POST remove-field": "forms.write",
+  },
+  "_dashboard.forms.$id.settings": {
+    GET: "forms.read",
     "POST update-details": "forms.write",
-    "POST update-notifications": "forms.write",
     "POST update-settings": "forms.write",
+  },
+  "_dashboard.forms.$id.notifications": { GET: "forms.read", "POST update-notifications": "forms.write" },
+  "_dashboard.forms.$id.share": { GET: "forms.read" },
+  "_dashboard.forms.$id.danger": {
+    GET: "forms.read",
     "POST archive": "forms.delete",
     "POST unarchive": "forms.delete",
     "POST delete": "forms.delete",

@@ -4,6 +4,7 @@ import { authorize } from "~/utils/auth.server";
 import { db } from "~/utils/db.server";
 import { plural } from "~/utils/plural";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import type { ReactNode } from "react";
 
 export const meta: MetaFunction = () => [{ title: "Dashboard · Lead Capture" }];
 
@@ -22,6 +23,14 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return { user, forms, leads, openTickets, firstFormId: firstForm?.id ?? null, steps };
 }
 
+function Step({ done, children }: { done: boolean; children: ReactNode }) {
+  return (
+    <li className={done ? "done" : undefined}>
+      <span className="step-state">{done ? "Done:" : "To do:"}</span> {children}
+    </li>
+  );
+}
+
 function GettingStarted({
   steps,
   firstFormId,
@@ -29,11 +38,6 @@ function GettingStarted({
   steps: Record<"form" | "onSite" | "lead", boolean>;
   firstFormId: string | null;
 }) {
-  const Step = ({ done, children }: { done: boolean; children: React.ReactNode }) => (
-    <li className={done ? "done" : undefined}>
-      <span className="step-state">{done ? "Done:" : "To do:"}</span> {children}
-    </li>
-  );
   return (
     <section className="card getting-started" aria-labelledby="getting-started">
       <h2 id="getting-started">Getting started</h2>
@@ -42,7 +46,7 @@ function GettingStarted({
           <Link to="/forms">Create a form</Link> with the fields you want to ask for.
         </Step>
         <Step done={steps.onSite}>
-          {firstFormId ? <Link to={`/forms/${firstFormId}#share`}>Put it on your site</Link> : "Put it on your site"}:
+          {firstFormId ? <Link to={`/forms/${firstFormId}/share`}>Put it on your site</Link> : "Put it on your site"}:
           share its link, or paste its embed code into your pages.
         </Step>
         <Step done={steps.lead}>

@@ -37,7 +37,7 @@ export const action = page(async function action({ request }: ActionFunctionArgs
   if (submission.status !== "success") return data(submission.reply(), { status: 422 });
   try {
     const created = await createForm(submission.value);
-    return redirect(`/forms/${created.id}`);
+    return redirect(`/forms/${created.id}/fields`);
   } catch (thrown) {
     if (!(thrown instanceof DomainError)) throw thrown;
     const fieldErrors = Object.fromEntries(thrown.details.map((detail) => [detail.path, [detail.message]]));
@@ -157,7 +157,7 @@ function FormsTable({ items }: { items: SerializeFrom<typeof loader>["items"] })
         {items.map((form) => (
           <tr key={form.id}>
             <td data-label="Name">
-              <Link to={`/forms/${form.id}`}>{form.name}</Link>
+              <Link to={`/forms/${form.id}/fields`}>{form.name}</Link>
             </td>
             <td data-label="Status">
               <span className={`badge ${form.status}`}>{form.status}</span>

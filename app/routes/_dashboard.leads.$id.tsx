@@ -144,7 +144,7 @@ export default function LeadPage() {
       </h1>
       <p className="muted">
         Submitted <LocalTime iso={lead.createdAt} /> under version {lead.schemaVersion} of the form ·{" "}
-        <Link to={`/forms/${lead.formId}`}>Open the form</Link>
+        <Link to={`/forms/${lead.formId}/fields`}>Open the form</Link>
       </p>
       <ActionNotice done={busy || refusal ? null : done} />
 

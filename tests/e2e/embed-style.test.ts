@@ -118,7 +118,7 @@ describe("the embed with its stylesheet", () => {
     const context = await browser.newContext({ permissions: ["clipboard-read", "clipboard-write"] });
     const tab = await context.newPage();
     await createOrResetUser(STAFF);
-    await logInAt(tab, server.url, `/forms/${formId}`);
+    await logInAt(tab, server.url, `/forms/${formId}/share`);
     await tab.getByRole("button", { name: "Copy the embed code" }).click();
     await tab.getByText("Copied", { exact: true }).waitFor();
     const copied = await tab.evaluate(() => navigator.clipboard.readText());

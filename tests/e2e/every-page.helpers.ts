@@ -78,7 +78,7 @@ export async function seedEveryPage(serverUrl: string): Promise<SeededPages> {
     dashboard: [
       "/",
       "/forms",
-      `/forms/${form.id}`,
+      ...["fields", "settings", "notifications", "share", "danger"].map((section) => `/forms/${form.id}/${section}`),
       "/leads",
       `/leads/${lead.id}`,
       "/leads/sources",

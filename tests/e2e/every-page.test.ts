@@ -126,7 +126,7 @@ for (const javaScriptEnabled of [true, false]) {
       const box = (await cell.boundingBox())!;
       expect(box.width).toBeGreaterThan(300);
       await page.close();
-    });
+    }, 60_000);
 
     it("axe-core finds no serious or critical violation on any page", async () => {
       const found: string[] = [];

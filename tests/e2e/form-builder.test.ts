@@ -45,6 +45,47 @@ async function addField(
   await form.getByRole("button", { name: "Add field" }).click();
 }
 
+/** Follows a section's tab and waits for its URL; the tab is then the current page. */
+async function openSection(page: Page, formId: string, tab: string, path: string) {
+  const tabs = page.getByRole("navigation", { name: "Form sections" });
+  await tabs.getByRole("link", { name: tab, exact: true }).click();
+  await page.waitForURL(`**/forms/${formId}/${path}`);
+  expect(await tabs.getByRole("link", { name: tab, exact: true }).getAttribute("aria-current")).toBe("page");
+}
+
+async function fieldOrder(formId: string) {
+  return ((await storedForm(formId))!.fields as { key: string }[]).map((field) => field.key);
+}
+
+/**
+ * With JavaScript a field moves by dragging its handle: with the mouse (Subscribe dropped
+ * on Full name's place), then with the keyboard (Space, an arrow, Space), each one move.
+ */
+async function dragFields(page: Page, formId: string) {
+  expect(await fieldOrder(formId)).toEqual(["full_name", "subscribe", "topic"]);
+  const version = (await storedForm(formId))!.schemaVersion;
+  // Both rows in the viewport: the mouse works in its coordinates.
+  await page.getByRole("list", { name: "Fields" }).evaluate((list) => list.scrollIntoView());
+  const handle = fieldRow(page, "Subscribe").getByRole("button", { name: "Drag Subscribe" });
+  const target = fieldRow(page, "Full name");
+  const from = (await handle.boundingBox())!;
+  const to = (await target.boundingBox())!;
+  await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+  await page.mouse.down();
+  await page.mouse.move(from.x + from.width / 2, to.y + 4, { steps: 12 });
+  await page.mouse.move(from.x + from.width / 2, to.y + 2, { steps: 2 });
+  await page.mouse.up();
+  await expect.poll(() => fieldOrder(formId)).toEqual(["subscribe", "full_name", "topic"]);
+  expect((await storedForm(formId))!.schemaVersion).toBe(version + 1);
+
+  await page.getByRole("button", { name: "Drag Subscribe" }).focus();
+  await page.keyboard.press("Space");
+  await page.keyboard.press("ArrowDown");
+  await page.keyboard.press("Space");
+  await expect.poll(() => fieldOrder(formId)).toEqual(["full_name", "subscribe", "topic"]);
+  expect((await storedForm(formId))!.schemaVersion).toBe(version + 2);
+}
+
 function fieldRow(page: Page, label: string) {
   return page.getByRole("listitem", { name: `Field ${label}` });
 }
@@ -87,18 +128,18 @@ describe.each([
     await newForm.getByLabel("Name", { exact: true }).fill(formName);
     await newForm.getByRole("button", { name: "Create form" }).click();
     await page.getByRole("heading", { name: new RegExp(formName) }).waitFor();
-    const formId = new URL(page.url()).pathname.split("/").pop()!;
-    // With JavaScript every builder change goes through a fetcher: no page loads.
+    // A new form opens on its Fields section.
+    const [, , formId, section] = new URL(page.url()).pathname.split("/");
+    expect(section).toBe("fields");
+    // With JavaScript every builder change goes through a fetcher, and the sections' tabs
+    // are client-side navigations: no document loads.
     let documentLoads = 0;
-    page.on("framenavigated", (frame) => {
-      if (frame === page.mainFrame()) documentLoads++;
-    });
+    page.on("load", () => documentLoads++);
     // The hosted form's address is built from APP_URL (http://localhost:0 here).
     const hosted = page.getByRole("link", { name: new RegExp(`/f/${formId}$`) }).first();
     expect(await hosted.getAttribute("href")).toMatch(new RegExp(`^http://localhost:\\d+/f/${formId}$`));
-    const embed = await page.getByRole("region", { name: "Put the form on a website" }).textContent();
-    expect(embed).toContain("/embed.js");
-    expect(embed).toContain(formId);
+    // Fields has no drag handles without JavaScript: the Up and Down buttons move fields there.
+    expect(await page.getByRole("region", { name: "Put the form on a website" }).count()).toBe(0);
 
     await addField(page, { label: "Full name", type: "text", required: true });
     await fieldRow(page, "Full name").waitFor();
@@ -120,7 +161,7 @@ describe.each([
     let release = () => {};
     const held = new Promise<void>((resolve) => (release = resolve));
     if (javaScriptEnabled) {
-      await page.route(`**/forms/${formId}.data*`, async (route) => {
+      await page.route(`**/forms/${formId}/fields.data*`, async (route) => {
         if (route.request().method() === "POST") await held;
         await route.continue();
       });
@@ -173,7 +214,7 @@ describe.each([
     expect((await api.json()).fields).toEqual(expectedFields);
 
     if (javaScriptEnabled) expect(documentLoads).toBe(0);
-    else expect(documentLoads).toBeGreaterThanOrEqual(6);
+    else expect(documentLoads).toBeGreaterThanOrEqual(5);
 
     // The preview renders the stored fields, in order.
     await page.reload();
@@ -203,8 +244,12 @@ describe.each([
     await expect.poll(() => page.getByTestId("duplicate-label").count()).toBe(0);
     await expect.poll(async () => ((await storedForm(formId))!.fields as unknown[]).length).toBe(3);
 
-    // Details and settings: mistakes are refused inline by the shared schemas, in the
-    // browser before anything is sent with JavaScript, by the server without.
+    if (javaScriptEnabled) await dragFields(page, formId);
+    else expect(await page.getByRole("button", { name: /^Drag / }).count()).toBe(0);
+
+    // Details and settings, on their own section: mistakes are refused inline by the shared
+    // schemas, in the browser before anything is sent with JavaScript, by the server without.
+    await openSection(page, formId, "Settings", "settings");
     const posts: string[] = [];
     page.on("request", (request) => {
       if (request.method() === "POST") posts.push(request.url());
@@ -233,6 +278,7 @@ describe.each([
       .toEqual(["https://www.example.com"]);
 
     // Notifications: a bad address refused by line, then recipients and a daily digest saved.
+    await openSection(page, formId, "Notifications", "notifications");
     const before = posts.length;
     const notifications = () => page.getByRole("form", { name: "Notifications" });
     await notifications()
@@ -252,7 +298,14 @@ describe.each([
       .poll(async () => ((await storedForm(formId))!.settings as { notifications: unknown }).notifications)
       .toEqual({ recipients: ["sales@example.com", "boss@example.com"], mode: "digest" });
 
-    // Archive, then delete after confirming.
+    // Share: the hosted link, the embed code and a plain HTML form.
+    await openSection(page, formId, "Share", "share");
+    const embed = await page.getByRole("region", { name: "Put the form on a website" }).textContent();
+    expect(embed).toContain("/embed.js");
+    expect(embed).toContain(formId);
+
+    // Archive, then delete after confirming, in the Danger zone.
+    await openSection(page, formId, "Danger zone", "danger");
     await page.getByRole("button", { name: "Archive form" }).click();
     await expect.poll(async () => (await storedForm(formId))!.status).toBe("archived");
     await page.getByRole("button", { name: "Unarchive form" }).waitFor();
@@ -263,4 +316,34 @@ describe.each([
     expect(await storedForm(formId)).toBeNull();
     await page.context().close();
   }, 120_000);
+});
+
+describe("the builder's live preview", () => {
+  it("sits beside the fields on a wide screen and below them on a phone, without sideways scrolling", async () => {
+    const page = await loggedInPage(true);
+    const made = await page.request.post(`${server.url}/api/forms`, {
+      headers: { Origin: server.url },
+      data: { name: "Preview", fields: [{ key: "email", label: "Email", type: "email", required: true }] },
+    });
+    expect(made.status()).toBe(201);
+    const { id } = await made.json();
+    await page.goto(`${server.url}/forms/${id}/fields`);
+    const fields = page.getByRole("heading", { name: "Fields", exact: true });
+    const preview = page.getByRole("region", { name: "Form preview" });
+    for (const [width, beside] of [
+      [1280, true],
+      [390, false],
+    ] as const) {
+      await page.setViewportSize({ width, height: 900 });
+      const list = (await fields.boundingBox())!;
+      const shown = (await preview.boundingBox())!;
+      if (beside) expect(shown.x).toBeGreaterThan(list.x + list.width);
+      else {
+        const addField = (await page.getByRole("form", { name: "Add a field" }).boundingBox())!;
+        expect(shown.y).toBeGreaterThan(addField.y + addField.height);
+      }
+      expect(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth)).toBe(true);
+    }
+    await page.context().close();
+  });
 });

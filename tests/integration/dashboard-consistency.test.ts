@@ -46,7 +46,7 @@ describe("the dashboard's consistency", () => {
     home = textOf(await page("/"));
     expect(home).toMatch(/Done: Create a form .* To do: Put it on your site.* To do: See your first lead/);
     expect(home).toContain("1 active form ");
-    expect(await page("/")).toContain(`href="/forms/${form.id}#share"`);
+    expect(await page("/")).toContain(`href="/forms/${form.id}/share"`);
 
     await createLeads(form.id, [{ data: { name: "Ada" } }]);
     home = textOf(await page("/"));

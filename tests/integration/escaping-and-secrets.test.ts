@@ -83,7 +83,7 @@ describe("stored values in pages", () => {
     const pages = [
       "/",
       "/forms",
-      `/forms/${formId}`,
+      ...["fields", "settings", "notifications", "share", "danger"].map((section) => `/forms/${formId}/${section}`),
       "/leads",
       "/leads?spam=all",
       `/leads/${leadId}`,

@@ -1,6 +1,7 @@
 // The builder pages as a browser without JavaScript uses them: form-encoded posts
 // with an `intent`, answered with the page.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createOrResetUser } from "~/models/user.server";
 import { db } from "~/utils/db.server";
 import { loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
@@ -34,7 +35,7 @@ async function page(path: string) {
 async function newForm(name = "Contact"): Promise<string> {
   const res = await post("/forms", { intent: "create", name });
   expect(res.status).toBe(302);
-  return res.location!.split("/").pop()!;
+  return res.location!.split("/")[2];
 }
 
 async function stored(id: string) {
@@ -71,8 +72,8 @@ describe("the forms list page", () => {
   it("creates a form from a plain post and redirects to its builder", async () => {
     const res = await post("/forms", { intent: "create", name: "  Newsletter ", description: "Footer" });
     expect(res.status).toBe(302);
-    expect(res.location).toMatch(/^\/forms\/\w+$/);
-    const id = res.location!.split("/").pop()!;
+    expect(res.location).toMatch(/^\/forms\/\w+\/fields$/);
+    const id = res.location!.split("/")[2];
     expect(await stored(id)).toMatchObject({ name: "Newsletter", description: "Footer", schemaVersion: 1, fields: [] });
     expect(await db.formVersion.count({ where: { formId: id } })).toBe(1);
   });
@@ -91,7 +92,7 @@ describe("the forms list page", () => {
     await db.lead.create({ data: { formId: id, schemaVersion: 1, data: {} } });
     const res = await page("/forms");
     expect(res.status).toBe(200);
-    expect(res.html).toMatch(new RegExp(`href="/forms/${id}">Counted</a>`));
+    expect(res.html).toMatch(new RegExp(`href="/forms/${id}/fields">Counted</a>`));
     expect(res.html).toMatch(new RegExp(`href="/leads\\?formId=${id}">1</a>`));
   });
 });
@@ -99,15 +100,17 @@ describe("the forms list page", () => {
 describe("the builder page without JavaScript", () => {
   it("adds a text field, a select with options and a checkbox, each a new schema version", async () => {
     const id = await newForm();
-    expect((await post(`/forms/${id}`, addText("Full name", { required: "on", maxLength: "80" }))).status).toBe(200);
+    expect((await post(`/forms/${id}/fields`, addText("Full name", { required: "on", maxLength: "80" }))).status).toBe(
+      200,
+    );
     const select = await post(
-      `/forms/${id}`,
+      `/forms/${id}/fields`,
       addText("Topic", { type: "select", options: "Sales\r\nSupport\r\n\r\n", maxLength: "5" }),
     );
     expect(select.status).toBe(200);
-    expect((await post(`/forms/${id}`, addText("Subscribe", { type: "checkbox", defaultValue: "yes" }))).status).toBe(
-      200,
-    );
+    expect(
+      (await post(`/forms/${id}/fields`, addText("Subscribe", { type: "checkbox", defaultValue: "yes" }))).status,
+    ).toBe(200);
 
     const form = await stored(id);
     expect(form!.fields).toEqual([
@@ -120,7 +123,7 @@ describe("the builder page without JavaScript", () => {
     expect(await db.formVersion.count({ where: { formId: id } })).toBe(4);
 
     // The page shows the fields and the preview renders them.
-    const res = await page(`/forms/${id}`);
+    const res = await page(`/forms/${id}/fields`);
     expect(res.html).toContain('id="preview-full_name"');
     expect(res.html).toContain('<option value="Support">Support</option>');
     expect(res.html).toContain(`/f/${id}`);
@@ -128,20 +131,20 @@ describe("the builder page without JavaScript", () => {
 
   it("refuses a select without options and a duplicate key with 422, naming the input, and keeps what was typed", async () => {
     const id = await newForm();
-    await post(`/forms/${id}`, addText("Email", { type: "email" }));
+    await post(`/forms/${id}/fields`, addText("Email", { type: "email" }));
 
-    const noOptions = await post(`/forms/${id}`, addText("Plan", { type: "select", options: "" }));
+    const noOptions = await post(`/forms/${id}/fields`, addText("Plan", { type: "select", options: "" }));
     expect(noOptions.status).toBe(422);
     expect(noOptions.html).toContain('id="new-options-error"');
     expect(noOptions.html).toContain("A select field needs at least one option.");
     expect(noOptions.html).toMatch(/id="new-label"[^>]*value="Plan"/);
 
-    const duplicate = await post(`/forms/${id}`, addText("Email again", { key: "EMAIL" }));
+    const duplicate = await post(`/forms/${id}/fields`, addText("Email again", { key: "EMAIL" }));
     expect(duplicate.status).toBe(422);
     expect(duplicate.html).toContain('id="new-key-error"');
     expect(duplicate.html).toContain("Another field already uses the key &quot;EMAIL&quot;.");
 
-    const range = await post(`/forms/${id}`, addText("Size", { type: "number", min: "10", max: "1" }));
+    const range = await post(`/forms/${id}/fields`, addText("Size", { type: "number", min: "10", max: "1" }));
     expect(range.status).toBe(422);
     expect(range.html).toContain("min cannot be greater than max.");
 
@@ -150,20 +153,22 @@ describe("the builder page without JavaScript", () => {
 
   it("edits a field (a new key too), moves fields up and down and removes one, keeping old versions", async () => {
     const id = await newForm();
-    for (const label of ["First", "Second", "Third"]) await post(`/forms/${id}`, addText(label));
+    for (const label of ["First", "Second", "Third"]) await post(`/forms/${id}/fields`, addText(label));
 
-    const edit = await post(`/forms/${id}`, {
+    const edit = await post(`/forms/${id}/fields`, {
       ...addText("Given name", { required: "on", placeholder: "Ada", helpText: "As on your passport" }),
       intent: "update-field",
       fieldKey: "first",
       key: "given_name",
     });
     expect(edit.status).toBe(200);
-    expect((await post(`/forms/${id}`, { intent: "move-field", fieldKey: "third", direction: "up" })).status).toBe(200);
     expect(
-      (await post(`/forms/${id}`, { intent: "move-field", fieldKey: "given_name", direction: "down" })).status,
+      (await post(`/forms/${id}/fields`, { intent: "move-field", fieldKey: "third", direction: "up" })).status,
     ).toBe(200);
-    expect((await post(`/forms/${id}`, { intent: "remove-field", fieldKey: "second" })).status).toBe(200);
+    expect(
+      (await post(`/forms/${id}/fields`, { intent: "move-field", fieldKey: "given_name", direction: "down" })).status,
+    ).toBe(200);
+    expect((await post(`/forms/${id}/fields`, { intent: "remove-field", fieldKey: "second" })).status).toBe(200);
 
     const form = await stored(id);
     expect(form!.fields).toEqual([
@@ -185,7 +190,7 @@ describe("the builder page without JavaScript", () => {
   it("keeps every field when several people add fields at the same moment", async () => {
     const id = await newForm();
     const labels = ["Alpha", "Beta", "Gamma", "Delta", "Epsilon"];
-    const results = await Promise.all(labels.map((label) => post(`/forms/${id}`, addText(label))));
+    const results = await Promise.all(labels.map((label) => post(`/forms/${id}/fields`, addText(label))));
     expect(results.map((res) => res.status)).toEqual(labels.map(() => 200));
     const form = await stored(id);
     expect((form!.fields as { label: string }[]).map((field) => field.label).sort()).toEqual([...labels].sort());
@@ -200,10 +205,12 @@ describe("the builder page without JavaScript", () => {
 
   it("does not make a version for a move past the end, and says so when a field is gone", async () => {
     const id = await newForm();
-    await post(`/forms/${id}`, addText("Only"));
-    expect((await post(`/forms/${id}`, { intent: "move-field", fieldKey: "only", direction: "up" })).status).toBe(200);
+    await post(`/forms/${id}/fields`, addText("Only"));
+    expect(
+      (await post(`/forms/${id}/fields`, { intent: "move-field", fieldKey: "only", direction: "up" })).status,
+    ).toBe(200);
     expect((await stored(id))!.schemaVersion).toBe(2);
-    const gone = await post(`/forms/${id}`, { intent: "remove-field", fieldKey: "nothing" });
+    const gone = await post(`/forms/${id}/fields`, { intent: "remove-field", fieldKey: "nothing" });
     expect(gone.status).toBe(404);
     expect(gone.html).toContain("The form has no field &quot;nothing&quot;");
   });
@@ -211,9 +218,9 @@ describe("the builder page without JavaScript", () => {
   it("saves name, settings (origins one per line) and refuses a bad origin next to its input", async () => {
     const id = await newForm();
     expect(
-      (await post(`/forms/${id}`, { intent: "update-details", name: "Renamed", description: "About" })).status,
+      (await post(`/forms/${id}/settings`, { intent: "update-details", name: "Renamed", description: "About" })).status,
     ).toBe(200);
-    const bad = await post(`/forms/${id}`, {
+    const bad = await post(`/forms/${id}/settings`, {
       intent: "update-settings",
       allowedOrigins: "https://ok.example\nftp://bad.example",
       redirectUrl: "",
@@ -223,7 +230,7 @@ describe("the builder page without JavaScript", () => {
     expect(bad.html).toContain('id="settings-allowedOrigins-error"');
     expect(bad.html).toContain("Line 2: Use an origin");
 
-    const good = await post(`/forms/${id}`, {
+    const good = await post(`/forms/${id}/settings`, {
       intent: "update-settings",
       allowedOrigins: "https://OK.example/\n\nhttps://two.example",
       redirectUrl: "https://ok.example/thanks",
@@ -242,8 +249,8 @@ describe("the builder page without JavaScript", () => {
 
   it("saves notification recipients (one per line or by commas) and the mode, refusing a bad address by line", async () => {
     const id = await newForm();
-    expect((await page(`/forms/${id}`)).html).toContain('aria-label="Notifications"');
-    const bad = await post(`/forms/${id}`, {
+    expect((await page(`/forms/${id}/notifications`)).html).toContain('aria-label="Notifications"');
+    const bad = await post(`/forms/${id}/notifications`, {
       intent: "update-notifications",
       recipients: "sales@team.example\nnot-an-address",
       mode: "instant",
@@ -253,7 +260,7 @@ describe("the builder page without JavaScript", () => {
     expect(bad.html).toContain("Line 2: Enter a valid email address.");
     expect((await stored(id))!.settings).toMatchObject({ notifications: { recipients: [], mode: "instant" } });
 
-    const good = await post(`/forms/${id}`, {
+    const good = await post(`/forms/${id}/notifications`, {
       intent: "update-notifications",
       recipients: "Sales@Team.example, ops@team.example\n\nceo@team.example",
       mode: "digest",
@@ -264,33 +271,33 @@ describe("the builder page without JavaScript", () => {
     });
     // The other settings are untouched.
     expect((await stored(id))!.settings).toMatchObject({ allowedOrigins: [] });
-    const shown = await page(`/forms/${id}`);
+    const shown = await page(`/forms/${id}/notifications`);
     expect(shown.html).toContain("sales@team.example\nops@team.example\nceo@team.example");
     expect(shown.html).toMatch(/value="digest"[^>]*checked|checked[^>]*value="digest"/);
   });
 
   it("archives and unarchives", async () => {
     const id = await newForm();
-    await post(`/forms/${id}`, { intent: "archive" });
+    await post(`/forms/${id}/danger`, { intent: "archive" });
     expect((await stored(id))!.status).toBe("archived");
-    expect((await page(`/forms/${id}`)).html).toContain("Unarchive form");
-    await post(`/forms/${id}`, { intent: "unarchive" });
+    expect((await page(`/forms/${id}/danger`)).html).toContain("Unarchive form");
+    await post(`/forms/${id}/danger`, { intent: "unarchive" });
     expect((await stored(id))!.status).toBe("active");
   });
 
   it("deletes after a confirmation; a form with leads only when its leads are deleted too", async () => {
     const id = await newForm();
     await db.lead.create({ data: { formId: id, schemaVersion: 1, data: {} } });
-    const confirm = await page(`/forms/${id}?delete=confirm`);
+    const confirm = await page(`/forms/${id}/danger?delete=confirm`);
     expect(confirm.html).toContain("Delete permanently");
     expect(confirm.html).toContain('name="deleteLeads"');
 
-    const refused = await post(`/forms/${id}?delete=confirm`, { intent: "delete" });
+    const refused = await post(`/forms/${id}/danger?delete=confirm`, { intent: "delete" });
     expect(refused.status).toBe(409);
-    expect(refused.html).toContain("The form has 1 lead(s).");
+    expect(refused.html).toContain("The form has 1 lead.");
     expect(await stored(id)).not.toBeNull();
 
-    const deleted = await post(`/forms/${id}?delete=confirm`, { intent: "delete", deleteLeads: "on" });
+    const deleted = await post(`/forms/${id}/danger?delete=confirm`, { intent: "delete", deleteLeads: "on" });
     expect(deleted.status).toBe(302);
     expect(deleted.location).toBe("/forms");
     expect(await stored(id)).toBeNull();
@@ -298,15 +305,83 @@ describe("the builder page without JavaScript", () => {
   });
 
   it("answers an unknown form with the 404 page and refuses a cross-site post with 403", async () => {
-    const missing = await page("/forms/does-not-exist");
+    const missing = await page("/forms/does-not-exist/fields");
     expect(missing.status).toBe(404);
     expect(missing.html).toContain("There is no form with this id.");
-    const missingPost = await post("/forms/does-not-exist", addText("X"));
+    const missingPost = await post("/forms/does-not-exist/fields", addText("X"));
     expect(missingPost.status).toBe(404);
 
     const id = await newForm();
-    const crossSite = await post(`/forms/${id}`, addText("Sneaky"), { Origin: "https://evil.example" });
+    const crossSite = await post(`/forms/${id}/fields`, addText("Sneaky"), { Origin: "https://evil.example" });
     expect(crossSite.status).toBe(403);
     expect((await stored(id))!.fields).toEqual([]);
+  });
+});
+
+describe("the builder's sections", () => {
+  it("opens /forms/:id on Fields, and gives each section its own URL and marks it in the tabs", async () => {
+    const id = await newForm("Sectioned");
+    const opened = await page(`/forms/${id}`);
+    expect(opened.status).toBe(302);
+    const redirect = await fetch(`${server.url}/forms/${id}`, { headers: { Cookie: cookie }, redirect: "manual" });
+    expect(redirect.headers.get("location")).toBe(`/forms/${id}/fields`);
+    const sections = {
+      fields: "Add a field",
+      settings: "Name and description",
+      notifications: "Email each lead to",
+      share: "Put the form on a website",
+      danger: "Archive or delete",
+    };
+    for (const [section, text] of Object.entries(sections)) {
+      const res = await page(`/forms/${id}/${section}`);
+      expect(res.status, section).toBe(200);
+      expect(res.html).toContain(text);
+      expect(res.html).toMatch(new RegExp(`<a (?=[^>]*aria-current="page")[^>]*href="/forms/${id}/${section}"`));
+      // Only its own section: the embed code is on Share alone, field editing on Fields alone.
+      expect(res.html.includes("Put the form on a website"), section).toBe(section === "share");
+      expect(res.html.includes('aria-label="Add a field"'), section).toBe(section === "fields");
+    }
+  });
+
+  it("takes only its own section's changes: a delete posted to Fields is refused and deletes nothing", async () => {
+    const id = await newForm();
+    const refused = await post(`/forms/${id}/fields`, { intent: "delete", deleteLeads: "on" });
+    expect(refused.status).toBe(400);
+    expect(refused.html).toContain("Unknown action.");
+    expect(await stored(id)).not.toBeNull();
+    const settingsOnNotifications = await post(`/forms/${id}/notifications`, { intent: "update-details", name: "X" });
+    expect(settingsOnNotifications.status).toBe(400);
+    expect((await stored(id))!.name).toBe("Contact");
+  });
+
+  it("moves a field to a position (a drop), and refuses a position that is not a whole number", async () => {
+    const id = await newForm();
+    for (const label of ["A", "B", "C", "D"]) await post(`/forms/${id}/fields`, addText(label));
+    expect((await post(`/forms/${id}/fields`, { intent: "move-field", fieldKey: "d", to: "1" })).status).toBe(200);
+    const keys = async () => ((await stored(id))!.fields as { key: string }[]).map((field) => field.key);
+    expect(await keys()).toEqual(["a", "d", "b", "c"]);
+    const bad = await post(`/forms/${id}/fields`, { intent: "move-field", fieldKey: "a", to: "-1" });
+    expect(bad.status).toBe(422);
+    expect(bad.html).toContain("The position must be a whole number from 0.");
+    expect(await keys()).toEqual(["a", "d", "b", "c"]);
+  });
+
+  it("tells an agent, who may not archive or delete, so on the Danger zone instead of offering the buttons", async () => {
+    const agent = { email: "agent@sections.example", password: "agent sections password" };
+    await createOrResetUser({ ...agent, role: "agent" });
+    const agentCookie = await loginAsStaff(server.url, agent);
+    const id = await newForm();
+    const res = await fetch(`${server.url}/forms/${id}/danger`, { headers: { Cookie: agentCookie } });
+    const html = await res.text();
+    expect(res.status).toBe(200);
+    expect(html).toContain("Only owners and admins can archive or delete a form.");
+    expect(html).not.toContain("Archive form");
+    const archive = await fetch(`${server.url}/forms/${id}/danger`, {
+      method: "POST",
+      headers: { Cookie: agentCookie, Origin: server.url },
+      body: new URLSearchParams({ intent: "archive" }),
+    });
+    expect(archive.status).toBe(403);
+    expect((await stored(id))!.status).toBe("active");
   });
 });

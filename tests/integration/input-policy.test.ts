@@ -178,7 +178,7 @@ describe("field keys that name built-in object members", () => {
       );
     }
     const made = await staff("POST", "/api/forms", { name: "Labels", fields: [] });
-    const added = await fetch(`${server.url}/forms/${made.body.id}`, {
+    const added = await fetch(`${server.url}/forms/${made.body.id}/fields`, {
       method: "POST",
       headers: {
         Cookie: await loginAsStaff(server.url),

@@ -101,6 +101,28 @@ describe("field list edits", () => {
     expect(removeFieldFrom(fields, "name")).toEqual({ ok: true, fields: [fields[1]] });
   });
 
+  it("moves a dragged field to a position, the end when past it, and refuses a position that is not a whole number", () => {
+    const four: FormField[] = ["a", "b", "c", "d"].map((key) => ({ key, label: key, type: "text", required: false }));
+    const keys = (result: ReturnType<typeof moveFieldIn>) =>
+      result.ok ? result.fields.map((field) => field.key) : result;
+    expect(keys(moveFieldIn(four, "a", 2))).toEqual(["b", "c", "a", "d"]);
+    expect(keys(moveFieldIn(four, "d", 0))).toEqual(["d", "a", "b", "c"]);
+    expect(keys(moveFieldIn(four, "b", 99))).toEqual(["a", "c", "d", "b"]);
+    expect(keys(moveFieldIn(four, "c", 2))).toEqual(["a", "b", "c", "d"]);
+    expect(moveFieldIn(four, "a", -1)).toMatchObject({
+      ok: false,
+      code: "validation_failed",
+      details: [{ path: "to" }],
+    });
+    expect(moveFieldIn(four, "a", 1.5)).toMatchObject({ ok: false, code: "validation_failed" });
+    const posted = (to: string) =>
+      applyBuilderSubmission(four, formData({ intent: "move-field", fieldKey: "a", to, direction: "down" }));
+    expect(keys(posted("3")!)).toEqual(["b", "c", "d", "a"]);
+    expect(posted("first")).toMatchObject({ ok: false, details: [{ path: "to" }] });
+    // Without `to`, the buttons' direction.
+    expect(keys(posted(" ")!)).toEqual(["b", "a", "c", "d"]);
+  });
+
   it("applies a posted intent, and ignores posts that are not field edits", () => {
     const result = applyBuilderSubmission(fields, formData({ intent: "remove-field", fieldKey: "topic" }));
     expect(result).toEqual({ ok: true, fields: [fields[0]] });

@@ -1,4 +1,7 @@
-// One row of the builder's field list, with its move, edit and remove buttons.
+// One row of the builder's field list, with its drag handle (with JavaScript), its move,
+// edit and remove buttons.
+import { useSortable } from "@dnd-kit/sortable";
+import { CSS } from "@dnd-kit/utilities";
 import { useFetcher } from "@remix-run/react";
 import { type FormField } from "~/models/form-schema";
 import { FieldEditor } from "./FieldEditor";
@@ -11,6 +14,7 @@ export function FieldRow({
   count,
   actionData,
   onDraft,
+  draggable,
 }: {
   field: FormField;
   fields: FormField[];
@@ -18,15 +22,23 @@ export function FieldRow({
   count: number;
   actionData: ActionResult | undefined;
   onDraft: (draft: Draft) => void;
+  draggable: boolean;
 }) {
+  const sortable = useSortable({ id: field.key, disabled: !draggable });
   const editResult = resultFor(actionData, "update-field", field.key);
   const rowResult = resultFor(actionData, ["move-field", "remove-field"], field.key);
   const sameLabel = (other: FormField) => other.label.trim().toLowerCase() === field.label.trim().toLowerCase();
   const duplicate = fields.some((other) => other.key !== field.key && sameLabel(other));
   return (
-    <li className="card" aria-label={`Field ${field.label}`}>
-      <div className="actions" style={{ justifyContent: "space-between" }}>
+    <li
+      ref={sortable.setNodeRef}
+      className={sortable.isDragging ? "card field-row dragging" : "card field-row"}
+      style={{ transform: CSS.Translate.toString(sortable.transform), transition: sortable.transition }}
+      aria-label={`Field ${field.label}`}
+    >
+      <div className="field-row-head">
         <div>
+          {draggable ? <DragHandle label={field.label} sortable={sortable} /> : null}
           <strong>{field.label}</strong> <span className="badge">{field.type}</span>
           {field.required ? <span className="badge">required</span> : null}
         </div>
@@ -68,6 +80,22 @@ export function FieldRow({
         />
       </details>
     </li>
+  );
+}
+
+/** The handle a row is dragged by (with JavaScript only: without, nothing could move it). */
+function DragHandle({ label, sortable }: { label: string; sortable: ReturnType<typeof useSortable> }) {
+  return (
+    <button
+      type="button"
+      className="drag-handle"
+      ref={sortable.setActivatorNodeRef}
+      {...sortable.attributes}
+      {...sortable.listeners}
+      aria-label={`Drag ${label}`}
+    >
+      ⠿
+    </button>
   );
 }
 

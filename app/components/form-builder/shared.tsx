@@ -1,8 +1,17 @@
 // What the form builder's parts share: the action's answer, the draft being edited, and
 // the helpers that read refusals back into field errors.
+import { useRouteLoaderData } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import type { FormField } from "~/models/form-schema";
+import type { loader as builderLoader } from "~/routes/_dashboard.forms.$id";
 import type { SubmissionResult } from "@conform-to/react";
+
+/** The form, as the builder's frame (/forms/:id) loaded it for every section. */
+export function useBuilderData() {
+  const data = useRouteLoaderData<typeof builderLoader>("routes/_dashboard.forms.$id");
+  if (!data) throw new Error("A form builder section renders inside /forms/:id.");
+  return { ...data, fields: data.form.fields as FormField[] };
+}
 
 export type Detail = { path: string; message: string };
 export type ActionResult = {
@@ -55,6 +64,28 @@ export function FieldError({ id, message }: { id: string; message?: string }) {
 }
 
 export type Draft = { target: string | null; field: FormField } | null;
+
+/**
+ * The answer to a post made without JavaScript, unless a form on the page shows it in
+ * place (a field's refusal needs its field on the page).
+ */
+export function BuilderNotice({ actionData, fields }: { actionData: ActionResult | undefined; fields: FormField[] }) {
+  if (actionData?.ok) {
+    return (
+      <p className="notice" role="status">
+        Saved.
+      </p>
+    );
+  }
+  if (actionData && !shownInPlace(actionData, fields)) {
+    return (
+      <p className="error" role="alert">
+        {actionData.message}
+      </p>
+    );
+  }
+  return null;
+}
 
 export const IN_PLACE_INTENTS = ["add-field", "update-details", "update-settings", "update-notifications", "delete"];
 

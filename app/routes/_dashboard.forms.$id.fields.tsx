@@ -1,0 +1,91 @@
+// /forms/:id/fields: the builder's fields, the add-field form and a live preview (beside
+// them on a wide screen, below on a narrow one). Every change is a real form post with an
+// `intent` (it works without JavaScript); with JavaScript each one goes through a fetcher,
+// and the list and the preview show pending changes at once, computed by the same
+// functions the server applies (app/models/form-builder.ts).
+import { useActionData, useFetchers } from "@remix-run/react";
+import { useState } from "react";
+import { FieldEditor } from "~/components/form-builder/FieldEditor";
+import { FieldList } from "~/components/form-builder/FieldList";
+import { FormPreview } from "~/components/form-builder/FormPreview";
+import { BuilderNotice, resultFor, useBuilderData, type Draft } from "~/components/form-builder/shared";
+import { RouteError } from "~/components/RouteError";
+import {
+  BUILDER_INTENTS,
+  addFieldTo,
+  applyBuilderSubmission,
+  fieldInputFromFormData,
+  moveTargetFromFormData,
+  updateFieldIn,
+} from "~/models/form-builder";
+import type { FormField } from "~/models/form-schema";
+import { addField, moveField, removeField, updateField } from "~/models/form-schema-changes.server";
+import { builderAction } from "~/utils/builder-action.server";
+
+const key = (form: FormData) => String(form.get("fieldKey") ?? "");
+
+export const action = builderAction({
+  "add-field": { permission: "forms.write", run: ({ formId, form }) => addField(formId, fieldInputFromFormData(form)) },
+  "update-field": {
+    permission: "forms.write",
+    run: ({ formId, form }) => updateField(formId, key(form), fieldInputFromFormData(form)),
+  },
+  "move-field": {
+    permission: "forms.write",
+    run: ({ formId, form }) => moveField(formId, key(form), moveTargetFromFormData(form)),
+  },
+  "remove-field": { permission: "forms.write", run: ({ formId, form }) => removeField(formId, key(form)) },
+});
+
+export default function FieldsSection() {
+  const { fields: saved } = useBuilderData();
+  const actionData = useActionData<typeof action>();
+  const fetchers = useFetchers();
+  const [draft, setDraft] = useState<Draft>(null);
+  const fields = withPendingEdits(saved, fetchers);
+
+  return (
+    <>
+      <BuilderNotice actionData={actionData} fields={fields} />
+      <div className="builder-fields">
+        <div>
+          <FieldList fields={fields} actionData={actionData} onDraft={setDraft} />
+          <section className="card" aria-labelledby="add-field-heading">
+            <h2 id="add-field-heading">Add a field</h2>
+            <FieldEditor
+              mode="add"
+              fields={fields}
+              idPrefix="new"
+              actionData={resultFor(actionData, "add-field")}
+              onDraft={setDraft}
+            />
+          </section>
+        </div>
+        <FormPreview fields={withDraft(fields, draft)} />
+      </div>
+    </>
+  );
+}
+
+/** Pending field edits, applied in order by the server's own functions. */
+function withPendingEdits(saved: FormField[], fetchers: ReturnType<typeof useFetchers>): FormField[] {
+  let fields = saved;
+  for (const fetcher of fetchers) {
+    if (!fetcher.formData || !BUILDER_INTENTS.includes(fetcher.formData.get("intent") as never)) continue;
+    const result = applyBuilderSubmission(fields, fetcher.formData);
+    if (result?.ok) fields = result.fields;
+  }
+  return fields;
+}
+
+/** The fields with the one being edited as it stands, while it is valid. */
+function withDraft(fields: FormField[], draft: Draft): FormField[] {
+  if (!draft) return fields;
+  const result =
+    draft.target === null ? addFieldTo(fields, draft.field) : updateFieldIn(fields, draft.target, draft.field);
+  return result.ok ? result.fields : fields;
+}
+
+export function ErrorBoundary() {
+  return <RouteError notFound="There is no form with this id." />;
+}

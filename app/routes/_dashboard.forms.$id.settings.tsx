@@ -1,0 +1,47 @@
+// /forms/:id/settings: the form's name and description, and where it may be posted from,
+// where a plain post goes after, and what the visitor reads on success.
+import { parseWithZod } from "@conform-to/zod/v4";
+import { useActionData } from "@remix-run/react";
+import { DetailsForm, SettingsForm } from "~/components/form-builder/FormPanels";
+import { BuilderNotice, resultFor, useBuilderData } from "~/components/form-builder/shared";
+import { RouteError } from "~/components/RouteError";
+import { FormDetailsSchema, SettingsFormSchema } from "~/models/form-schema";
+import { updateForm } from "~/models/form.server";
+import { builderAction, savePanel } from "~/utils/builder-action.server";
+
+export const action = builderAction({
+  "update-details": {
+    permission: "forms.write",
+    run: ({ formId, form }) =>
+      savePanel("update-details", parseWithZod(form, { schema: FormDetailsSchema }), (details) =>
+        updateForm(formId, details),
+      ),
+  },
+  "update-settings": {
+    permission: "forms.write",
+    run: ({ formId, form }) =>
+      savePanel("update-settings", parseWithZod(form, { schema: SettingsFormSchema }), (settings) =>
+        updateForm(formId, { settings: { ...settings, redirectUrl: settings.redirectUrl ?? null } }),
+      ),
+  },
+});
+
+export default function SettingsSection() {
+  const { form, fields } = useBuilderData();
+  const actionData = useActionData<typeof action>();
+  return (
+    <>
+      <BuilderNotice actionData={actionData} fields={fields} />
+      <DetailsForm
+        name={form.name}
+        description={form.description}
+        actionData={resultFor(actionData, "update-details")}
+      />
+      <SettingsForm settings={form.settings} actionData={resultFor(actionData, "update-settings")} />
+    </>
+  );
+}
+
+export function ErrorBoundary() {
+  return <RouteError notFound="There is no form with this id." />;
+}

@@ -1,0 +1,16 @@
+// /forms/:id/share: the hosted form's link, the embed code with its copy button, and a
+// plain HTML form for sites without JavaScript.
+import { EmbedSnippet } from "~/components/EmbedSnippet";
+import { useBuilderData } from "~/components/form-builder/shared";
+import { RouteError } from "~/components/RouteError";
+
+export default function ShareSection() {
+  const { form, fields, appUrl } = useBuilderData();
+  return (
+    <EmbedSnippet formId={form.id} appUrl={appUrl} fields={fields} successMessage={form.settings.successMessage} />
+  );
+}
+
+export function ErrorBoundary() {
+  return <RouteError notFound="There is no form with this id." />;
+}
