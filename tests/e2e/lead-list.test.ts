@@ -99,6 +99,8 @@ describe("the lead list in a browser", () => {
     const context = await browser.newContext({ acceptDownloads: true });
     const page = await context.newPage();
     await logInAt(page, server.url, "/leads");
+    // Campaign filters are folded away until opened (or set).
+    await page.getByText("Campaign filters (UTM values)").click();
     await page.getByLabel("utm_campaign").fill("spring");
     await page.getByRole("button", { name: "Filter" }).click();
     await expect.poll(() => new URL(page.url()).search).toBe("?utm_campaign=spring");

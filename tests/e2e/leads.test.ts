@@ -71,6 +71,7 @@ describe("the leads page", () => {
     expect(await tableNames(page)).toHaveLength(5);
 
     await page.getByLabel("Form").selectOption({ label: "Contact form" });
+    await page.getByText("Campaign filters (UTM values)").click();
     await page.getByLabel("utm_campaign").fill("spring");
     await page.getByLabel("To").fill("2026-03-05");
     await page.getByRole("button", { name: "Filter" }).click();

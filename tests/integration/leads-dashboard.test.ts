@@ -115,7 +115,11 @@ describe("the lead list", () => {
     expect((await get("/leads?tag=vip")).html).toContain("1 lead matches these filters.");
     expect((await get("/leads?ownerId=none&utm_campaign=spring")).html).toContain("2 leads match these filters.");
     expect((await get(`/leads?ownerId=${agentId}`)).html).toContain("1 lead matches these filters.");
-    expect((await get("/leads")).html).toContain("5 leads match these filters.");
+    const unfiltered = (await get("/leads")).html;
+    expect(unfiltered).toContain("5 leads match these filters.");
+    // The campaign filters are folded away until one of them is set.
+    expect(unfiltered).toMatch(/<details class="more-filters">/);
+    expect((await get("/leads?utm_source=news")).html).toMatch(/<details class="more-filters" open="">/);
     await db.leadTag.deleteMany({});
     await db.lead.update({ where: { id: ada }, data: { ownerId: null, status: "new" } });
   });

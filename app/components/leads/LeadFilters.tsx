@@ -19,6 +19,7 @@ export const FILTER_NAMES = [
   "spam",
 ] as const;
 export type FilterName = (typeof FILTER_NAMES)[number];
+const UTM_FILTERS = ["utm_source", "utm_medium", "utm_campaign"] as const satisfies readonly FilterName[];
 export type FilterValues = Record<string, string>;
 
 export type OwnerChoice = { id: string; label: string; active: boolean };
@@ -77,11 +78,7 @@ export function LeadFilters({
           ["all", "Spam and not spam"],
         ])}
       </div>
-      <div className="row">
-        <FilterInput name="utm_source" label="utm_source" values={values} errors={errors} />
-        <FilterInput name="utm_medium" label="utm_medium" values={values} errors={errors} />
-        <FilterInput name="utm_campaign" label="utm_campaign" values={values} errors={errors} />
-      </div>
+      <CampaignFilters values={values} errors={errors} />
       {errors.some((error) => !FILTER_NAMES.includes(error.path as FilterName)) ? (
         <p className="error" role="alert">
           {errors.map((error) => `${error.path}: ${error.message}`).join(" ")}
@@ -94,6 +91,24 @@ export function LeadFilters({
         <Link to="/leads">Clear filters</Link>
       </p>
     </Form>
+  );
+}
+
+/**
+ * Campaign filters are for some days, not every day: folded away (a shorter panel on a
+ * phone) unless one is set or refused. Folded inputs are still sent with the form.
+ */
+function CampaignFilters({ values, errors }: { values: FilterValues; errors: ErrorDetail[] }) {
+  const open = UTM_FILTERS.some((name) => values[name] || errors.some((error) => error.path === name));
+  return (
+    <details className="more-filters" open={open}>
+      <summary>Campaign filters (UTM values)</summary>
+      <div className="row">
+        {UTM_FILTERS.map((name) => (
+          <FilterInput key={name} name={name} label={name} values={values} errors={errors} />
+        ))}
+      </div>
+    </details>
   );
 }
 
