@@ -77,13 +77,31 @@ async function dragFields(page: Page, formId: string) {
   await page.mouse.up();
   await expect.poll(() => fieldOrder(formId)).toEqual(["subscribe", "full_name", "topic"]);
   expect((await storedForm(formId))!.schemaVersion).toBe(version + 1);
+  // The page shows the saved order, and the handles, which wait while a drop saves, are free.
+  await expect.poll(() => shownOrder(page)).toEqual(["Subscribe", "Full name", "Topic"]);
+  await expect.poll(() => handle.getAttribute("aria-disabled")).toBe("false");
 
-  await page.getByRole("button", { name: "Drag Subscribe" }).focus();
+  await handle.focus();
+  // dnd-kit measures the rows a render after the drag starts, and announces each place in
+  // its live region: each key waits for the one before to take effect, as a person's would.
+  const announced = page.locator("[id^=DndLiveRegion]");
   await page.keyboard.press("Space");
+  await expect.poll(() => handle.getAttribute("aria-pressed")).toBe("true");
+  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
   await page.keyboard.press("ArrowDown");
+  await expect.poll(() => announced.textContent()).toBe("Subscribe is now at place 2 of 3.");
   await page.keyboard.press("Space");
   await expect.poll(() => fieldOrder(formId)).toEqual(["full_name", "subscribe", "topic"]);
   expect((await storedForm(formId))!.schemaVersion).toBe(version + 2);
+}
+
+/** The fields' labels in the order the builder's list shows them. */
+async function shownOrder(page: Page) {
+  const labels = await page
+    .getByRole("list", { name: "Fields" })
+    .locator(":scope > li")
+    .evaluateAll((rows) => rows.map((row) => row.getAttribute("aria-label")));
+  return labels.map((label) => label!.replace(/^Field /, ""));
 }
 
 function fieldRow(page: Page, label: string) {

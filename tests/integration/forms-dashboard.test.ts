@@ -325,6 +325,11 @@ describe("the builder's sections", () => {
     expect(opened.status).toBe(302);
     const redirect = await fetch(`${server.url}/forms/${id}`, { headers: { Cookie: cookie }, redirect: "manual" });
     expect(redirect.headers.get("location")).toBe(`/forms/${id}/fields`);
+    const withQuery = await fetch(`${server.url}/forms/${id}?created=1`, {
+      headers: { Cookie: cookie },
+      redirect: "manual",
+    });
+    expect(withQuery.headers.get("location")).toBe(`/forms/${id}/fields?created=1`);
     const sections = {
       fields: "Add a field",
       settings: "Name and description",

@@ -1,7 +1,9 @@
 // The builder's field list. Each row moves with its Up and Down buttons (real form posts,
 // without JavaScript too); with JavaScript a row is also dragged by its handle, with the
 // mouse, a finger or the keyboard (dnd-kit, decision 034), and a drop posts one
-// `move-field` to the dropped position.
+// `move-field` to the dropped position. A drop is a position in the saved order, so the
+// handles wait while a drop saves: a second drop never lands on an order the server has
+// not got yet.
 import {
   closestCenter,
   DndContext,
@@ -13,7 +15,7 @@ import {
   type DragEndEvent,
 } from "@dnd-kit/core";
 import { SortableContext, sortableKeyboardCoordinates, verticalListSortingStrategy } from "@dnd-kit/sortable";
-import { useSubmit } from "@remix-run/react";
+import { useFetcher } from "@remix-run/react";
 import type { FormField } from "~/models/form-schema";
 import { FieldRow } from "./FieldRow";
 import { useHydrated, type ActionResult, type Draft } from "./shared";
@@ -28,7 +30,10 @@ export function FieldList({
   onDraft: (draft: Draft) => void;
 }) {
   const hydrated = useHydrated();
-  const submit = useSubmit();
+  const drop = useFetcher<ActionResult>({ key: "field-drop" });
+  const saving = drop.state !== "idle";
+  // Nothing to drag one field around.
+  const draggable = hydrated && fields.length > 1;
   const sensors = useSensors(
     // A click on the handle is not a drag: it has to move a few pixels first.
     useSensor(PointerSensor, { activationConstraint: { distance: 5 } }),
@@ -46,11 +51,10 @@ export function FieldList({
   };
 
   function onDragEnd({ active, over }: DragEndEvent) {
-    if (!over || active.id === over.id) return;
-    // Each drop is its own fetcher, so drops made while an earlier one saves all show at once.
-    submit(
+    if (!over || active.id === over.id || saving) return;
+    drop.submit(
       { intent: "move-field", fieldKey: String(active.id), to: String(positionOf(over.id) - 1) },
-      { method: "post", navigate: false },
+      { method: "post" },
     );
   }
 
@@ -58,8 +62,11 @@ export function FieldList({
     <section aria-labelledby="fields-heading">
       <h2 id="fields-heading">Fields</h2>
       {fields.length === 0 ? <p className="muted">No fields yet. Add the first one below.</p> : null}
-      {hydrated && fields.length > 1 ? (
-        <p className="hint">Drag a field by its ⠿ handle, or use its Up and Down buttons.</p>
+      {draggable ? <p className="hint">Drag a field by its ⠿ handle, or use its Up and Down buttons.</p> : null}
+      {drop.state === "idle" && drop.data && !drop.data.ok ? (
+        <p className="error" role="alert">
+          {`The field was not moved: ${drop.data.message ?? "the change was refused."}`}
+        </p>
       ) : null}
       <DndContext
         // A fixed id: the generated one differs between the server's render and the browser's.
@@ -86,7 +93,8 @@ export function FieldList({
                 count={fields.length}
                 actionData={actionData}
                 onDraft={onDraft}
-                draggable={hydrated}
+                draggable={draggable}
+                saving={saving}
               />
             ))}
           </ol>

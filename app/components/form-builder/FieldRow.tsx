@@ -15,6 +15,7 @@ export function FieldRow({
   actionData,
   onDraft,
   draggable,
+  saving,
 }: {
   field: FormField;
   fields: FormField[];
@@ -23,8 +24,10 @@ export function FieldRow({
   actionData: ActionResult | undefined;
   onDraft: (draft: Draft) => void;
   draggable: boolean;
+  /** A drop is saving: the handle waits for it (FieldList). */
+  saving: boolean;
 }) {
-  const sortable = useSortable({ id: field.key, disabled: !draggable });
+  const sortable = useSortable({ id: field.key, disabled: !draggable || saving });
   const editResult = resultFor(actionData, "update-field", field.key);
   const rowResult = resultFor(actionData, ["move-field", "remove-field"], field.key);
   const sameLabel = (other: FormField) => other.label.trim().toLowerCase() === field.label.trim().toLowerCase();
