@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { HttpUrlSchema, isReservedFieldKey, leadEmail, leadSearchText, type LeadData } from "~/models/form-schema";
 import { leadStore, type NewLead } from "~/storage/index.server";
-import { db, isForeignKeyViolation, isUniqueViolation } from "~/utils/db.server";
+import { db, isUniqueViolation } from "~/utils/db.server";
 import { invalidFields, textPolicyDetails, type ErrorDetail } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { timeOrderedId } from "~/utils/random-text.server";
@@ -22,7 +22,7 @@ import { leadNotifications, type StaffEmail } from "./notifications.server";
 import { kickOutbox } from "./outbox.server";
 import { leadValidator, type PublicForm } from "./public-form.server";
 import { nudgeWebhooks } from "./webhook-delivery.server";
-import { eventFor, invalidateSubscriptions } from "./webhook-events.server";
+import { eventFor } from "./webhook-events.server";
 
 /** The largest submission body, in bytes (413 past it). */
 export const SUBMISSION_BODY_LIMIT = 64 * 1024;
@@ -275,12 +275,6 @@ export async function storeLead(
     try {
       return { lead: await insertLead(lead, form, meta), replayed: false };
     } catch (error) {
-      // A webhook endpoint deleted at this very moment (PostgreSQL's key check found it
-      // gone after the insert's own read): read the subscriptions again and store once more.
-      if (isForeignKeyViolation(error) && attempt === 0) {
-        invalidateSubscriptions();
-        continue;
-      }
       if (!meta.idempotencyKey || !isUniqueViolation(error)) throw error;
       const first = await db.lead.findUnique({
         where: { formId_idempotencyKey: { formId: lead.formId, idempotencyKey: meta.idempotencyKey } },

@@ -5,7 +5,7 @@
 // attempt, and retries failures on WEBHOOK_RETRY_DELAYS with jitter before giving up. An
 // endpoint whose every attempt failed for WEBHOOK_DISABLE_AFTER_HOURS is disabled.
 import { Webhook } from "standardwebhooks";
-import { webhookOutcomeStore, webhookStore } from "~/storage/index.server";
+import { webhookFanOutStore, webhookOutcomeStore, webhookStore } from "~/storage/index.server";
 import type { Outcome } from "~/storage/webhook-outcome-store.server";
 import { db } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
@@ -152,8 +152,15 @@ async function disableExpired(endpointIds: string[], now: Date): Promise<boolean
 const RECLAIM_EVERY_MS = 1000;
 let nextReclaimAt = 0;
 
-/** One pass: reclaims deliveries whose claimer died, claims due ones, delivers them side by side. */
+// Lead events fanned out to deliveries per pass (a few milliseconds of SQLite's time).
+const FAN_OUT_BATCH = 200;
+
+/**
+ * One pass: writes the deliveries of lead events not fanned out yet, reclaims deliveries
+ * whose claimer died, claims due ones, delivers them side by side. Returns how much it did.
+ */
 export async function processWebhooks(): Promise<number> {
+  const fannedOut = await webhookFanOutStore.fanOut(FAN_OUT_BATCH);
   const now = new Date();
   if (now.getTime() >= nextReclaimAt) {
     nextReclaimAt = now.getTime() + RECLAIM_EVERY_MS;
@@ -163,7 +170,7 @@ export async function processWebhooks(): Promise<number> {
     });
   }
   const ids = await webhookStore.claimDue(now, new Date(now.getTime() + LOCK_MS()), BATCH_SIZE);
-  if (ids.length === 0) return 0;
+  if (ids.length === 0) return fannedOut;
   const claimed = await db.webhookDelivery.findMany({ where: { id: { in: ids } }, select: claimedSelect });
   const held = claimed.filter((delivery) => delivery.endpoint.disabledAt !== null).map((delivery) => delivery.id);
   if (held.length > 0) {
@@ -185,7 +192,7 @@ export async function processWebhooks(): Promise<number> {
       })),
   );
   if (done.length > 0) await record(done);
-  return ids.length;
+  return fannedOut + ids.length;
 }
 
 let worker: PollingWorker | undefined;

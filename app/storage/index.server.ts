@@ -12,6 +12,11 @@ import { sqliteLeadStore } from "./lead-store.sqlite.server";
 import { postgresQueueStore, sqliteQueueStore, type Queue, type QueueStore } from "./queue-store.server";
 import { postgresSessionStore, sqliteSessionStore, type SessionStore } from "./session-store.server";
 import {
+  postgresWebhookFanOutStore,
+  sqliteWebhookFanOutStore,
+  type WebhookFanOutStore,
+} from "./webhook-fan-out-store.server";
+import {
   postgresWebhookOutcomeStore,
   sqliteWebhookOutcomeStore,
   type WebhookOutcomeStore,
@@ -29,6 +34,9 @@ export const outboxStore = queueStore({
   first: `"ticketId" IS NOT NULL`,
 });
 export const webhookStore = queueStore({ table: "WebhookDelivery", claimedStatus: "delivering" });
+export const webhookFanOutStore: WebhookFanOutStore = isPostgres
+  ? postgresWebhookFanOutStore
+  : sqliteWebhookFanOutStore;
 export const webhookOutcomeStore: WebhookOutcomeStore = isPostgres
   ? postgresWebhookOutcomeStore
   : sqliteWebhookOutcomeStore;

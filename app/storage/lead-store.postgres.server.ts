@@ -24,8 +24,8 @@ import {
   type LeadStore,
   type NewLead,
   OUTBOX_EMAIL_INSERT,
-  WEBHOOK_DELIVERY_INSERT,
   WEBHOOK_EVENT_INSERT,
+  fanOutList,
 } from "./lead-store";
 
 const postgres: Dialect = {
@@ -54,10 +54,10 @@ const ROW_COLUMNS = quoted(LEAD_ROW_COLUMNS);
 // by one statement, so one transaction and one WAL flush, on one pooled connection. Every
 // part comes in as parallel arrays (unnest), so the statement's text is the same for any
 // batch and is prepared once per connection. Each CTE reads the rows the one before it
-// returned: a lead's event, deliveries and emails are written only if the lead is. A lead
-// that repeats an idempotency key is skipped (ON CONFLICT DO NOTHING) and answered alone
-// with a unique violation, as a lone INSERT would be; deliveries go only to the endpoints
-// that still exist (one deleted since the subscription cache was read is skipped).
+// returned: a lead's event and emails are written only if the lead is. A lead that repeats
+// an idempotency key is skipped (ON CONFLICT DO NOTHING) and answered alone with a unique
+// violation, as a lone INSERT would be. The event's deliveries are written by the webhook
+// worker (./webhook-fan-out-store.server.ts).
 const LEAD_TYPES: Partial<Record<(typeof NEW_LEAD_COLUMNS)[number], string>> = {
   schemaVersion: "int",
   isSpam: "bool",
@@ -79,20 +79,13 @@ const BATCH_INSERT = `WITH lead AS (
   RETURNING "id"),
 event AS (
   ${WEBHOOK_EVENT_INSERT}
-  SELECT e.id, e.type, e.payload, e.created::timestamp
-  FROM unnest(${arrays(LEAD_PARAMS + 1, ["text", "text", "text", "text", "text"])}) AS e(id, type, payload, created, lead_id)
-  JOIN lead ON lead."id" = e.lead_id
-  RETURNING "id", "createdAt"),
-delivery AS (
-  ${WEBHOOK_DELIVERY_INSERT}
-  SELECT d.id, event."id", d.endpoint, 'pending'::"WebhookDeliveryStatus", 0, event."createdAt", event."createdAt"
-  FROM unnest(${arrays(LEAD_PARAMS + 6, ["text", "text", "text"])}) AS d(id, event_id, endpoint)
-  JOIN event ON event."id" = d.event_id
-  JOIN "WebhookEndpoint" endpoint ON endpoint."id" = d.endpoint),
+  SELECT e.id, e.type, e.payload, e.created::timestamp, e.fan_out_to
+  FROM unnest(${arrays(LEAD_PARAMS + 1, Array(6).fill("text"))}) AS e(id, type, payload, created, fan_out_to, lead_id)
+  JOIN lead ON lead."id" = e.lead_id),
 email AS (
   ${OUTBOX_EMAIL_INSERT}
   SELECT m.id, m.to_email, m.subject, m.text, m.message_id, m.reply_to, m.created::timestamp, m.created::timestamp, 'pending'::"OutboxStatus", 0
-  FROM unnest(${arrays(LEAD_PARAMS + 9, Array(8).fill("text"))}) AS m(id, to_email, subject, text, message_id, reply_to, created, lead_id)
+  FROM unnest(${arrays(LEAD_PARAMS + 7, Array(8).fill("text"))}) AS m(id, to_email, subject, text, message_id, reply_to, created, lead_id)
   JOIN lead ON lead."id" = m.lead_id)
 SELECT "id" FROM lead`;
 
@@ -107,17 +100,14 @@ type Pending = {
 /** The batch statement's parameters: one array per column of each part. */
 function batchParams(batch: readonly Pending[]): unknown[] {
   const leadColumns: unknown[][] = NEW_LEAD_COLUMNS.map(() => []);
-  const events: unknown[][] = [[], [], [], [], []];
-  const deliveries: unknown[][] = [[], [], []];
+  const events: unknown[][] = [[], [], [], [], [], []];
   const emails: unknown[][] = [[], [], [], [], [], [], [], []];
   for (const { lead, event, emails: mail } of batch) {
     newLeadValues(lead, postgres).forEach((value, i) => leadColumns[i].push(value));
     if (event) {
-      [event.id, event.type, event.payload, event.createdAt.toISOString(), lead.id].forEach((value, i) =>
-        events[i].push(value),
+      [event.id, event.type, event.payload, event.createdAt.toISOString(), fanOutList(event), lead.id].forEach(
+        (value, i) => events[i].push(value),
       );
-      for (const delivery of event.deliveries)
-        [delivery.id, event.id, delivery.endpointId].forEach((value, i) => deliveries[i].push(value));
     }
     for (const email of mail) {
       [
@@ -132,7 +122,7 @@ function batchParams(batch: readonly Pending[]): unknown[] {
       ].forEach((value, i) => emails[i].push(value));
     }
   }
-  return [...leadColumns, ...events, ...deliveries, ...emails];
+  return [...leadColumns, ...events, ...emails];
 }
 
 /** Writes a batch; the ids of the leads a repeated idempotency key kept out are refused. */

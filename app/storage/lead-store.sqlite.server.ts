@@ -21,8 +21,8 @@ import {
   type LeadRow,
   type LeadStore,
   OUTBOX_EMAIL_INSERT,
-  WEBHOOK_DELIVERY_INSERT,
   WEBHOOK_EVENT_INSERT,
+  fanOutList,
 } from "./lead-store";
 
 const sqlite: Dialect = {
@@ -50,9 +50,7 @@ const rowOf = (row: StoredRow): LeadRow => ({
 
 const INSERT = `INSERT INTO "Lead" (${quoted(NEW_LEAD_COLUMNS)}) VALUES (${NEW_LEAD_COLUMNS.map(() => "?").join(", ")})`;
 const ROW_COLUMNS = quoted(LEAD_ROW_COLUMNS);
-const INSERT_EVENT = `${WEBHOOK_EVENT_INSERT} VALUES (?, ?, ?, ?)`;
-// Only to an endpoint that still exists (one deleted since the subscription cache was read is skipped).
-const INSERT_DELIVERY = `${WEBHOOK_DELIVERY_INSERT} SELECT ?, ?, "id", 'pending', 0, ?, ? FROM "WebhookEndpoint" WHERE "id" = ?`;
+const INSERT_EVENT = `${WEBHOOK_EVENT_INSERT} VALUES (?, ?, ?, ?, ?)`;
 
 const INSERT_ACTIVITY = `INSERT INTO "LeadActivity" ("id", "leadId", "kind", "fromValue", "toValue", "actorId", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?)`;
 const INSERT_EMAIL = `${OUTBOX_EMAIL_INSERT} VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0)`;
@@ -63,10 +61,7 @@ function writeLead(connection: SqliteConnection, pending: Pending) {
   prepared(connection, INSERT).run(values);
   if (event) {
     const time = sqliteTime(event.createdAt);
-    prepared(connection, INSERT_EVENT).run(event.id, event.type, event.payload, time);
-    for (const delivery of event.deliveries) {
-      prepared(connection, INSERT_DELIVERY).run(delivery.id, event.id, time, time, delivery.endpointId);
-    }
+    prepared(connection, INSERT_EVENT).run(event.id, event.type, event.payload, time, fanOutList(event));
   }
   for (const email of emails) {
     const time = sqliteTime(email.createdAt);

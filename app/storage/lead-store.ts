@@ -128,8 +128,9 @@ export function newLeadValues(lead: NewLead, dialect: Pick<Dialect, "time" | "bo
 
 export interface LeadStore {
   /**
-   * Writes one lead, and with it (in the same transaction) the webhook event it causes and
-   * the notification emails it sends, if any; a second lead with the same (formId,
+   * Writes one lead, and with it (in the same transaction) the webhook event it causes (to
+   * be fanned out to its deliveries by the webhook worker) and the notification emails it
+   * sends, if any; a second lead with the same (formId,
    * idempotencyKey) throws a unique violation.
    */
   insert(lead: NewLead, event?: NewWebhookEvent | null, emails?: readonly StaffEmail[]): Promise<void>;
@@ -153,11 +154,15 @@ export interface LeadStore {
   countPerDay(formId: string, from: Date, to: Date): Promise<Map<string, number>>;
 }
 
-/** The webhook tables' columns a new event and its deliveries are written with. */
-export const WEBHOOK_EVENT_INSERT = `INSERT INTO "WebhookEvent" ("id", "type", "payload", "createdAt")`;
+/**
+ * The columns a lead's webhook event is written with: the event alone, with the endpoints it
+ * is for in `fanOutTo` (the worker writes the deliveries: ./webhook-fan-out-store.server.ts).
+ */
+export const WEBHOOK_EVENT_INSERT = `INSERT INTO "WebhookEvent" ("id", "type", "payload", "createdAt", "fanOutTo")`;
+/** `fanOutTo`: the endpoints an event is to be fanned out to. */
+export const fanOutList = (event: NewWebhookEvent) => event.deliveries.map((delivery) => delivery.endpointId).join(",");
 /** The outbox's columns a staff notification is written with (its status `pending`, 0 attempts). */
 export const OUTBOX_EMAIL_INSERT = `INSERT INTO "OutboxEmail" ("id", "toEmail", "subject", "text", "messageId", "replyTo", "nextAttemptAt", "createdAt", "status", "attempts")`;
-export const WEBHOOK_DELIVERY_INSERT = `INSERT INTO "WebhookDelivery" ("id", "eventId", "endpointId", "status", "attempts", "nextAttemptAt", "createdAt")`;
 
 // ---------------------------------------------------------------------------
 // The one filter builder

@@ -76,7 +76,7 @@ describe("two instances on one database", () => {
   it("deliver each event once", { timeout: 60_000 }, async () => {
     const [a, b] = await Promise.all([startServer(QUICK), startServer(QUICK)]);
     servers.push(a, b);
-    const { formId } = await setUp(a, "/pair");
+    const { formId, endpointId } = await setUp(a, "/pair");
     const leads = 30;
     await Promise.all(Array.from({ length: leads }, (_, i) => submit(i % 2 ? a : b, formId, `Lead ${i}`)));
     const arrived = () => receiver.received.filter((request) => request.path === "/pair");
@@ -85,5 +85,7 @@ describe("two instances on one database", () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(arrived()).toHaveLength(leads);
     expect(new Set(arrived().map((request) => request.headers["webhook-id"])).size).toBe(leads);
+    // Each event was fanned out once, by one of the two.
+    expect(await db.webhookDelivery.count({ where: { endpointId } })).toBe(leads);
   });
 });

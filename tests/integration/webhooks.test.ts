@@ -281,6 +281,8 @@ describe("an endpoint deleted meanwhile", () => {
     await db.webhookEndpoint.delete({ where: { id: endpoint.id } }); // as another instance would
     const leadId = await submitLead("Orphan Olga");
     expect(await db.lead.count({ where: { id: leadId } })).toBe(1);
+    // Its event is fanned out to no delivery, and is done with.
+    await expect.poll(() => db.webhookEvent.count({ where: { fanOutTo: { contains: endpoint.id } } })).toBe(0);
     expect(await db.webhookDelivery.count({ where: { endpointId: endpoint.id } })).toBe(0);
   });
 
