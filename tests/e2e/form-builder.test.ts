@@ -50,7 +50,8 @@ async function openSection(page: Page, formId: string, tab: string, path: string
   const tabs = page.getByRole("navigation", { name: "Form sections" });
   await tabs.getByRole("link", { name: tab, exact: true }).click();
   await page.waitForURL(`**/forms/${formId}/${path}`);
-  expect(await tabs.getByRole("link", { name: tab, exact: true }).getAttribute("aria-current")).toBe("page");
+  // With JavaScript the URL can change a render before the tabs show it: wait for that render.
+  await expect.poll(() => tabs.getByRole("link", { name: tab, exact: true }).getAttribute("aria-current")).toBe("page");
 }
 
 async function fieldOrder(formId: string) {
