@@ -156,11 +156,25 @@ let nextReclaimAt = 0;
 const FAN_OUT_BATCH = 200;
 
 /**
+ * The deliveries of up to FAN_OUT_BATCH lead events. A failure (an endpoint deleted while
+ * its deliveries were written, a busy SQLite file) is logged and left to the next pass: it
+ * must not hold back the deliveries already due.
+ */
+async function fanOut(): Promise<number> {
+  try {
+    return await webhookFanOutStore.fanOut(FAN_OUT_BATCH);
+  } catch (error) {
+    console.error("webhook fan-out failed (it is tried again on the next pass):", error);
+    return 0;
+  }
+}
+
+/**
  * One pass: writes the deliveries of lead events not fanned out yet, reclaims deliveries
  * whose claimer died, claims due ones, delivers them side by side. Returns how much it did.
  */
 export async function processWebhooks(): Promise<number> {
-  const fannedOut = await webhookFanOutStore.fanOut(FAN_OUT_BATCH);
+  const fannedOut = await fanOut();
   const now = new Date();
   if (now.getTime() >= nextReclaimAt) {
     nextReclaimAt = now.getTime() + RECLAIM_EVERY_MS;

@@ -79,7 +79,7 @@ const BATCH_INSERT = `WITH lead AS (
   RETURNING "id"),
 event AS (
   ${WEBHOOK_EVENT_INSERT}
-  SELECT e.id, e.type, e.payload, e.created::timestamp, e.fan_out_to
+  SELECT e.id, e.type, e.payload, e.created::timestamp, e.fan_out_to, e.created::timestamp
   FROM unnest(${arrays(LEAD_PARAMS + 1, Array(6).fill("text"))}) AS e(id, type, payload, created, fan_out_to, lead_id)
   JOIN lead ON lead."id" = e.lead_id),
 email AS (

@@ -50,7 +50,7 @@ const rowOf = (row: StoredRow): LeadRow => ({
 
 const INSERT = `INSERT INTO "Lead" (${quoted(NEW_LEAD_COLUMNS)}) VALUES (${NEW_LEAD_COLUMNS.map(() => "?").join(", ")})`;
 const ROW_COLUMNS = quoted(LEAD_ROW_COLUMNS);
-const INSERT_EVENT = `${WEBHOOK_EVENT_INSERT} VALUES (?, ?, ?, ?, ?)`;
+const INSERT_EVENT = `${WEBHOOK_EVENT_INSERT} VALUES (?, ?, ?, ?, ?, ?)`;
 
 const INSERT_ACTIVITY = `INSERT INTO "LeadActivity" ("id", "leadId", "kind", "fromValue", "toValue", "actorId", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?)`;
 const INSERT_EMAIL = `${OUTBOX_EMAIL_INSERT} VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0)`;
@@ -61,7 +61,7 @@ function writeLead(connection: SqliteConnection, pending: Pending) {
   prepared(connection, INSERT).run(values);
   if (event) {
     const time = sqliteTime(event.createdAt);
-    prepared(connection, INSERT_EVENT).run(event.id, event.type, event.payload, time, fanOutList(event));
+    prepared(connection, INSERT_EVENT).run(event.id, event.type, event.payload, time, fanOutList(event), time);
   }
   for (const email of emails) {
     const time = sqliteTime(email.createdAt);

@@ -156,9 +156,10 @@ export interface LeadStore {
 
 /**
  * The columns a lead's webhook event is written with: the event alone, with the endpoints it
- * is for in `fanOutTo` (the worker writes the deliveries: ./webhook-fan-out-store.server.ts).
+ * is for in `fanOutTo` and its time again in `fanOutAt` (the worker writes the deliveries:
+ * ./webhook-fan-out-store.server.ts).
  */
-export const WEBHOOK_EVENT_INSERT = `INSERT INTO "WebhookEvent" ("id", "type", "payload", "createdAt", "fanOutTo")`;
+export const WEBHOOK_EVENT_INSERT = `INSERT INTO "WebhookEvent" ("id", "type", "payload", "createdAt", "fanOutTo", "fanOutAt")`;
 /** `fanOutTo`: the endpoints an event is to be fanned out to. */
 export const fanOutList = (event: NewWebhookEvent) => event.deliveries.map((delivery) => delivery.endpointId).join(",");
 /** The outbox's columns a staff notification is written with (its status `pending`, 0 attempts). */

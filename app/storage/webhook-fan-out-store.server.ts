@@ -1,6 +1,7 @@
 // Fanning out lead events to deliveries (decision 028). A lead.created is written with its
-// lead as one row, the event, naming in `fanOutTo` the endpoints it is for; the webhook
-// worker turns a batch of such events into delivery rows and clears `fanOutTo`, in one
+// lead as one row, the event, naming in `fanOutTo` the endpoints it is for (and its time in
+// `fanOutAt`, indexed: an id list could outgrow an index entry); the webhook
+// worker turns a batch of such events into delivery rows and clears both, in one
 // transaction, so each event is fanned out once even with several instances. The lead's
 // transaction thus writes one row fewer: the delivery row was half of what an endpoint
 // cost the submit endpoint on SQLite. One implementation per database (decision 021).
@@ -24,11 +25,11 @@ function deliveriesOf(events: readonly PendingEvent[]) {
   );
 }
 
-// Both queries read the index on fanOutTo from where the pending events start: a scan from
-// the table's first row would pass every event already fanned out, and grow with them
-// (each pass took longer than the one before). Equal lists (one endpoint: all of them)
-// keep the order the events were written in.
-const PENDING = `SELECT "id", "fanOutTo" FROM "WebhookEvent" WHERE "fanOutTo" > '' ORDER BY "fanOutTo" LIMIT ?`;
+// Both read the oldest pending events from the index on fanOutAt, where they start: a scan
+// from the table's first row would pass every event already fanned out, and grow with them
+// (a first version's passes took longer round after round); and in time order, so a burst's
+// deliveries go out in the order of its leads, whichever forms and endpoints they are for.
+const PENDING = `SELECT "id", "fanOutTo" FROM "WebhookEvent" WHERE "fanOutAt" > '' ORDER BY "fanOutAt" LIMIT ?`;
 // Only to an endpoint that still exists (one deleted since the event was written is
 // skipped); due at once, as of the event's time, so the deliveries keep the leads' order.
 const INSERT_INTO = `INSERT INTO "WebhookDelivery" ("id", "eventId", "endpointId", "status", "attempts", "nextAttemptAt", "createdAt")`;
@@ -36,7 +37,7 @@ const INSERT_DELIVERY = `${INSERT_INTO}
   SELECT ?, e."id", endpoint."id", 'pending', 0, e."createdAt", e."createdAt"
   FROM "WebhookEvent" e JOIN "WebhookEndpoint" endpoint ON endpoint."id" = ?
   WHERE e."id" = ?`;
-const DONE = `UPDATE "WebhookEvent" SET "fanOutTo" = NULL WHERE "id" = ?`;
+const DONE = `UPDATE "WebhookEvent" SET "fanOutTo" = NULL, "fanOutAt" = NULL WHERE "id" = ?`;
 
 export const sqliteWebhookFanOutStore: WebhookFanOutStore = {
   async fanOut(limit) {
@@ -61,7 +62,7 @@ export const postgresWebhookFanOutStore: WebhookFanOutStore = {
     return db.$transaction(async (tx: Prisma.TransactionClient) => {
       // SKIP LOCKED: another instance's batch is left to it.
       const events = await tx.$queryRawUnsafe<PendingEvent[]>(
-        `SELECT "id", "fanOutTo" FROM "WebhookEvent" WHERE "fanOutTo" IS NOT NULL ORDER BY "fanOutTo" LIMIT $1 FOR UPDATE SKIP LOCKED`,
+        `SELECT "id", "fanOutTo" FROM "WebhookEvent" WHERE "fanOutAt" IS NOT NULL ORDER BY "fanOutAt" LIMIT $1 FOR UPDATE SKIP LOCKED`,
         limit,
       );
       if (events.length === 0) return 0;
@@ -77,7 +78,7 @@ export const postgresWebhookFanOutStore: WebhookFanOutStore = {
         deliveries.map((delivery) => delivery.endpointId),
       );
       await tx.$executeRawUnsafe(
-        `UPDATE "WebhookEvent" SET "fanOutTo" = NULL WHERE "id" = ANY($1::text[])`,
+        `UPDATE "WebhookEvent" SET "fanOutTo" = NULL, "fanOutAt" = NULL WHERE "id" = ANY($1::text[])`,
         events.map((event) => event.id),
       );
       return events.length;

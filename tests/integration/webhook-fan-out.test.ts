@@ -20,7 +20,14 @@ describe("fanning out lead events", () => {
     const times = Array.from({ length: 7 }, (_, i) => new Date(Date.UTC(2026, 10, 25, 9, 0, i)));
     for (const [i, createdAt] of times.entries()) {
       await db.webhookEvent.create({
-        data: { id: `msg_fan${i}`, type: "lead.created", payload: "{}", createdAt, fanOutTo: `${kept},${gone}` },
+        data: {
+          id: `msg_fan${i}`,
+          type: "lead.created",
+          payload: "{}",
+          createdAt,
+          fanOutTo: `${kept},${gone}`,
+          fanOutAt: createdAt,
+        },
       });
     }
     // Deleted after its events were written, as another instance would.
@@ -45,7 +52,44 @@ describe("fanning out lead events", () => {
         nextAttemptAt: times[i],
       });
     }
-    expect(await db.webhookEvent.count({ where: { id: { startsWith: "msg_fan" }, fanOutTo: { not: null } } })).toBe(0);
+    expect(
+      await db.webhookEvent.count({
+        where: { id: { startsWith: "msg_fan" }, OR: [{ fanOutTo: { not: null } }, { fanOutAt: { not: null } }] },
+      }),
+    ).toBe(0);
+  });
+
+  it("takes the oldest events first, whichever endpoints they are for", async () => {
+    const a = await endpoint("https://a.example.com/hook");
+    const b = await endpoint("https://b.example.com/hook");
+    // Written out of time order, for endpoint lists that sort the other way round.
+    const events = [
+      { id: "msg_order_late", fanOutTo: a, at: new Date(Date.UTC(2026, 10, 25, 10, 0, 3)) },
+      { id: "msg_order_first", fanOutTo: b, at: new Date(Date.UTC(2026, 10, 25, 10, 0, 1)) },
+      { id: "msg_order_second", fanOutTo: `${b},${a}`, at: new Date(Date.UTC(2026, 10, 25, 10, 0, 2)) },
+    ];
+    for (const event of events) {
+      await db.webhookEvent.create({
+        data: {
+          id: event.id,
+          type: "lead.created",
+          payload: "{}",
+          createdAt: event.at,
+          fanOutTo: event.fanOutTo,
+          fanOutAt: event.at,
+        },
+      });
+    }
+    const order: string[] = [];
+    for (let pass = 0; pass < events.length; pass++) {
+      expect(await webhookFanOutStore.fanOut(1)).toBe(1);
+      const done = await db.webhookEvent.findMany({
+        where: { id: { startsWith: "msg_order" }, fanOutAt: null, NOT: { id: { in: order } } },
+        select: { id: true },
+      });
+      order.push(...done.map((event) => event.id));
+    }
+    expect(order).toEqual(["msg_order_first", "msg_order_second", "msg_order_late"]);
   });
 
   it("leaves the events written with their deliveries alone", async () => {
