@@ -4,7 +4,6 @@ import { redirect } from "@remix-run/node";
 import { Link, useActionData, useSearchParams } from "@remix-run/react";
 import { DeleteConfirmation, StatusForm } from "~/components/form-builder/FormPanels";
 import { BuilderNotice, resultFor, useBuilderData } from "~/components/form-builder/shared";
-import { RouteError } from "~/components/RouteError";
 import { deleteForm, setFormStatus } from "~/models/form.server";
 import { builderAction } from "~/utils/builder-action.server";
 
@@ -67,6 +66,4 @@ export default function DangerSection() {
   );
 }
 
-export function ErrorBoundary() {
-  return <RouteError notFound="There is no form with this id." />;
-}
+export { BuilderError as ErrorBoundary } from "~/components/form-builder/shared";

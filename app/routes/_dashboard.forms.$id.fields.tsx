@@ -9,7 +9,6 @@ import { FieldEditor } from "~/components/form-builder/FieldEditor";
 import { FieldList } from "~/components/form-builder/FieldList";
 import { FormPreview } from "~/components/form-builder/FormPreview";
 import { BuilderNotice, resultFor, useBuilderData, type Draft } from "~/components/form-builder/shared";
-import { RouteError } from "~/components/RouteError";
 import {
   BUILDER_INTENTS,
   addFieldTo,
@@ -86,6 +85,4 @@ function withDraft(fields: FormField[], draft: Draft): FormField[] {
   return result.ok ? result.fields : fields;
 }
 
-export function ErrorBoundary() {
-  return <RouteError notFound="There is no form with this id." />;
-}
+export { BuilderError as ErrorBoundary } from "~/components/form-builder/shared";

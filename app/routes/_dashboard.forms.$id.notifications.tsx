@@ -3,7 +3,6 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { useActionData } from "@remix-run/react";
 import { NotificationsForm } from "~/components/form-builder/FormPanels";
 import { BuilderNotice, resultFor, useBuilderData } from "~/components/form-builder/shared";
-import { RouteError } from "~/components/RouteError";
 import { NotificationsFormSchema } from "~/models/form-schema";
 import { updateForm } from "~/models/form.server";
 import { builderAction, savePanel } from "~/utils/builder-action.server";
@@ -33,6 +32,4 @@ export default function NotificationsSection() {
   );
 }
 
-export function ErrorBoundary() {
-  return <RouteError notFound="There is no form with this id." />;
-}
+export { BuilderError as ErrorBoundary } from "~/components/form-builder/shared";

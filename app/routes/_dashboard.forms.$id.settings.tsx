@@ -4,7 +4,6 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { useActionData } from "@remix-run/react";
 import { DetailsForm, SettingsForm } from "~/components/form-builder/FormPanels";
 import { BuilderNotice, resultFor, useBuilderData } from "~/components/form-builder/shared";
-import { RouteError } from "~/components/RouteError";
 import { FormDetailsSchema, SettingsFormSchema } from "~/models/form-schema";
 import { updateForm } from "~/models/form.server";
 import { builderAction, savePanel } from "~/utils/builder-action.server";
@@ -42,6 +41,4 @@ export default function SettingsSection() {
   );
 }
 
-export function ErrorBoundary() {
-  return <RouteError notFound="There is no form with this id." />;
-}
+export { BuilderError as ErrorBoundary } from "~/components/form-builder/shared";

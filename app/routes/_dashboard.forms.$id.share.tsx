@@ -2,7 +2,6 @@
 // plain HTML form for sites without JavaScript.
 import { EmbedSnippet } from "~/components/EmbedSnippet";
 import { useBuilderData } from "~/components/form-builder/shared";
-import { RouteError } from "~/components/RouteError";
 
 export default function ShareSection() {
   const { form, fields, appUrl } = useBuilderData();
@@ -11,6 +10,4 @@ export default function ShareSection() {
   );
 }
 
-export function ErrorBoundary() {
-  return <RouteError notFound="There is no form with this id." />;
-}
+export { BuilderError as ErrorBoundary } from "~/components/form-builder/shared";

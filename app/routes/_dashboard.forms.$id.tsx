@@ -2,7 +2,6 @@
 // URL and its action (fields, settings, notifications, share, danger); this route loads the
 // form once for all of them and shows its name, counts and the section tabs.
 import { Link, NavLink, Outlet, useLoaderData } from "@remix-run/react";
-import { RouteError } from "~/components/RouteError";
 import { getFormWithCounts, formJson } from "~/models/form.server";
 import { can } from "~/models/policy";
 import { listStaffEmails } from "~/models/user.server";
@@ -60,6 +59,4 @@ export default function FormBuilderLayout() {
   );
 }
 
-export function ErrorBoundary() {
-  return <RouteError notFound="There is no form with this id." />;
-}
+export { BuilderError as ErrorBoundary } from "~/components/form-builder/shared";

@@ -2,6 +2,7 @@
 // the helpers that read refusals back into field errors.
 import { useRouteLoaderData } from "@remix-run/react";
 import { useEffect, useState } from "react";
+import { RouteError } from "~/components/RouteError";
 import type { FormField } from "~/models/form-schema";
 import type { loader as builderLoader } from "~/routes/_dashboard.forms.$id";
 import type { SubmissionResult } from "@conform-to/react";
@@ -11,6 +12,11 @@ export function useBuilderData() {
   const data = useRouteLoaderData<typeof builderLoader>("routes/_dashboard.forms.$id");
   if (!data) throw new Error("A form builder section renders inside /forms/:id.");
   return { ...data, fields: data.form.fields as FormField[] };
+}
+
+/** The error page of the builder's frame and of each section (re-exported as their ErrorBoundary). */
+export function BuilderError() {
+  return <RouteError notFound="There is no form with this id." />;
 }
 
 export type Detail = { path: string; message: string };
