@@ -22,7 +22,7 @@ import { leadNotifications, type StaffEmail } from "./notifications.server";
 import { kickOutbox } from "./outbox.server";
 import { leadValidator, type PublicForm } from "./public-form.server";
 import { nudgeWebhooks } from "./webhook-delivery.server";
-import { eventFor } from "./webhook-events.server";
+import { leadCreatedEvent } from "./webhook-events.server";
 
 /** The largest submission body, in bytes (413 past it). */
 export const SUBMISSION_BODY_LIMIT = 64 * 1024;
@@ -251,9 +251,10 @@ async function insertLead(
   };
   // lead.created for the subscribed endpoints, and the form's instant notification emails
   // (neither: nothing more is written). Spam is kept for review but announced to no one.
+  // The event's body is built by the webhook worker, from the stored lead (decision 028).
   let detail: LeadDetail | undefined;
   const detailOf = () => (detail ??= leadDetailOf({ ...row, formName: form.name, fields: form.fields }));
-  const event = lead.isSpam ? null : await eventFor("lead.created", lead.formId, detailOf);
+  const event = lead.isSpam ? null : await leadCreatedEvent(lead.formId, stored.createdAt);
   const emails = lead.isSpam ? NO_EMAILS : leadNotifications(form.settings.notifications, detailOf);
   await leadStore.insert(row, event, emails);
   if (event) nudgeWebhooks();

@@ -9,7 +9,15 @@ import { db, type Lead, type Prisma } from "~/utils/db.server";
 import { cursorOf, type LeadFilters, type LeadListQuery, type LeadStatusValue } from "./lead-filters.server";
 import { leadTimeline, personHistory, statusOf, type PersonHistory, type TimelineEntry } from "./lead-work.server";
 import { nudgeWebhooks } from "./webhook-delivery.server";
-import { newWebhookEvent, subscribersOf, writeWebhookEvent, type NewWebhookEvent } from "./webhook-events.server";
+import {
+  eventBody,
+  newWebhookEvent,
+  subscribersOf,
+  unbuiltLeadEvents,
+  writeWebhookEvent,
+  type NewWebhookEvent,
+  type UnbuiltLeadEvent,
+} from "./webhook-events.server";
 
 // ---------------------------------------------------------------------------
 // List
@@ -193,28 +201,67 @@ export async function getLead(id: string): Promise<LeadRecord | null> {
 
 /** A lead with its owner and tags (what its webhook events carry) and its stage, or null. */
 async function getLeadDetail(id: string): Promise<(LeadDetail & { stage: LeadRecord["stage"] }) | null> {
-  const lead = await db.lead.findUnique({
-    where: { id },
-    select: { ...leadDetailSelect, form: { select: { name: true, fields: true, schemaVersion: true } } },
-  });
+  const [lead] = await leadsWithFields([id]);
   if (!lead) return null;
-  const version =
-    lead.form.schemaVersion === lead.schemaVersion
-      ? null
-      : await db.formVersion.findUnique({
-          where: { formId_version: { formId: lead.formId, version: lead.schemaVersion } },
-          select: { fields: true },
-        });
   const { tags, owners } = await tagsAndOwners([lead]);
   const detail = leadDetailOf({
     ...lead,
-    data: lead.data as LeadData,
-    formName: lead.form.name,
-    fields: version?.fields ?? lead.form.fields,
     owner: (lead.ownerId && owners.get(lead.ownerId)) || null,
     tags: tags.get(id) ?? [],
   });
   return { ...detail, stage: lead.status };
+}
+
+/** Leads by id, each with its form's name and the fields of the schema version it was stored under. */
+async function leadsWithFields(ids: readonly string[]) {
+  const leads = await db.lead.findMany({
+    where: { id: { in: [...ids] } },
+    select: { ...leadDetailSelect, form: { select: { name: true, fields: true, schemaVersion: true } } },
+  });
+  const older = new Map<string, { formId: string; version: number }>();
+  for (const lead of leads) {
+    if (lead.form.schemaVersion !== lead.schemaVersion) {
+      older.set(`${lead.formId}:${lead.schemaVersion}`, { formId: lead.formId, version: lead.schemaVersion });
+    }
+  }
+  const versions =
+    older.size === 0
+      ? []
+      : await db.formVersion.findMany({
+          where: { OR: [...older.values()] },
+          select: { formId: true, version: true, fields: true },
+        });
+  const fieldsOf = new Map(versions.map((version) => [`${version.formId}:${version.version}`, version.fields]));
+  return leads.map(({ form, ...lead }) => ({
+    ...lead,
+    data: lead.data as LeadData,
+    formName: form.name,
+    fields:
+      form.schemaVersion === lead.schemaVersion
+        ? form.fields
+        : (fieldsOf.get(`${lead.formId}:${lead.schemaVersion}`) ?? form.fields),
+  }));
+}
+
+/**
+ * The bodies of lead.created events written without one, by event id (the webhook worker
+ * builds them when it fans the events out, and a delete for the leads it is about to
+ * delete: decision 028). Each is the lead as it was created: its submission and source as
+ * stored, with the stage, owner and tags every new lead has (not those staff may have set
+ * since), its form's name as it is now. Null for an event whose lead is gone.
+ */
+export async function leadCreatedBodies(events: readonly UnbuiltLeadEvent[]): Promise<Map<string, string | null>> {
+  if (events.length === 0) return new Map();
+  const leads = await leadsWithFields(events.flatMap((event) => (event.leadId ? [event.leadId] : [])));
+  const byId = new Map(leads.map((lead) => [lead.id, lead]));
+  return new Map(
+    events.map((event) => {
+      const lead = event.leadId ? byId.get(event.leadId) : undefined;
+      if (!lead) return [event.id, null];
+      const created = leadDetailOf({ ...lead, status: undefined, isSpam: false, owner: null, tags: [] });
+      return [event.id, eventBody("lead.created", event.createdAt, created)];
+    }),
+  );
 }
 
 /** The stored columns of a lead, its form's name and its schema version's fields. */
@@ -288,6 +335,9 @@ export async function deleteLeads(ids: readonly string[]): Promise<number> {
     where: { id: { in: [...ids] } },
     select: { id: true, formId: true, isSpam: true },
   });
+  // A lead.created not fanned out yet is built now, while its lead is there to build it
+  // from, and written with the delete: the worker sends it, then the lead.deleted.
+  const created = await leadCreatedBodies(await unbuiltLeadEvents({ leadIds: leads.map((lead) => lead.id) }));
   const events: NewWebhookEvent[] = [];
   for (const lead of leads) {
     // Spam was never announced, so its deletion is not either. The lead is read whole only
@@ -297,6 +347,9 @@ export async function deleteLeads(ids: readonly string[]): Promise<number> {
     if (event) events.push(event);
   }
   const deleted = await db.$transaction(async (tx) => {
+    for (const [id, payload] of created) {
+      if (payload !== null) await tx.webhookEvent.updateMany({ where: { id, payload: null }, data: { payload } });
+    }
     const { count } = await tx.lead.deleteMany({ where: { id: { in: leads.map((lead) => lead.id) } } });
     if (count > 0) for (const event of events) await writeWebhookEvent(event, tx);
     return count;

@@ -10,10 +10,11 @@ import type { Outcome } from "~/storage/webhook-outcome-store.server";
 import { db } from "~/utils/db.server";
 import { env } from "~/utils/env.server";
 import { startPollingWorker, type PollingWorker } from "~/utils/polling-worker.server";
+import { leadCreatedBodies } from "./lead.server";
 import { webhookDisabledEmails, writeStaffEmails } from "./notifications.server";
 import { kickOutbox } from "./outbox.server";
 import { postWebhook, type AttemptResult } from "./webhook-client.server";
-import { invalidateSubscriptions } from "./webhook-events.server";
+import { invalidateSubscriptions, unbuiltLeadEvents } from "./webhook-events.server";
 import { slackMessage } from "./webhook-slack";
 
 const BATCH_SIZE = 50;
@@ -80,6 +81,14 @@ export async function sendEvent(
   };
   return postWebhook(endpoint.url, headers, payload);
 }
+
+const NO_BODY: AttemptResult = {
+  ok: false,
+  statusCode: null,
+  durationMs: 0,
+  responseBody: null,
+  error: "The event has no body yet.",
+};
 
 type Claimed = { id: string; endpointId: string; attempts: number; result: AttemptResult };
 
@@ -156,13 +165,16 @@ let nextReclaimAt = 0;
 const FAN_OUT_BATCH = 200;
 
 /**
- * The deliveries of up to FAN_OUT_BATCH lead events. A failure (an endpoint deleted while
- * its deliveries were written, a busy SQLite file) is logged and left to the next pass: it
- * must not hold back the deliveries already due.
+ * The deliveries of up to FAN_OUT_BATCH lead events, with the bodies of those written
+ * without one, built from their leads first (outside the fan-out's transaction: its lock
+ * is held for the writes alone). A failure (an endpoint deleted while its deliveries were
+ * written, a busy SQLite file) is logged and left to the next pass: it must not hold back
+ * the deliveries already due.
  */
-async function fanOut(): Promise<number> {
+export async function fanOutLeadEvents(): Promise<number> {
   try {
-    return await webhookFanOutStore.fanOut(FAN_OUT_BATCH);
+    const bodies = await leadCreatedBodies(await unbuiltLeadEvents({ take: FAN_OUT_BATCH }));
+    return await webhookFanOutStore.fanOut(FAN_OUT_BATCH, bodies);
   } catch (error) {
     console.error("webhook fan-out failed (it is tried again on the next pass):", error);
     return 0;
@@ -174,7 +186,7 @@ async function fanOut(): Promise<number> {
  * whose claimer died, claims due ones, delivers them side by side. Returns how much it did.
  */
 export async function processWebhooks(): Promise<number> {
-  const fannedOut = await fanOut();
+  const fannedOut = await fanOutLeadEvents();
   const now = new Date();
   if (now.getTime() >= nextReclaimAt) {
     nextReclaimAt = now.getTime() + RECLAIM_EVERY_MS;
@@ -202,7 +214,11 @@ export async function processWebhooks(): Promise<number> {
         id: delivery.id,
         endpointId: delivery.endpointId,
         attempts: delivery.attempts + 1,
-        result: await sendEvent(delivery.endpoint, delivery.event.id, delivery.event.payload),
+        // An event's body is written before its deliveries (by the fan-out, or with them).
+        result:
+          delivery.event.payload === null
+            ? NO_BODY
+            : await sendEvent(delivery.endpoint, delivery.event.id, delivery.event.payload),
       })),
   );
   if (done.length > 0) await record(done);

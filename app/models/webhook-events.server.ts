@@ -81,16 +81,42 @@ export async function subscribersOf(type: WebhookEventType, formId: string | nul
 }
 
 /**
- * The event of `type` for the endpoints subscribed to it (those of `formId`'s, or of every
- * form), or null when none is: then nothing is written. `data` is built only when needed.
+ * A lead's lead.created, as the lead store writes it with the lead: the endpoints it is for,
+ * no body yet. The webhook worker fans it out to their deliveries and builds its body then,
+ * from the lead as it was created (leadCreatedBodies; decision 028).
  */
-export async function eventFor(
-  type: WebhookEventType,
-  formId: string | null,
-  data: () => unknown,
-): Promise<NewWebhookEvent | null> {
-  const endpointIds = await subscribersOf(type, formId);
-  return endpointIds.length === 0 ? null : newWebhookEvent(type, data(), endpointIds);
+export type LeadCreatedEvent = { id: string; createdAt: Date; endpointIds: string[] };
+
+/** The lead.created of a lead of `formId` stored at `createdAt`, or null when no endpoint is subscribed. */
+export async function leadCreatedEvent(formId: string, createdAt: Date): Promise<LeadCreatedEvent | null> {
+  const endpointIds = await subscribersOf("lead.created", formId);
+  return endpointIds.length === 0 ? null : { id: randomId("msg"), createdAt, endpointIds };
+}
+
+/** A lead.created waiting for its fan-out without a body yet: leadCreatedBodies builds it. */
+export type UnbuiltLeadEvent = { id: string; leadId: string | null; createdAt: Date };
+
+const EPOCH = new Date(0);
+
+/**
+ * The lead.created events not fanned out yet whose body is still to be built, oldest first
+ * (those of `leadIds` only, when given). Read from the index on fanOutAt, where the events
+ * waiting start: a range, so that neither database passes the events done.
+ */
+export function unbuiltLeadEvents({
+  leadIds,
+  take,
+}: {
+  leadIds?: string[];
+  take?: number;
+}): Promise<UnbuiltLeadEvent[]> {
+  if (leadIds?.length === 0) return Promise.resolve([]);
+  return db.webhookEvent.findMany({
+    where: { fanOutAt: { gt: EPOCH }, payload: null, ...(leadIds ? { leadId: { in: leadIds } } : {}) },
+    orderBy: { fanOutAt: "asc" },
+    take,
+    select: { id: true, leadId: true, createdAt: true },
+  });
 }
 
 /**

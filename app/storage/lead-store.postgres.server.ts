@@ -6,7 +6,7 @@
 import pg from "pg";
 import { spamValues } from "~/models/lead-filters.server";
 import type { StaffEmail } from "~/models/notifications.server";
-import type { NewWebhookEvent } from "~/models/webhook-events.server";
+import type { LeadCreatedEvent } from "~/models/webhook-events.server";
 import { isoFromUtcText, postgresPool } from "~/utils/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
 import {
@@ -56,7 +56,7 @@ const ROW_COLUMNS = quoted(LEAD_ROW_COLUMNS);
 // batch and is prepared once per connection. Each CTE reads the rows the one before it
 // returned: a lead's event and emails are written only if the lead is. A lead that repeats
 // an idempotency key is skipped (ON CONFLICT DO NOTHING) and answered alone with a unique
-// violation, as a lone INSERT would be. The event's deliveries are written by the webhook
+// violation, as a lone INSERT would be. The event's body and deliveries are written by the webhook
 // worker (./webhook-fan-out-store.server.ts).
 const LEAD_TYPES: Partial<Record<(typeof NEW_LEAD_COLUMNS)[number], string>> = {
   schemaVersion: "int",
@@ -79,19 +79,19 @@ const BATCH_INSERT = `WITH lead AS (
   RETURNING "id"),
 event AS (
   ${WEBHOOK_EVENT_INSERT}
-  SELECT e.id, e.type, e.payload, e.created::timestamp, e.fan_out_to, e.created::timestamp
-  FROM unnest(${arrays(LEAD_PARAMS + 1, Array(6).fill("text"))}) AS e(id, type, payload, created, fan_out_to, lead_id)
+  SELECT e.id, 'lead.created', e.lead_id, e.created::timestamp, e.fan_out_to, e.created::timestamp
+  FROM unnest(${arrays(LEAD_PARAMS + 1, Array(4).fill("text"))}) AS e(id, lead_id, created, fan_out_to)
   JOIN lead ON lead."id" = e.lead_id),
 email AS (
   ${OUTBOX_EMAIL_INSERT}
   SELECT m.id, m.to_email, m.subject, m.text, m.message_id, m.reply_to, m.created::timestamp, m.created::timestamp, 'pending'::"OutboxStatus", 0
-  FROM unnest(${arrays(LEAD_PARAMS + 7, Array(8).fill("text"))}) AS m(id, to_email, subject, text, message_id, reply_to, created, lead_id)
+  FROM unnest(${arrays(LEAD_PARAMS + 5, Array(8).fill("text"))}) AS m(id, to_email, subject, text, message_id, reply_to, created, lead_id)
   JOIN lead ON lead."id" = m.lead_id)
 SELECT "id" FROM lead`;
 
 type Pending = {
   lead: NewLead;
-  event: NewWebhookEvent | null | undefined;
+  event: LeadCreatedEvent | null | undefined;
   emails: readonly StaffEmail[];
   resolve: () => void;
   reject: (error: unknown) => void;
@@ -100,13 +100,13 @@ type Pending = {
 /** The batch statement's parameters: one array per column of each part. */
 function batchParams(batch: readonly Pending[]): unknown[] {
   const leadColumns: unknown[][] = NEW_LEAD_COLUMNS.map(() => []);
-  const events: unknown[][] = [[], [], [], [], [], []];
+  const events: unknown[][] = [[], [], [], []];
   const emails: unknown[][] = [[], [], [], [], [], [], [], []];
   for (const { lead, event, emails: mail } of batch) {
     newLeadValues(lead, postgres).forEach((value, i) => leadColumns[i].push(value));
     if (event) {
-      [event.id, event.type, event.payload, event.createdAt.toISOString(), fanOutList(event), lead.id].forEach(
-        (value, i) => events[i].push(value),
+      [event.id, lead.id, event.createdAt.toISOString(), fanOutList(event)].forEach((value, i) =>
+        events[i].push(value),
       );
     }
     for (const email of mail) {

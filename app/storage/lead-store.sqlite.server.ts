@@ -4,7 +4,7 @@
 import type { LeadData } from "~/models/form-schema";
 import { spamValues } from "~/models/lead-filters.server";
 import type { StaffEmail } from "~/models/notifications.server";
-import type { NewWebhookEvent } from "~/models/webhook-events.server";
+import type { LeadCreatedEvent } from "~/models/webhook-events.server";
 import { idleSqlite, isoFromUtcText, prepared, sqliteTime, type SqliteConnection } from "~/utils/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
 import {
@@ -50,18 +50,18 @@ const rowOf = (row: StoredRow): LeadRow => ({
 
 const INSERT = `INSERT INTO "Lead" (${quoted(NEW_LEAD_COLUMNS)}) VALUES (${NEW_LEAD_COLUMNS.map(() => "?").join(", ")})`;
 const ROW_COLUMNS = quoted(LEAD_ROW_COLUMNS);
-const INSERT_EVENT = `${WEBHOOK_EVENT_INSERT} VALUES (?, ?, ?, ?, ?, ?)`;
+const INSERT_EVENT = `${WEBHOOK_EVENT_INSERT} VALUES (?, 'lead.created', ?, ?, ?, ?)`;
 
 const INSERT_ACTIVITY = `INSERT INTO "LeadActivity" ("id", "leadId", "kind", "fromValue", "toValue", "actorId", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?)`;
 const INSERT_EMAIL = `${OUTBOX_EMAIL_INSERT} VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0)`;
 
 /** One lead with its event and emails: written in a savepoint of its batch's transaction. */
 function writeLead(connection: SqliteConnection, pending: Pending) {
-  const { values, event, emails } = pending;
+  const { id, values, event, emails } = pending;
   prepared(connection, INSERT).run(values);
   if (event) {
     const time = sqliteTime(event.createdAt);
-    prepared(connection, INSERT_EVENT).run(event.id, event.type, event.payload, time, fanOutList(event), time);
+    prepared(connection, INSERT_EVENT).run(event.id, id, time, fanOutList(event), time);
   }
   for (const email of emails) {
     const time = sqliteTime(email.createdAt);
@@ -85,8 +85,9 @@ function writeLead(connection: SqliteConnection, pending: Pending) {
 // before) is rolled back alone and answered alone. Every caller's promise settles only
 // after its batch committed, so a 2xx still means the lead is stored.
 type Pending = {
+  id: string;
   values: unknown[];
-  event: NewWebhookEvent | null | undefined;
+  event: LeadCreatedEvent | null | undefined;
   emails: readonly StaffEmail[];
   resolve: () => void;
   reject: (error: unknown) => void;
@@ -131,7 +132,7 @@ export const sqliteLeadStore: LeadStore = {
   insert(lead, event, emails = []) {
     const values = newLeadValues(lead, sqlite);
     return new Promise<void>((resolve, reject) => {
-      queue.push({ values, event, emails, resolve, reject });
+      queue.push({ id: lead.id, values, event, emails, resolve, reject });
       if (queue.length >= MAX_BATCH) void flush();
       else if (!flushScheduled) {
         flushScheduled = true;

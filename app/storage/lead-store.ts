@@ -12,7 +12,7 @@ import {
   type LeadStatusValue,
 } from "~/models/lead-filters.server";
 import type { StaffEmail } from "~/models/notifications.server";
-import type { NewWebhookEvent } from "~/models/webhook-events.server";
+import type { LeadCreatedEvent } from "~/models/webhook-events.server";
 import type { Lead } from "~/utils/db.server";
 
 /** The columns a page of leads reads (a column the model lacks fails to compile). */
@@ -128,12 +128,12 @@ export function newLeadValues(lead: NewLead, dialect: Pick<Dialect, "time" | "bo
 
 export interface LeadStore {
   /**
-   * Writes one lead, and with it (in the same transaction) the webhook event it causes (to
-   * be fanned out to its deliveries by the webhook worker) and the notification emails it
-   * sends, if any; a second lead with the same (formId,
+   * Writes one lead, and with it (in the same transaction) its lead.created event (to be
+   * fanned out to its deliveries, and its body built, by the webhook worker) and the
+   * notification emails it sends, if any; a second lead with the same (formId,
    * idempotencyKey) throws a unique violation.
    */
-  insert(lead: NewLead, event?: NewWebhookEvent | null, emails?: readonly StaffEmail[]): Promise<void>;
+  insert(lead: NewLead, event?: LeadCreatedEvent | null, emails?: readonly StaffEmail[]): Promise<void>;
   /** One keyset page of the leads matching the filters, newest first (createdAt desc, id desc). */
   page(filters: LeadFilters, cursor: Cursor | undefined, take: number): Promise<LeadRow[]>;
   /** The positions (id, createdAt) of one keyset page: what a bulk action walks. */
@@ -155,13 +155,14 @@ export interface LeadStore {
 }
 
 /**
- * The columns a lead's webhook event is written with: the event alone, with the endpoints it
- * is for in `fanOutTo` and its time again in `fanOutAt` (the worker writes the deliveries:
- * ./webhook-fan-out-store.server.ts).
+ * The columns a lead's lead.created is written with: the event alone, without its body
+ * (null), with its lead, the endpoints it is for in `fanOutTo` and its time again in
+ * `fanOutAt` (the worker builds the body and writes the deliveries:
+ * ./webhook-fan-out-store.server.ts). The values: id, leadId, time, fanOutTo, time.
  */
-export const WEBHOOK_EVENT_INSERT = `INSERT INTO "WebhookEvent" ("id", "type", "payload", "createdAt", "fanOutTo", "fanOutAt")`;
+export const WEBHOOK_EVENT_INSERT = `INSERT INTO "WebhookEvent" ("id", "type", "leadId", "createdAt", "fanOutTo", "fanOutAt")`;
 /** `fanOutTo`: the endpoints an event is to be fanned out to. */
-export const fanOutList = (event: NewWebhookEvent) => event.deliveries.map((delivery) => delivery.endpointId).join(",");
+export const fanOutList = (event: LeadCreatedEvent) => event.endpointIds.join(",");
 /** The outbox's columns a staff notification is written with (its status `pending`, 0 attempts). */
 export const OUTBOX_EMAIL_INSERT = `INSERT INTO "OutboxEmail" ("id", "toEmail", "subject", "text", "messageId", "replyTo", "nextAttemptAt", "createdAt", "status", "attempts")`;
 

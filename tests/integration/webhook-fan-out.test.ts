@@ -1,17 +1,57 @@
 // Fanning lead events out to deliveries (app/storage/webhook-fan-out-store.server.ts): each
 // event once, even with several workers at it at once, only to endpoints that still exist,
-// due as of the event's time.
+// due as of the event's time; and the body of a lead.created, written without one, built
+// then from the lead as it was created (decision 028).
 import { describe, expect, it } from "vitest";
+import { replaceFormSchema } from "~/models/form-schema-changes.server";
+import { deleteForm } from "~/models/form.server";
+import { storeLead } from "~/models/lead-capture.server";
+import { updateLead } from "~/models/lead-work.server";
+import { deleteLeads, getLead } from "~/models/lead.server";
+import { getPublicForm } from "~/models/public-form.server";
+import { fanOutLeadEvents } from "~/models/webhook-delivery.server";
+import { invalidateSubscriptions } from "~/models/webhook-events.server";
 import { webhookFanOutStore } from "~/storage/index.server";
 import { db } from "~/utils/db.server";
+import { createForm, field } from "./leads.helpers";
 
-async function endpoint(url: string) {
+async function endpoint(url: string, events = ["lead.created"], formId: string | null = null) {
   const row = await db.webhookEndpoint.create({
-    data: { url, events: ["lead.created"], secret: `whsec_${"A".repeat(32)}` },
+    data: { url, events, formId, secret: `whsec_${"A".repeat(32)}` },
     select: { id: true },
   });
+  invalidateSubscriptions();
   return row.id;
 }
+
+/** A lead stored as the submit endpoint stores it, with its lead.created if an endpoint is subscribed. */
+async function submit(formId: string, name: string) {
+  const form = (await getPublicForm(formId))!;
+  const source = {
+    utmSource: "newsletter",
+    utmMedium: "email",
+    utmCampaign: "spring",
+    utmTerm: null,
+    utmContent: null,
+    referrerUrl: "https://news.example.com/a",
+    referrerHost: "news.example.com",
+    landingPageUrl: "https://www.example.com/",
+  };
+  const lead = { formId, schemaVersion: form.schemaVersion, data: { name }, source, isSpam: false };
+  const { lead: stored } = await storeLead(lead, form, { ip: "203.0.113.9", userAgent: "Test", idempotencyKey: null });
+  return stored.id;
+}
+
+const eventOf = (leadId: string) =>
+  db.webhookEvent.findFirstOrThrow({
+    where: { leadId, type: "lead.created" },
+    select: {
+      id: true,
+      payload: true,
+      fanOutAt: true,
+      deliveries: { select: { endpointId: true, nextAttemptAt: true } },
+    },
+  });
 
 describe("fanning out lead events", () => {
   it("writes one delivery per event and live endpoint, once, however many workers run at once", async () => {
@@ -104,5 +144,82 @@ describe("fanning out lead events", () => {
     });
     await webhookFanOutStore.fanOut(10);
     expect(await db.webhookDelivery.count({ where: { eventId: "msg_direct" } })).toBe(1);
+  });
+
+  it("builds a lead.created's body from the lead as it was created, whatever staff changed before", async () => {
+    const form = await createForm("Fan-out body", [[field("name", "Name")]]);
+    const hook = await endpoint("https://body.example.com/hook", ["lead.created"], form.id);
+    const leadId = await submit(form.id, "Bo Body");
+    const written = await eventOf(leadId);
+    expect(written).toMatchObject({ payload: null, deliveries: [] });
+    expect(written.fanOutAt).not.toBeNull();
+    // The lead as GET /api/leads/:id shows it now, before anyone worked it.
+    const { stage: _, notes: __, timeline: ___, history: ____, ...asCreated } = (await getLead(leadId))!;
+
+    // Before the worker's pass: staff work the lead and change the form's fields.
+    const owner = await db.user.create({
+      data: { email: "fan-out.owner@example.com", passwordHash: "not-a-hash" },
+      select: { id: true },
+    });
+    await updateLead(leadId, { status: "contacted", ownerId: owner.id, tags: ["hot"] }, owner);
+    await replaceFormSchema(form.id, [field("name", "Full name"), field("city", "City")]);
+
+    while ((await fanOutLeadEvents()) > 0);
+    const event = await eventOf(leadId);
+    expect(event.deliveries.filter((delivery) => delivery.endpointId === hook)).toEqual([
+      { endpointId: hook, nextAttemptAt: written.fanOutAt },
+    ]);
+    const body = JSON.parse(event.payload!);
+    expect(body).toEqual({ type: "lead.created", timestamp: written.fanOutAt!.toISOString(), data: asCreated });
+    expect(body.data).toMatchObject({
+      status: "new",
+      owner: null,
+      tags: [],
+      data: { name: "Bo Body" },
+      fields: [{ key: "name", label: "Name", type: "text" }],
+      utm: { utm_source: "newsletter", utm_medium: "email", utm_campaign: "spring" },
+    });
+  });
+
+  it("a lead deleted before the fan-out: its lead.created is built with the delete and goes before the lead.deleted", async () => {
+    const form = await createForm("Fan-out delete", [[field("name", "Name")]]);
+    const hook = await endpoint("https://deleted.example.com/hook", ["lead.created", "lead.deleted"], form.id);
+    const leadId = await submit(form.id, "Del Early");
+    expect(await deleteLeads([leadId])).toBe(1);
+    const created = await eventOf(leadId);
+    expect(JSON.parse(created.payload!).data).toMatchObject({ id: leadId, status: "new", data: { name: "Del Early" } });
+
+    while ((await fanOutLeadEvents()) > 0);
+    const deliveries = await db.webhookDelivery.findMany({
+      where: { endpointId: hook },
+      select: { event: { select: { type: true, payload: true } } },
+      orderBy: { nextAttemptAt: "asc" },
+    });
+    expect(deliveries.map((delivery) => delivery.event.type)).toEqual(["lead.created", "lead.deleted"]);
+    for (const delivery of deliveries) expect(JSON.parse(delivery.event.payload!).data.id).toBe(leadId);
+  });
+
+  it("a lead deleted with its form before the fan-out: nothing is sent, and nothing is left waiting", async () => {
+    const form = await createForm("Fan-out form gone", [[field("name", "Name")]]);
+    const hook = await endpoint("https://form-gone.example.com/hook", ["lead.created"], form.id);
+    const leadId = await submit(form.id, "Gone Gail");
+    const { id } = await eventOf(leadId);
+    await deleteForm(form.id, { deleteLeads: true });
+
+    while ((await fanOutLeadEvents()) > 0);
+    expect(await db.webhookEvent.findUnique({ where: { id } })).toBeNull();
+    expect(await db.webhookDelivery.count({ where: { endpointId: hook } })).toBe(0);
+  });
+
+  it("leaves an event whose body was not built for the next pass", async () => {
+    const form = await createForm("Fan-out later", [[field("name", "Name")]]);
+    const hook = await endpoint("https://later.example.com/hook", ["lead.created"], form.id);
+    const leadId = await submit(form.id, "Lee Later");
+    const { id } = await eventOf(leadId);
+    // The bodies were built before this event was written: it is not fanned out, nor dropped.
+    await webhookFanOutStore.fanOut(500, new Map());
+    expect(await eventOf(leadId)).toMatchObject({ id, payload: null, deliveries: [] });
+    while ((await fanOutLeadEvents()) > 0);
+    expect((await eventOf(leadId)).deliveries.filter((delivery) => delivery.endpointId === hook)).toHaveLength(1);
   });
 });
