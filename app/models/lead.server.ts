@@ -258,8 +258,15 @@ export async function leadCreatedBodies(events: readonly UnbuiltLeadEvent[]): Pr
     events.map((event) => {
       const lead = event.leadId ? byId.get(event.leadId) : undefined;
       if (!lead) return [event.id, null];
-      const created = leadDetailOf({ ...lead, status: undefined, isSpam: false, owner: null, tags: [] });
-      return [event.id, eventBody("lead.created", event.createdAt, created)];
+      try {
+        const created = leadDetailOf({ ...lead, status: undefined, isSpam: false, owner: null, tags: [] });
+        return [event.id, eventBody("lead.created", event.createdAt, created)];
+      } catch (error) {
+        // A lead whose stored row cannot be read as a lead (written by hand, say) would
+        // otherwise hold back every event after it: this one is dropped, and said so.
+        console.error(`lead.created ${event.id}: no body could be built from lead ${lead.id}:`, error);
+        return [event.id, null];
+      }
     }),
   );
 }
@@ -336,8 +343,8 @@ export async function deleteLeads(ids: readonly string[]): Promise<number> {
     select: { id: true, formId: true, isSpam: true },
   });
   // A lead.created not fanned out yet is built now, while its lead is there to build it
-  // from, and written with the delete: the worker sends it, then the lead.deleted.
-  const created = await leadCreatedBodies(await unbuiltLeadEvents({ leadIds: leads.map((lead) => lead.id) }));
+  // from, and written with the delete: it still goes out, due before the lead.deleted.
+  const created = await leadCreatedBodies(await unbuiltLeadEvents(leads.map((lead) => lead.id)));
   const events: NewWebhookEvent[] = [];
   for (const lead of leads) {
     // Spam was never announced, so its deletion is not either. The lead is read whole only

@@ -14,7 +14,7 @@ import { leadCreatedBodies } from "./lead.server";
 import { webhookDisabledEmails, writeStaffEmails } from "./notifications.server";
 import { kickOutbox } from "./outbox.server";
 import { postWebhook, type AttemptResult } from "./webhook-client.server";
-import { invalidateSubscriptions, unbuiltLeadEvents } from "./webhook-events.server";
+import { invalidateSubscriptions } from "./webhook-events.server";
 import { slackMessage } from "./webhook-slack";
 
 const BATCH_SIZE = 50;
@@ -47,7 +47,7 @@ const claimedSelect = {
   id: true,
   endpointId: true,
   attempts: true,
-  event: { select: { id: true, payload: true } },
+  event: { select: { id: true, payload: true, leadId: true, createdAt: true } },
   endpoint: {
     select: {
       url: true,
@@ -87,8 +87,26 @@ const NO_BODY: AttemptResult = {
   statusCode: null,
   durationMs: 0,
   responseBody: null,
-  error: "The event has no body yet.",
+  error: "The event's lead is gone: its body could not be built.",
 };
+
+/**
+ * The bodies of claimed deliveries' events that have none, built and written now. The
+ * fan-out writes an event's body with its deliveries, so this happens only to events an
+ * instance of the version before (which fanned out without building bodies) fanned out
+ * while this one ran beside it (decision 028).
+ */
+async function lateBodies(
+  events: ReadonlyArray<{ id: string; payload: string | null; leadId: string | null; createdAt: Date }>,
+): Promise<Map<string, string | null>> {
+  const missing = [...new Map(events.filter((event) => event.payload === null).map((e) => [e.id, e])).values()];
+  if (missing.length === 0) return new Map();
+  const bodies = await leadCreatedBodies(missing);
+  for (const [id, payload] of bodies) {
+    if (payload !== null) await db.webhookEvent.updateMany({ where: { id, payload: null }, data: { payload } });
+  }
+  return bodies;
+}
 
 type Claimed = { id: string; endpointId: string; attempts: number; result: AttemptResult };
 
@@ -166,15 +184,13 @@ const FAN_OUT_BATCH = 200;
 
 /**
  * The deliveries of up to FAN_OUT_BATCH lead events, with the bodies of those written
- * without one, built from their leads first (outside the fan-out's transaction: its lock
- * is held for the writes alone). A failure (an endpoint deleted while its deliveries were
- * written, a busy SQLite file) is logged and left to the next pass: it must not hold back
- * the deliveries already due.
+ * without one built from their leads. A failure (an endpoint deleted while its deliveries
+ * were written, a busy SQLite file) is logged and left to the next pass: it must not hold
+ * back the deliveries already due.
  */
 export async function fanOutLeadEvents(): Promise<number> {
   try {
-    const bodies = await leadCreatedBodies(await unbuiltLeadEvents({ take: FAN_OUT_BATCH }));
-    return await webhookFanOutStore.fanOut(FAN_OUT_BATCH, bodies);
+    return await webhookFanOutStore.fanOut(FAN_OUT_BATCH, leadCreatedBodies);
   } catch (error) {
     console.error("webhook fan-out failed (it is tried again on the next pass):", error);
     return 0;
@@ -206,20 +222,20 @@ export async function processWebhooks(): Promise<number> {
       data: { status: "pending", lockedUntil: null, nextAttemptAt: new Date(now.getTime() + 60 * 60_000) },
     });
   }
+  const late = await lateBodies(claimed.map((delivery) => delivery.event));
   // Side by side: one slow receiver holds one slot, not the others' deliveries.
   const done = await Promise.all(
     claimed
       .filter((delivery) => delivery.endpoint.disabledAt === null)
-      .map(async (delivery) => ({
-        id: delivery.id,
-        endpointId: delivery.endpointId,
-        attempts: delivery.attempts + 1,
-        // An event's body is written before its deliveries (by the fan-out, or with them).
-        result:
-          delivery.event.payload === null
-            ? NO_BODY
-            : await sendEvent(delivery.endpoint, delivery.event.id, delivery.event.payload),
-      })),
+      .map(async (delivery) => {
+        const payload = delivery.event.payload ?? late.get(delivery.event.id) ?? null;
+        return {
+          id: delivery.id,
+          endpointId: delivery.endpointId,
+          attempts: delivery.attempts + 1,
+          result: payload === null ? NO_BODY : await sendEvent(delivery.endpoint, delivery.event.id, payload),
+        };
+      }),
   );
   if (done.length > 0) await record(done);
   return fannedOut + ids.length;

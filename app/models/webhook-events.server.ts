@@ -3,6 +3,7 @@
 // lead) from a cache of the enabled endpoints, dropped at once when this process changes
 // an endpoint and read again at most every second, so a change made on another instance
 // applies there within a second.
+import type { UnbuiltEvent } from "~/storage/webhook-fan-out-store.server";
 import { db, type Prisma } from "~/utils/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
 import type { WebhookEventType } from "./webhook-schemas";
@@ -94,27 +95,19 @@ export async function leadCreatedEvent(formId: string, createdAt: Date): Promise
 }
 
 /** A lead.created waiting for its fan-out without a body yet: leadCreatedBodies builds it. */
-export type UnbuiltLeadEvent = { id: string; leadId: string | null; createdAt: Date };
+export type UnbuiltLeadEvent = UnbuiltEvent;
 
 const EPOCH = new Date(0);
 
 /**
- * The lead.created events not fanned out yet whose body is still to be built, oldest first
- * (those of `leadIds` only, when given). Read from the index on fanOutAt, where the events
- * waiting start: a range, so that neither database passes the events done.
+ * The lead.created events of these leads not fanned out yet whose body is still to be
+ * built. Read from the index on fanOutAt, where the events waiting start: a range, so that
+ * neither database passes the events done.
  */
-export function unbuiltLeadEvents({
-  leadIds,
-  take,
-}: {
-  leadIds?: string[];
-  take?: number;
-}): Promise<UnbuiltLeadEvent[]> {
-  if (leadIds?.length === 0) return Promise.resolve([]);
+export function unbuiltLeadEvents(leadIds: string[]): Promise<UnbuiltLeadEvent[]> {
+  if (leadIds.length === 0) return Promise.resolve([]);
   return db.webhookEvent.findMany({
-    where: { fanOutAt: { gt: EPOCH }, payload: null, ...(leadIds ? { leadId: { in: leadIds } } : {}) },
-    orderBy: { fanOutAt: "asc" },
-    take,
+    where: { fanOutAt: { gt: EPOCH }, payload: null, leadId: { in: leadIds } },
     select: { id: true, leadId: true, createdAt: true },
   });
 }
