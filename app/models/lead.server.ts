@@ -5,7 +5,7 @@
 // files in lead-export.server.ts.
 import type { FormField, LeadData } from "~/models/form-schema";
 import { leadStore } from "~/storage/index.server";
-import { db, type Lead, type Prisma } from "~/utils/db.server";
+import { db, Prisma, type Lead } from "~/utils/db.server";
 import { cursorOf, type LeadFilters, type LeadListQuery, type LeadStatusValue } from "./lead-filters.server";
 import { leadTimeline, personHistory, statusOf, type PersonHistory, type TimelineEntry } from "./lead-work.server";
 import { nudgeWebhooks } from "./webhook-delivery.server";
@@ -345,24 +345,34 @@ export async function deleteLeads(ids: readonly string[]): Promise<number> {
   // A lead.created not fanned out yet is built now, while its lead is there to build it
   // from, and written with the delete: it still goes out, due before the lead.deleted.
   const created = await leadCreatedBodies(await unbuiltLeadEvents(leads.map((lead) => lead.id)));
-  const events: NewWebhookEvent[] = [];
+  const events = new Map<string, NewWebhookEvent>();
   for (const lead of leads) {
     // Spam was never announced, so its deletion is not either. The lead is read whole only
     // when an endpoint is subscribed.
     if (lead.isSpam) continue;
     const event = await deletedEvent(lead.id, lead.formId);
-    if (event) events.push(event);
+    if (event) events.set(lead.id, event);
   }
+  if (leads.length === 0) return 0;
   const deleted = await db.$transaction(async (tx) => {
     for (const [id, payload] of created) {
       if (payload !== null) await tx.webhookEvent.updateMany({ where: { id, payload: null }, data: { payload } });
     }
-    const { count } = await tx.lead.deleteMany({ where: { id: { in: leads.map((lead) => lead.id) } } });
-    if (count > 0) for (const event of events) await writeWebhookEvent(event, tx);
-    return count;
+    // RETURNING: a lead another delete took first (two bulk deletes overlapping) is not
+    // announced twice.
+    const gone = await tx.$queryRaw<Array<{ id: string }>>`
+      DELETE FROM "Lead" WHERE "id" IN (${Prisma.join(leads.map((lead) => lead.id))}) RETURNING "id"`;
+    let announced = 0;
+    for (const { id } of gone) {
+      const event = events.get(id);
+      if (!event) continue;
+      await writeWebhookEvent(event, tx);
+      announced++;
+    }
+    return { count: gone.length, announced };
   });
-  if (deleted > 0 && events.length > 0) nudgeWebhooks();
-  return deleted;
+  if (deleted.announced > 0) nudgeWebhooks();
+  return deleted.count;
 }
 
 async function deletedEvent(id: string, formId: string): Promise<NewWebhookEvent | null> {

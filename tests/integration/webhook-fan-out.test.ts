@@ -262,6 +262,24 @@ describe("fanning out lead events", () => {
   });
 });
 
+describe("deleting leads", () => {
+  it("announces each lead's deletion once, when two bulk deletes overlap", async () => {
+    const form = await createForm("Overlapping deletes", [[field("name", "Name")]]);
+    const hook = await endpoint("https://overlap.example.com/hook", ["lead.deleted"], form.id);
+    const [x, y, z] = [await submit(form.id, "X"), await submit(form.id, "Y"), await submit(form.id, "Z")];
+    // Both read their leads before either deletes: y is in both batches.
+    const counts = await Promise.all([deleteLeads([x, y]), deleteLeads([y, z])]);
+    expect(counts[0] + counts[1]).toBe(3);
+    const announced = await db.webhookDelivery.findMany({
+      where: { endpointId: hook },
+      select: { event: { select: { type: true, payload: true } } },
+    });
+    const ids = announced.map(({ event }) => JSON.parse(event.payload!).data.id as string);
+    expect(announced.every(({ event }) => event.type === "lead.deleted")).toBe(true);
+    expect(ids.sort()).toEqual([x, y, z].sort());
+  });
+});
+
 describe("an event fanned out without its body (by the version before, running beside this one)", () => {
   it("gets its body built when its delivery is attempted, or a clear failure when its lead is gone", async () => {
     // Only this test's deliveries are due: the others' endpoints are not reachable here.
