@@ -213,8 +213,8 @@ async function getLeadDetail(id: string): Promise<(LeadDetail & { stage: LeadRec
 }
 
 /** Leads by id, each with its form's name and the fields of the schema version it was stored under. */
-async function leadsWithFields(ids: readonly string[]) {
-  const leads = await db.lead.findMany({
+async function leadsWithFields(ids: readonly string[], client: Prisma.TransactionClient = db) {
+  const leads = await client.lead.findMany({
     where: { id: { in: [...ids] } },
     select: { ...leadDetailSelect, form: { select: { name: true, fields: true, schemaVersion: true } } },
   });
@@ -227,7 +227,7 @@ async function leadsWithFields(ids: readonly string[]) {
   const versions =
     older.size === 0
       ? []
-      : await db.formVersion.findMany({
+      : await client.formVersion.findMany({
           where: { OR: [...older.values()] },
           select: { formId: true, version: true, fields: true },
         });
@@ -250,9 +250,15 @@ async function leadsWithFields(ids: readonly string[]) {
  * stored, with the stage, owner and tags every new lead has (not those staff may have set
  * since), its form's name as it is now. Null for an event whose lead is gone.
  */
-export async function leadCreatedBodies(events: readonly UnbuiltLeadEvent[]): Promise<Map<string, string | null>> {
+export async function leadCreatedBodies(
+  events: readonly UnbuiltLeadEvent[],
+  client: Prisma.TransactionClient = db,
+): Promise<Map<string, string | null>> {
   if (events.length === 0) return new Map();
-  const leads = await leadsWithFields(events.flatMap((event) => (event.leadId ? [event.leadId] : [])));
+  const leads = await leadsWithFields(
+    events.flatMap((event) => (event.leadId ? [event.leadId] : [])),
+    client,
+  );
   const byId = new Map(leads.map((lead) => [lead.id, lead]));
   return new Map(
     events.map((event) => {

@@ -87,7 +87,7 @@ const NO_BODY: AttemptResult = {
   statusCode: null,
   durationMs: 0,
   responseBody: null,
-  error: "The event's lead is gone: its body could not be built.",
+  error: "The event's body could not be built: its lead is gone or unreadable.",
 };
 
 /**

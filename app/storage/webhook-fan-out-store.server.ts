@@ -16,8 +16,13 @@ export type UnbuiltEvent = { id: string; leadId: string | null; createdAt: Date 
 /**
  * Builds the bodies of events written without one, by event id: null for an event whose
  * body cannot be built (its lead deleted with its form before the fan-out): it is dropped.
+ * Reads through `client` when given one: the fan-out's transaction, whose connection it
+ * must not wait on another for.
  */
-export type BuildBodies = (events: UnbuiltEvent[]) => Promise<ReadonlyMap<string, string | null>>;
+export type BuildBodies = (
+  events: UnbuiltEvent[],
+  client?: Prisma.TransactionClient,
+) => Promise<ReadonlyMap<string, string | null>>;
 
 export interface WebhookFanOutStore {
   /**
@@ -123,14 +128,15 @@ export const postgresWebhookFanOutStore: WebhookFanOutStore = {
   fanOut(limit, build = NOTHING_BUILT) {
     return db.$transaction(async (tx: Prisma.TransactionClient) => {
       // SKIP LOCKED: another instance's batch is left to it; the bodies are built for the
-      // events this one locked, so several instances fan out side by side.
+      // events this one locked, on its own connection (a pool of one has no other), so
+      // several instances fan out side by side.
       const pending = await tx.$queryRawUnsafe<PendingEvent[]>(
         `SELECT "id", "fanOutTo", "leadId", "createdAt", "payload" IS NULL AS "unbuilt" FROM "WebhookEvent"
          WHERE "fanOutAt" IS NOT NULL ORDER BY "fanOutAt" LIMIT $1 FOR UPDATE SKIP LOCKED`,
         limit,
       );
       const unbuilt = unbuiltOf(pending);
-      const { ready, dropped } = sortOut(pending, unbuilt.length === 0 ? new Map() : await build(unbuilt));
+      const { ready, dropped } = sortOut(pending, unbuilt.length === 0 ? new Map() : await build(unbuilt, tx));
       if (dropped.length > 0)
         await tx.$executeRawUnsafe(`DELETE FROM "WebhookEvent" WHERE "id" = ANY($1::text[])`, dropped);
       if (ready.length === 0) return dropped.length;
