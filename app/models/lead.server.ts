@@ -5,6 +5,7 @@
 // files in lead-export.server.ts.
 import type { FormField, LeadData } from "~/models/form-schema";
 import { leadStore } from "~/storage/index.server";
+import type { UnbuiltEvent } from "~/storage/webhook-fan-out-store.server";
 import { db, Prisma, type Lead } from "~/utils/db.server";
 import { cursorOf, type LeadFilters, type LeadListQuery, type LeadStatusValue } from "./lead-filters.server";
 import { leadTimeline, personHistory, statusOf, type PersonHistory, type TimelineEntry } from "./lead-work.server";
@@ -14,9 +15,9 @@ import {
   newWebhookEvent,
   subscribersOf,
   unbuiltLeadEvents,
+  writeBuiltBodies,
   writeWebhookEvent,
   type NewWebhookEvent,
-  type UnbuiltLeadEvent,
 } from "./webhook-events.server";
 
 // ---------------------------------------------------------------------------
@@ -251,7 +252,7 @@ async function leadsWithFields(ids: readonly string[], client: Prisma.Transactio
  * since), its form's name as it is now. Null for an event whose lead is gone.
  */
 export async function leadCreatedBodies(
-  events: readonly UnbuiltLeadEvent[],
+  events: readonly UnbuiltEvent[],
   client: Prisma.TransactionClient = db,
 ): Promise<Map<string, string | null>> {
   if (events.length === 0) return new Map();
@@ -361,9 +362,7 @@ export async function deleteLeads(ids: readonly string[]): Promise<number> {
   }
   if (leads.length === 0) return 0;
   const deleted = await db.$transaction(async (tx) => {
-    for (const [id, payload] of created) {
-      if (payload !== null) await tx.webhookEvent.updateMany({ where: { id, payload: null }, data: { payload } });
-    }
+    await writeBuiltBodies(created, tx);
     // RETURNING: a lead another delete took first (two bulk deletes overlapping) is not
     // announced twice.
     const gone = await tx.$queryRaw<Array<{ id: string }>>`

@@ -14,7 +14,7 @@ import { leadCreatedBodies } from "./lead.server";
 import { webhookDisabledEmails, writeStaffEmails } from "./notifications.server";
 import { kickOutbox } from "./outbox.server";
 import { postWebhook, type AttemptResult } from "./webhook-client.server";
-import { invalidateSubscriptions } from "./webhook-events.server";
+import { invalidateSubscriptions, writeBuiltBodies } from "./webhook-events.server";
 import { slackMessage } from "./webhook-slack";
 
 const BATCH_SIZE = 50;
@@ -102,9 +102,7 @@ async function lateBodies(
   const missing = [...new Map(events.filter((event) => event.payload === null).map((e) => [e.id, e])).values()];
   if (missing.length === 0) return new Map();
   const bodies = await leadCreatedBodies(missing);
-  for (const [id, payload] of bodies) {
-    if (payload !== null) await db.webhookEvent.updateMany({ where: { id, payload: null }, data: { payload } });
-  }
+  await writeBuiltBodies(bodies);
   return bodies;
 }
 

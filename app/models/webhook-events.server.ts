@@ -94,9 +94,6 @@ export async function leadCreatedEvent(formId: string, createdAt: Date): Promise
   return endpointIds.length === 0 ? null : { id: randomId("msg"), createdAt, endpointIds };
 }
 
-/** A lead.created waiting for its fan-out without a body yet: leadCreatedBodies builds it. */
-export type UnbuiltLeadEvent = UnbuiltEvent;
-
 const EPOCH = new Date(0);
 
 /**
@@ -104,12 +101,25 @@ const EPOCH = new Date(0);
  * built. Read from the index on fanOutAt, where the events waiting start: a range, so that
  * neither database passes the events done.
  */
-export function unbuiltLeadEvents(leadIds: string[]): Promise<UnbuiltLeadEvent[]> {
+export function unbuiltLeadEvents(leadIds: string[]): Promise<UnbuiltEvent[]> {
   if (leadIds.length === 0) return Promise.resolve([]);
   return db.webhookEvent.findMany({
     where: { fanOutAt: { gt: EPOCH }, payload: null, leadId: { in: leadIds } },
     select: { id: true, leadId: true, createdAt: true },
   });
+}
+
+/**
+ * Writes the bodies built for events that had none (leadCreatedBodies), where none was
+ * written meanwhile; null (no body could be built) writes nothing.
+ */
+export async function writeBuiltBodies(
+  bodies: ReadonlyMap<string, string | null>,
+  client: Prisma.TransactionClient = db,
+): Promise<void> {
+  for (const [id, payload] of bodies) {
+    if (payload !== null) await client.webhookEvent.updateMany({ where: { id, payload: null }, data: { payload } });
+  }
 }
 
 /**

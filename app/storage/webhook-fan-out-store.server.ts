@@ -105,7 +105,10 @@ export const sqliteWebhookFanOutStore: WebhookFanOutStore = {
     // The bodies are built first, outside the transaction (SQLite's is synchronous); the
     // transaction reads the events again under its lock, so one whose body another writer
     // set meanwhile (a delete: decision 028) keeps that body.
-    const unbuilt = unbuiltOf(prepared(await idleSqlite(), PENDING).all(limit) as PendingEvent[]);
+    const pending = prepared(await idleSqlite(), PENDING).all(limit) as PendingEvent[];
+    // Nothing waiting (most passes): no write lock taken from the leads' commits.
+    if (pending.length === 0) return 0;
+    const unbuilt = unbuiltOf(pending);
     const bodies = unbuilt.length === 0 ? new Map() : await build(unbuilt);
     const connection = await idleSqlite();
     // IMMEDIATE: the write lock first, so another process fanning out waits for this one
