@@ -172,6 +172,10 @@ const EnvSchema = z
     WEBHOOK_POLL_MS: integer(1000),
     // Form views are counted in memory and added to the database this often (decision 029).
     FORM_VIEWS_FLUSH_MS: integer(5000),
+    // A visitor (address and User-Agent) counts one view of a form this often, and an address
+    // at most FORM_VIEWS_PER_ADDRESS visitors of a form in that time, 0: no cap (decision 039).
+    FORM_VIEW_DEDUPE_SECONDS: positiveNumber(1800),
+    FORM_VIEWS_PER_ADDRESS: integer(20),
     // An endpoint whose every attempt has failed for this long is disabled (5 days).
     WEBHOOK_DISABLE_AFTER_HOURS: positiveNumber(120),
     LOG_REQUESTS: flag,
