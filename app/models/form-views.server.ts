@@ -8,12 +8,14 @@
 // to the stored counts, so several instances share one database; a crash loses at most one
 // interval of views (decision 029). Memory is bounded: values are capped like a lead's
 // source fields, and past MAX_PENDING_KEYS distinct keys in one interval a view falls back
-// to its form's row without source, or is dropped when even that row is new.
+// to its form's row without source, or is dropped when even that row is new. A visitor counts
+// one view per form per window (form-view-visitors.server.ts, decision 039).
 import { isbot } from "isbot";
 import { formViewStore, type ViewCount } from "~/storage/index.server";
 import { env } from "~/utils/env.server";
 import { every } from "~/utils/periodic.server";
 import { hasForbiddenText } from "~/utils/text-policy";
+import { recentVisitors, type Visitor } from "./form-view-visitors.server";
 
 /** Where a view came from, as the visitor's URL and referrer said; absent values are null or "". */
 export type ViewSource = {
@@ -103,9 +105,14 @@ function addPending(count: ViewCount): boolean {
   return false;
 }
 
-/** Counts one view of a form (known to exist) now, under its source. */
-export function countView(formId: string, source: ViewSource, at = new Date()): void {
-  addPending({
+/**
+ * Counts one view of a form (known to exist) now, under its source, unless the visitor's
+ * view of it was counted within the window or their address is over its cap. Returns
+ * whether it was counted.
+ */
+export function countView(formId: string, source: ViewSource, visitor: Visitor, at = new Date()): boolean {
+  if (!recentVisitors.admit(formId, visitor)) return false;
+  return addPending({
     formId,
     day: at.toISOString().slice(0, 10),
     utmSource: cleanText(source.utmSource, VIEW_UTM_MAX_LENGTH),

@@ -1,12 +1,14 @@
 // POST /api/forms/:id/views: the embed script's beacon, one per page view of a site that
 // carries the form (no login, no cookies read). Counted in memory (app/models/form-views.server.ts);
-// the answer is 204 at once, counted or not: a disallowed origin, a bot or an archived form
-// are ignored without a tell. Rules: docs/api/forms.md#form-views.
+// the answer is 204 at once, counted or not: a disallowed origin, a bot, an archived form, a
+// visitor counted within the last FORM_VIEW_DEDUPE_SECONDS and an address over its cap are
+// ignored without a tell (decision 039: why not 429). Rules: docs/api/forms.md#form-views.
 import { countView, isBotAgent } from "~/models/form-views.server";
 import { getPublicForm, isOriginAllowed } from "~/models/public-form.server";
 import { apiRoute, fail, methodNotAllowed, parseJsonText, readBodyText } from "~/utils/api.server";
 import { invalidFields, type ErrorDetail } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
+import { clientIp } from "~/utils/request.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 const APP_ORIGIN = new URL(env.APP_URL).origin;
@@ -63,7 +65,7 @@ export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
   });
 });
 
-export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) => {
+export const action = apiRoute(async ({ request, params, context }: ActionFunctionArgs) => {
   if (request.method !== "POST") methodNotAllowed(["POST", "OPTIONS"]);
   const origin = request.headers.get("Origin");
   const cors = corsHeaders(origin);
@@ -72,12 +74,13 @@ export const action = apiRoute(async ({ request, params }: ActionFunctionArgs) =
   const form = await getPublicForm(params.id ?? "");
   if (!form) fail(404, "not_found", "There is no form with this id.", { headers: cors });
   const allowed = isOriginAllowed(form, origin, () => new URL(request.url).origin) || origin === APP_ORIGIN;
-  if (allowed && form.status === "active" && !isBotAgent(request.headers.get("User-Agent"))) {
-    countView(form.id, {
-      utmSource: beacon.utm_source,
-      utmCampaign: beacon.utm_campaign,
-      referrerHost: beacon.referrerHost,
-    });
+  const userAgent = request.headers.get("User-Agent");
+  if (allowed && form.status === "active" && !isBotAgent(userAgent)) {
+    countView(
+      form.id,
+      { utmSource: beacon.utm_source, utmCampaign: beacon.utm_campaign, referrerHost: beacon.referrerHost },
+      { ip: clientIp(context), userAgent },
+    );
   }
   return new Response(null, { status: 204, headers: allowed ? cors : corsHeaders(null) });
 });

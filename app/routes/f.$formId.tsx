@@ -2,7 +2,8 @@
 // schema and posting to /api/leads/submit as a plain HTML form, so it works without
 // JavaScript; with JavaScript the post goes by fetch and errors show without losing
 // what the visitor typed. Each render for a visitor (not a bot, not the page shown again
-// after a refused post) counts as a view of the form. It carries its own URL's utm_* values, the page that sent
+// after a refused post) counts as a view of the form, once per visitor in the window the
+// beacon's views share (decision 039). It carries its own URL's utm_* values, the page that sent
 // the visitor (Referer) and its own address as the landing page into the submission.
 import { data } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
@@ -17,6 +18,7 @@ import { readSignedErrors, signTimestamp, TIMESTAMP_FIELD } from "~/models/lead-
 import { getPublicForm } from "~/models/public-form.server";
 import { leadDraftScope, takeDraft, type DraftValues } from "~/models/visitor-drafts.server";
 import { page } from "~/utils/page.server";
+import { clientIp } from "~/utils/request.server";
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 const OWN_PARAMS = ["errors", "sig", "ref", "landing", "draft"];
@@ -40,7 +42,7 @@ function validUrl(value: string | null | undefined): string {
   return value && HttpUrlSchema.safeParse(value).success ? value.trim() : "";
 }
 
-export const loader = page(async function loader({ request, params }: LoaderFunctionArgs) {
+export const loader = page(async function loader({ request, params, context }: LoaderFunctionArgs) {
   const form = await getPublicForm(params.formId ?? "");
   if (!form) throw new Response("This form does not exist.", { status: 404 });
   const url = new URL(request.url);
@@ -67,17 +69,13 @@ export const loader = page(async function loader({ request, params }: LoaderFunc
   hidden[TIMESTAMP_FIELD] = signTimestamp(form.id);
 
   const shownAgain = url.searchParams.has("errors");
-  if (
-    form.status === "active" &&
-    request.method === "GET" &&
-    !shownAgain &&
-    !isBotAgent(request.headers.get("User-Agent"))
-  ) {
-    countView(form.id, {
-      utmSource: hidden.utm_source,
-      utmCampaign: hidden.utm_campaign,
-      referrerHost: hostOfUrl(referrerUrl),
-    });
+  const userAgent = request.headers.get("User-Agent");
+  if (form.status === "active" && request.method === "GET" && !shownAgain && !isBotAgent(userAgent)) {
+    countView(
+      form.id,
+      { utmSource: hidden.utm_source, utmCampaign: hidden.utm_campaign, referrerHost: hostOfUrl(referrerUrl) },
+      { ip: clientIp(context), userAgent },
+    );
   }
 
   const errors = readSignedErrors(form.id, url.searchParams.get("errors"), url.searchParams.get("sig")) ?? {};

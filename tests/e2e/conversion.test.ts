@@ -79,35 +79,49 @@ async function expectSources(page: Page, expected: string[][]) {
     .toEqual(expected);
 }
 
+/** A visitor of their own: one browser with its own User-Agent (all share this machine's address). */
+function newVisitor(version: number): Promise<BrowserContext> {
+  return browser.newContext({ userAgent: VISITOR.replace("Chrome/124.0", `Chrome/${version}.0`) });
+}
+
 describe("conversion by source", () => {
-  it("counts views per source and shows the conversion rate change after a submission", async () => {
+  it("counts one view per visitor, and shows the conversion rate change after a submission", async () => {
     const staff = await browser.newContext();
     const staffPage = await staff.newPage();
     await logInAt(staffPage, server.url, "/leads/sources");
 
-    const visitor: BrowserContext = await browser.newContext({ userAgent: VISITOR });
-    const first = await visitor.newPage();
-    await first.goto(`${server.url}/f/${formId}?utm_source=a`);
-    const second = await visitor.newPage();
+    // Ada opens the form twice within the window: one view (decision 039).
+    const ada: BrowserContext = await newVisitor(124);
+    await (await ada.newPage()).goto(`${server.url}/f/${formId}?utm_source=a`);
+    await (await ada.newPage()).goto(`${server.url}/f/${formId}?utm_source=a`);
+    await expectSources(staffPage, [["a", "1", "0", "0.0%"]]);
+
+    const grace = await newVisitor(125);
+    const second = await grace.newPage();
     await second.goto(`${server.url}/f/${formId}?utm_source=a`);
     await expectSources(staffPage, [["a", "2", "0", "0.0%"]]);
-
-    await second.getByLabel("Your name").fill("Ada");
-    await second.getByLabel("Email").fill("ada@example.com");
+    await second.getByLabel("Your name").fill("Grace");
+    await second.getByLabel("Email").fill("grace@example.com");
     await second.waitForTimeout(MIN_SUBMIT_MS);
     await second.getByRole("button", { name: "Send" }).click();
     await second.waitForURL((url) => url.pathname.endsWith("/thanks"));
-    const other = await visitor.newPage();
-    await other.goto(`${server.url}/f/${formId}?utm_source=b`);
+    const lin = await newVisitor(126);
+    await (await lin.newPage()).goto(`${server.url}/f/${formId}?utm_source=b`);
     await expectSources(staffPage, [
       ["a", "2", "1", "50.0%"],
       ["b", "1", "0", "0.0%"],
     ]);
 
     // A page of the customer's site with the embed script: one beacon, from another origin.
-    const embedded = await visitor.newPage();
-    await embedded.goto(`${siteUrl}/pricing?utm_source=c`);
-    await embedded.locator("form[action]").waitFor();
+    // Loaded again within the window, the form still works and no second view is counted.
+    const kai = await newVisitor(127);
+    const embedded = await kai.newPage();
+    for (let load = 0; load < 2; load++) {
+      const beacon = embedded.waitForResponse((res) => res.url().endsWith(`/api/forms/${formId}/views`));
+      await embedded.goto(`${siteUrl}/pricing?utm_source=c`);
+      await embedded.locator("form[action]").waitFor();
+      expect((await beacon).status()).toBe(204);
+    }
     await expectSources(staffPage, [
       ["a", "2", "1", "50.0%"],
       ["b", "1", "0", "0.0%"],
@@ -116,7 +130,6 @@ describe("conversion by source", () => {
     expect(await db.formView.findFirst({ where: { formId, utmSource: "c" }, select: { referrerHost: true } })).toEqual({
       referrerHost: "",
     });
-    await visitor.close();
-    await staff.close();
+    for (const context of [ada, grace, lin, kai, staff]) await context.close();
   }, 90_000);
 });

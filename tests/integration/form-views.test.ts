@@ -9,12 +9,19 @@ import { createForm, createLeads, day, field } from "./leads.helpers";
 
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36";
 const today = () => new Date().toISOString().slice(0, 10);
+// Visitors of one form counted per address per window, as this file's server is configured.
+const PER_ADDRESS = 5;
 
 let server: TestServer;
 let api: ApiClient;
 
 beforeAll(async () => {
-  server = await startServer({ FORM_VIEWS_FLUSH_MS: "100" });
+  // TRUST_PROXY=true and one X-Forwarded-For entry stand in for visitors at different addresses.
+  server = await startServer({
+    FORM_VIEWS_FLUSH_MS: "100",
+    TRUST_PROXY: "true",
+    FORM_VIEWS_PER_ADDRESS: `${PER_ADDRESS}`,
+  });
   api = apiClient(server.url, await loginAsStaff(server.url));
 });
 afterAll(async () => {
@@ -27,8 +34,15 @@ async function newForm(name: string, allowedOrigins: string[] = []) {
   return form;
 }
 
-function beacon(formId: string, body: unknown, headers: Record<string, string> = {}) {
-  return fetch(`${server.url}/api/forms/${encodeURIComponent(formId)}/views`, {
+let visitors = 0;
+/** Headers of a visitor nobody else in this file is: their own address, a browser's User-Agent. */
+function newVisitor(): Record<string, string> {
+  visitors += 1;
+  return { "X-Forwarded-For": `198.18.${visitors >> 8}.${visitors & 255}`, "User-Agent": BROWSER };
+}
+
+function beacon(formId: string, body: unknown, headers: Record<string, string> = newVisitor(), url = server.url) {
+  return fetch(`${url}/api/forms/${encodeURIComponent(formId)}/views`, {
     method: "POST",
     headers: { "Content-Type": "text/plain;charset=UTF-8", "User-Agent": BROWSER, ...headers },
     body: typeof body === "string" ? body : JSON.stringify(body),
@@ -51,8 +65,34 @@ async function viewsReach(formId: string, total: number) {
     .toBe(total);
 }
 
+/**
+ * The views of the form stored once everything sent so far has been flushed: a new visitor's
+ * beacon (source "(marker)") goes last, and a flush takes all that was counted before it.
+ */
+async function viewsSettled(formId: string, url = server.url): Promise<number> {
+  expect((await beacon(formId, { utm_source: "(marker)" }, newVisitor(), url)).status).toBe(204);
+  await expect
+    .poll(async () => (await storedViews(formId)).some((row) => row.utmSource === "(marker)"), { timeout: 10_000 })
+    .toBe(true);
+  const rows = await storedViews(formId);
+  return rows.filter((row) => row.utmSource !== "(marker)").reduce((sum, row) => sum + row.views, 0);
+}
+
+/** Sends `count` requests, `parallel` at a time; returns their statuses. */
+async function inParallel(count: number, parallel: number, send: (i: number) => Promise<Response>) {
+  const statuses: number[] = [];
+  for (let start = 0; start < count; start += parallel) {
+    const batch = Array.from({ length: Math.min(parallel, count - start) }, (_, j) => send(start + j));
+    for (const res of await Promise.all(batch)) {
+      statuses.push(res.status);
+      await res.body?.cancel();
+    }
+  }
+  return statuses;
+}
+
 describe("the view beacon", () => {
-  it("answers 204 and counts the view under its source after the flush", async () => {
+  it("answers 204 and counts each visitor's view under its source after the flush", async () => {
     const form = await newForm("Beacon");
     for (let i = 0; i < 3; i++) {
       const res = await beacon(form.id, {
@@ -84,10 +124,10 @@ describe("the view beacon", () => {
 
   it("lets the page of an allowed origin read the answer, and ignores a disallowed origin", async () => {
     const form = await newForm("Origins", ["https://www.example.com"]);
-    const allowed = await beacon(form.id, { utm_source: "ok" }, { Origin: "https://www.example.com" });
+    const allowed = await beacon(form.id, { utm_source: "ok" }, { ...newVisitor(), Origin: "https://www.example.com" });
     expect(allowed.status).toBe(204);
     expect(allowed.headers.get("access-control-allow-origin")).toBe("https://www.example.com");
-    const refused = await beacon(form.id, { utm_source: "evil" }, { Origin: "https://evil.example" });
+    const refused = await beacon(form.id, { utm_source: "evil" }, { ...newVisitor(), Origin: "https://evil.example" });
     expect(refused.status).toBe(204);
     expect(refused.headers.get("access-control-allow-origin")).toBeNull();
     await viewsReach(form.id, 1);
@@ -96,12 +136,15 @@ describe("the view beacon", () => {
 
   it("does not count bots, on the beacon or on the hosted page", async () => {
     const form = await newForm("Bots");
-    const bot = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
-    expect((await beacon(form.id, { utm_source: "bot" }, { "User-Agent": bot })).status).toBe(204);
-    const page = await fetch(`${server.url}/f/${form.id}?utm_source=bot`, { headers: { "User-Agent": bot } });
+    const bot = {
+      ...newVisitor(),
+      "User-Agent": "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
+    };
+    expect((await beacon(form.id, { utm_source: "bot" }, bot)).status).toBe(204);
+    const page = await fetch(`${server.url}/f/${form.id}?utm_source=bot`, { headers: bot });
     expect(page.status).toBe(200);
     const human = await fetch(`${server.url}/f/${form.id}?utm_source=human&utm_campaign=c1`, {
-      headers: { "User-Agent": BROWSER, Referer: "https://search.example.org/?q=x" },
+      headers: { ...newVisitor(), Referer: "https://search.example.org/?q=x" },
     });
     expect(human.status).toBe(200);
     await viewsReach(form.id, 1);
@@ -138,6 +181,72 @@ describe("the view beacon", () => {
     expect(await storedViews(form.id)).toEqual([
       { day: today(), utmSource: "y".repeat(200), utmCampaign: "", referrerHost: "", views: 1 },
     ]);
+  });
+});
+
+describe("one view per visitor per form in the window (issue 28)", () => {
+  it("counts 2,000 beacons from one address and User-Agent within seconds as one view, answering each 204", async () => {
+    const form = await newForm("Inflated");
+    const attacker = newVisitor();
+    const statuses = await inParallel(2_000, 50, (i) => beacon(form.id, { utm_source: `s${i % 7}` }, attacker));
+    expect(statuses.filter((status) => status !== 204)).toEqual([]);
+    expect(await viewsSettled(form.id)).toBe(1);
+  });
+
+  it("counts at most FORM_VIEWS_PER_ADDRESS visitors from one address rotating User-Agents, the rest 204 and not counted", async () => {
+    const form = await newForm("Rotating agents");
+    const { "X-Forwarded-For": address } = newVisitor();
+    const statuses = await inParallel(300, 30, (i) =>
+      beacon(form.id, {}, { "X-Forwarded-For": address, "User-Agent": `${BROWSER} rotated/${i}` }),
+    );
+    expect(statuses.filter((status) => status !== 204)).toEqual([]);
+    expect(await viewsSettled(form.id)).toBe(PER_ADDRESS);
+  });
+
+  it("counts two visitors twice: another address, or another browser at the same address", async () => {
+    const form = await newForm("Two visitors");
+    const ada = newVisitor();
+    const grace = newVisitor();
+    const adaOtherBrowser = {
+      ...ada,
+      "User-Agent": "Mozilla/5.0 (X11; Linux x86_64; rv:125.0) Gecko/20100101 Firefox/125.0",
+    };
+    for (const visitor of [ada, grace, adaOtherBrowser, ada, grace]) {
+      expect((await beacon(form.id, {}, visitor)).status).toBe(204);
+    }
+    expect(await viewsSettled(form.id)).toBe(3);
+  });
+
+  it("counts the hosted page once per visitor too, sharing the window with the beacon", async () => {
+    const form = await newForm("Hosted page reloads");
+    const ada = newVisitor();
+    for (let i = 0; i < 5; i++) {
+      expect((await fetch(`${server.url}/f/${form.id}?utm_source=reload`, { headers: ada })).status).toBe(200);
+    }
+    // The same visitor's embed beacon for the same form within the window: no second view.
+    expect((await beacon(form.id, { utm_source: "embed" }, ada)).status).toBe(204);
+    expect((await fetch(`${server.url}/f/${form.id}?utm_source=other`, { headers: newVisitor() })).status).toBe(200);
+    expect(await viewsSettled(form.id)).toBe(2);
+    expect((await storedViews(form.id)).map((row) => [row.utmSource, row.views])).toEqual([
+      ["(marker)", 1],
+      ["other", 1],
+      ["reload", 1],
+    ]);
+  });
+
+  it("counts a visitor again once FORM_VIEW_DEDUPE_SECONDS have passed", async () => {
+    const short = await startServer({ FORM_VIEWS_FLUSH_MS: "100", TRUST_PROXY: "true", FORM_VIEW_DEDUPE_SECONDS: "1" });
+    try {
+      const form = await newForm("Short window");
+      const ada = newVisitor();
+      expect((await beacon(form.id, {}, ada, short.url)).status).toBe(204);
+      expect((await beacon(form.id, {}, ada, short.url)).status).toBe(204);
+      await new Promise((resolve) => setTimeout(resolve, 1_100));
+      expect((await beacon(form.id, {}, ada, short.url)).status).toBe(204);
+      expect(await viewsSettled(form.id, short.url)).toBe(2);
+    } finally {
+      await short.stop();
+    }
   });
 });
 
