@@ -9,11 +9,11 @@
 // view), so with several instances each keeps its own: a visitor whose requests the load
 // balancer spreads over n instances counts at most n views per window.
 //
-// Bounded: entries live one window and are dropped in the order they were made (all live
-// equally long, so a Map's insertion order is their expiry order); past `maxEntries` the
-// oldest goes early, and that visitor could be counted again before the window ends. An
-// entry only comes with a counted view, so one address adds at most `perAddress` of them per
-// form and window. Keys are HMACs keyed with SESSION_SECRET: no address is kept.
+// Bounded: entries live one window and are forgotten in the order they were made (all live
+// equally long, so that is their expiry order); past `maxEntries` the oldest goes early, and
+// that visitor could be counted again before the window ends. An entry only comes with a
+// counted view, so one address adds at most `perAddress` of them per form and window. Keys
+// are hashes, the address's keyed with SESSION_SECRET: no address is kept.
 import { createHash, createHmac } from "node:crypto";
 import { env } from "~/utils/env.server";
 
@@ -33,32 +33,61 @@ export type VisitorWindowOptions = {
 
 // A User-Agent is cut here before hashing, as isBotAgent reads it.
 const USER_AGENT_MAX_LENGTH = 512;
-/** Visitors remembered per process by default: about 10 MB of keys. */
+/** Visitors (and as many addresses) remembered per process: about 35 MB when full. */
 export const MAX_REMEMBERED_VISITORS = 100_000;
 
-/** Keys that expire `windowMs` after they were set, oldest first, at most `max` of them. */
-class ExpiringKeys<V extends { expires: number }> {
-  private readonly entries = new Map<string, V>();
-  constructor(private readonly max: number) {}
+/**
+ * Counts per key that live `ttlMs` from the key's first count, at most `max` keys. A key
+ * leaves the map only from the front of the queue, in the order it came, so the queue
+ * holds each key once and its expiries ascend: forgetting costs O(1) per key. (Iterating
+ * the Map from its front would walk the holes its deletions leave, slower and slower.)
+ */
+class ExpiringCounts {
+  private readonly counts = new Map<string, number>();
+  private keys: string[] = [];
+  private expiries: number[] = [];
+  private head = 0;
 
-  get(key: string, now: number): V | undefined {
-    const entry = this.entries.get(key);
-    return entry && entry.expires > now ? entry : undefined;
+  constructor(
+    private readonly ttlMs: number,
+    private readonly max: number,
+  ) {}
+
+  /** How often `key` was counted in its window: 0 when never, or when the window has passed. */
+  get(key: string, now: number): number {
+    while (this.head < this.keys.length && this.expiries[this.head] <= now) this.forgetOldest();
+    return this.counts.get(key) ?? 0;
   }
 
-  set(key: string, entry: V, now: number): void {
-    this.entries.delete(key);
-    for (const [oldest, { expires }] of this.entries) {
-      if (expires > now && this.entries.size < this.max) break;
-      this.entries.delete(oldest);
+  /** Counts `key` once more; a key not held starts its window now (the oldest goes when full). */
+  add(key: string, now: number): void {
+    const count = this.get(key, now);
+    if (count === 0) {
+      while (this.counts.size >= this.max) this.forgetOldest();
+      this.keys.push(key);
+      this.expiries.push(now + this.ttlMs);
     }
-    this.entries.set(key, entry);
+    this.counts.set(key, count + 1);
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.counts.size;
+  }
+
+  private forgetOldest(): void {
+    this.counts.delete(this.keys[this.head]);
+    this.head += 1;
+    // Drop the forgotten part of the queue now and then (amortized O(1) per key).
+    if (this.head >= 1024 && this.head * 2 >= this.keys.length) {
+      this.keys = this.keys.slice(this.head);
+      this.expiries = this.expiries.slice(this.head);
+      this.head = 0;
+    }
   }
 }
+
+// A site's visitors share few User-Agents: their hashes are kept (cleared when this many).
+const AGENT_HASHES_MAX = 2_000;
 
 export type VisitorWindow = {
   /** Whether this view is the visitor's first of the form in the window (and within its address's cap); remembers it if so. */
@@ -69,22 +98,37 @@ export type VisitorWindow = {
 
 export function createVisitorWindow(options: VisitorWindowOptions): VisitorWindow {
   const { windowMs, perAddress, maxEntries, secret, now = Date.now } = options;
-  const visitors = new ExpiringKeys<{ expires: number }>(maxEntries);
-  const addresses = new ExpiringKeys<{ expires: number; counted: number }>(maxEntries);
+  const visitors = new ExpiringCounts(windowMs, maxEntries);
+  const addresses = new ExpiringCounts(windowMs, maxEntries);
+  const agentHashes = new Map<string, Buffer>();
+  // 96 bits of a hash of the User-Agent: two browsers at one address colliding costs one view.
+  const agentHash = (userAgent: string | null): Buffer => {
+    const agent = (userAgent ?? "").slice(0, USER_AGENT_MAX_LENGTH);
+    let hash = agentHashes.get(agent);
+    if (hash === undefined) {
+      hash = createHash("sha256").update(agent).digest().subarray(0, 12);
+      if (agentHashes.size >= AGENT_HASHES_MAX) agentHashes.clear();
+      agentHashes.set(agent, hash);
+    }
+    return hash;
+  };
+  // Keys are built in here and copied out as one flat string (a joined or sliced string
+  // would keep its parts alive beside it): 128 bits of an HMAC of form and address, then
+  // the User-Agent's 96. The address itself is not kept.
+  const key = Buffer.alloc(28);
   return {
     admit(formId, { ip, userAgent }) {
       const at = now();
-      // 128 bits of each hash, copied out (a slice of a longer string would keep it alive).
-      const address = createHmac("sha256", secret).update(`form-view\u0000${formId}\u0000${ip}`).digest();
-      const key = address.toString("base64url", 0, 16);
-      const agent = (userAgent ?? "").slice(0, USER_AGENT_MAX_LENGTH);
-      const visitor = createHash("sha256").update(address).update(agent).digest().toString("base64url", 0, 16);
-      if (visitors.get(visitor, at)) return false;
-      const counted = addresses.get(key, at);
-      if (perAddress > 0 && counted && counted.counted >= perAddress) return false;
-      if (counted) counted.counted += 1;
-      else addresses.set(key, { expires: at + windowMs, counted: 1 }, at);
-      visitors.set(visitor, { expires: at + windowMs }, at);
+      createHmac("sha256", secret).update(`form-view\u0000${formId}\u0000${ip}`).digest().copy(key, 0, 0, 16);
+      agentHash(userAgent).copy(key, 16);
+      const address = key.toString("base64url", 0, 16);
+      const visitor = key.toString("base64url");
+      if (visitors.get(visitor, at) > 0) return false;
+      if (perAddress > 0) {
+        if (addresses.get(address, at) >= perAddress) return false;
+        addresses.add(address, at);
+      }
+      visitors.add(visitor, at);
       return true;
     },
     size: () => ({ visitors: visitors.size, addresses: addresses.size }),

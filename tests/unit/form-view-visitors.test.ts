@@ -58,7 +58,7 @@ describe("the visitor window", () => {
   });
 
   it("holds at most maxEntries, forgetting the oldest first, and drops what has expired", () => {
-    const { visitors, pass } = windowAt({ maxEntries: 100, perAddress: 0 });
+    const { visitors, pass } = windowAt({ maxEntries: 100, perAddress: 1 });
     for (let i = 0; i < 10_000; i++)
       visitors.admit(`form-${i % 7}`, { ip: `10.0.${i >> 8}.${i & 255}`, userAgent: `agent ${i}` });
     expect(visitors.size()).toEqual({ visitors: 100, addresses: 100 });
