@@ -211,19 +211,27 @@ export async function requireUser(request: Request): Promise<SessionUser> {
 const CONTROL_OR_BACKSLASH = /[\u0000-\u001f\u007f\\]/;
 
 /**
- * A redirect target on this site's own origin, as a path; anything else (another host,
- * a scheme, control characters or backslashes that browsers read as slashes) gives
- * `fallback`.
+ * The path to send a user to after login (or any other `redirectTo`), when it is a path on
+ * this site's own origin; anything else gives `fallback`. The check is made on the path's
+ * final form, after the URL parser has removed dot segments (`/.//evil.com` and
+ * `/%2e%2e//evil.com` become `//evil.com`, which a browser reads as another host) and after
+ * percent-decoding: it must start with exactly one `/`, and hold no control characters or
+ * backslashes (which browsers read as slashes).
  */
 export function safeRedirect(to: FormDataEntryValue | string | null | undefined, fallback = "/"): string {
   if (typeof to !== "string" || !to.startsWith("/") || CONTROL_OR_BACKSLASH.test(to)) return fallback;
   let url: URL;
+  let decodedPath: string;
   try {
     url = new URL(to, env.APP_URL);
+    decodedPath = decodeURIComponent(url.pathname);
   } catch {
     return fallback;
   }
   if (url.origin !== new URL(env.APP_URL).origin) return fallback;
+  if (/^\/[/\\]/.test(url.pathname) || /^\/[/\\]/.test(decodedPath) || CONTROL_OR_BACKSLASH.test(decodedPath)) {
+    return fallback;
+  }
   return `${url.pathname}${url.search}${url.hash}`;
 }
 
