@@ -26,7 +26,21 @@ const root = projectRoot();
 loadEnvFile(root);
 process.env.NODE_ENV ??= dev ? "development" : "production";
 
-const app = await createAppServer({ dev, buildDir: path.resolve(root, process.env.BUILD_DIR ?? "build") });
+/**
+ * A bad configuration (app/utils/env.server.ts, read as the app loads) stops the start
+ * with its one line naming the variables, not a stack trace; anything else is a bug.
+ */
+function stopOnConfigError(error: unknown): never {
+  if (error instanceof Error && error.name === "ConfigError") {
+    console.error(error.message);
+    process.exit(1);
+  }
+  throw error;
+}
+
+const app = await createAppServer({ dev, buildDir: path.resolve(root, process.env.BUILD_DIR ?? "build") }).catch(
+  stopOnConfigError,
+);
 const port = Number(process.env.PORT || 3000);
 const host = process.env.HOST || "0.0.0.0";
 app.server.listen(port, host, () => {
