@@ -1,9 +1,10 @@
 // Personal API tokens: made with a session, shown once, scoped, limited by the role at the
 // time of each request, ended by revocation, expiry or disabling the user.
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/models/user.server";
 import { db } from "~/utils/db.server";
-import { apiClient, cookieFrom, type ApiClient } from "../support/http";
+import { apiClient, cookieFrom, ownClientAddress, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 
 const PASSWORD = "api tokens password";
@@ -136,6 +137,33 @@ describe("API tokens", () => {
     const reply = await withToken(made.token)("POST", "/api/support-requests/SR-0/replies", { message: "Hi" });
     expect(reply.status).toBe(403);
     expect(reply.body.error.code).toBe("insufficient_scope");
+  });
+});
+
+describe("wrong API tokens", () => {
+  it("are limited per address: 10 answer 401, the rest 429 with Retry-After; a right token still works there", async () => {
+    const right = (await owner.call("POST", "/api/tokens", { name: "right", scopes: ["leads:read"] })).body.token;
+    const guarded = await startServer({ TRUST_PROXY: "true" });
+    try {
+      const address = ownClientAddress();
+      const asGuesser = (token: string) =>
+        apiClient(guarded.url, undefined, { ...address, Authorization: `Bearer ${token}` })("GET", "/api/leads");
+      const answers = await Promise.all(
+        Array.from({ length: 60 }, () => asGuesser(`lc_${randomBytes(32).toString("base64url")}`)),
+      );
+      expect(answers.filter((res) => res.status === 401)).toHaveLength(10);
+      const limited = answers.filter((res) => res.status === 429);
+      expect(limited).toHaveLength(50);
+      expect(limited[0].body.error).toMatchObject({ code: "rate_limited" });
+      expect(Number(limited[0].headers.get("retry-after"))).toBeGreaterThan(0);
+      // The real caller at the same (shared) address is never locked out.
+      expect((await asGuesser(right)).status).toBe(200);
+      // Another address is not affected by this one's guesses.
+      const elsewhere = apiClient(guarded.url, undefined, { ...ownClientAddress(), Authorization: "Bearer lc_x" });
+      expect((await elsewhere("GET", "/api/leads")).status).toBe(401);
+    } finally {
+      await guarded.stop();
+    }
   });
 });
 

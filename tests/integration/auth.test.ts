@@ -136,7 +136,7 @@ describe("staff authentication", () => {
       expect(page.status, redirectTo).toBe(200);
       expect(await page.text(), redirectTo).toContain('name="redirectTo" value="/"');
 
-      for (const headers of [{}, { Cookie: cookie }]) {
+      for (const headers of [{}, { Cookie: cookie }] as Array<Record<string, string>>) {
         const posted = await fetch(`${server.url}/login`, {
           method: "POST",
           headers,
