@@ -78,6 +78,7 @@ const STATUS_OF: Record<DomainErrorCode, number> = {
   field_not_found: 404,
   form_archived: 410,
   forbidden: 403,
+  password_required: 403,
   gone: 410,
   conflict: 409,
   version_conflict: 409,
