@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { exitOnConfigError } from "../app/utils/config-error";
 import { createAppServer } from "./app-server";
 
 /** The project folder (the nearest with a package.json), whether run from server/ or build/node/. */
@@ -26,20 +27,10 @@ const root = projectRoot();
 loadEnvFile(root);
 process.env.NODE_ENV ??= dev ? "development" : "production";
 
-/**
- * A bad configuration (app/utils/env.server.ts, read as the app loads) stops the start
- * with its one line naming the variables, not a stack trace; anything else is a bug.
- */
-function stopOnConfigError(error: unknown): never {
-  if (error instanceof Error && error.name === "ConfigError") {
-    console.error(error.message);
-    process.exit(1);
-  }
-  throw error;
-}
-
+// A bad configuration (read as the app loads) stops the start with one line naming the
+// variables, not a stack trace.
 const app = await createAppServer({ dev, buildDir: path.resolve(root, process.env.BUILD_DIR ?? "build") }).catch(
-  stopOnConfigError,
+  exitOnConfigError,
 );
 const port = Number(process.env.PORT || 3000);
 const host = process.env.HOST || "0.0.0.0";

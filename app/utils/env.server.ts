@@ -2,6 +2,7 @@
 // .env.example documents each one.
 import proxyaddr from "proxy-addr";
 import { z } from "zod";
+import { ConfigError } from "./config-error";
 import { DEFAULT_DATABASE_URL, databaseProvider } from "./database-url";
 import { secretWeakness } from "./secret-strength";
 
@@ -231,11 +232,6 @@ const EnvSchema = z
   });
 
 export type Env = z.output<typeof EnvSchema>;
-
-/** A configuration the server cannot start with: one line naming each bad variable. */
-export class ConfigError extends Error {
-  override readonly name = "ConfigError";
-}
 
 export function parseEnv(source: Record<string, string | undefined>): Env {
   // An empty value (`SMTP_URL=` in .env) means "not set".
