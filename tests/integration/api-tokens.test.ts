@@ -174,6 +174,20 @@ describe("the password asked again to make a token (sudo mode)", () => {
     expect((await sudo.call("POST", "/api/tokens", { name: "again", scopes: ["leads:read"] })).status).toBe(201);
   });
 
+  it("limits wrong passwords like logins: past 10 in the session, 429 with Retry-After in the error shape", async () => {
+    const sudo = await staff("guessing@tokens.example", "agent");
+    await enteredPasswordAgo(sudo.id, 11);
+    const attempt = (password: string) =>
+      sudo.call("POST", "/api/tokens", { name: "guess", scopes: ["leads:read"], password });
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => attempt(`guess ${i}`)));
+    expect(answers.filter((res) => res.status === 422)).toHaveLength(10);
+    const limited = answers.filter((res) => res.status === 429);
+    expect(limited).toHaveLength(2);
+    expect(limited[0].body.error).toMatchObject({ code: "rate_limited" });
+    expect(Number(limited[0].headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await attempt(PASSWORD)).status).toBe(429);
+  });
+
   it("cannot be answered by a token: a token never makes tokens, with a password or without", async () => {
     const sudo = await staff("robot@tokens.example", "agent");
     const made = (await sudo.call("POST", "/api/tokens", { name: "robot", scopes: ["leads:read"] })).body;
