@@ -5,6 +5,7 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { exitOnConfigError } from "../app/utils/config-error";
 import { DEFAULT_DATABASE_URL, databaseProvider, sqliteFilePath } from "../app/utils/database-url";
 import { buildIfStale } from "./build-if-stale";
 
@@ -83,7 +84,7 @@ if (await migrationsApplied(databaseUrl)) {
 
 const [{ users }] = await readOne<{ users: number | string }>(databaseUrl, `SELECT COUNT(*) AS users FROM "User"`);
 if (Number(users) === 0) {
-  const { createOrResetUser } = await import("../app/models/user.server");
+  const { createOrResetUser } = await import("../app/models/user.server").catch(exitOnConfigError);
   const email = process.env.ADMIN_EMAIL || "admin@example.com";
   const password = process.env.ADMIN_PASSWORD || randomBytes(12).toString("base64url");
   await createOrResetUser({ email, password });

@@ -6,6 +6,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ZodError } from "zod";
+import { exitOnConfigError } from "../app/utils/config-error";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 if (fs.existsSync(path.join(root, ".env"))) process.loadEnvFile(path.join(root, ".env"));
@@ -27,7 +28,7 @@ if (!values.email || !values.password || !role) {
   process.exit(2);
 }
 
-const { createOrResetUser } = await import("../app/models/user.server");
+const { createOrResetUser } = await import("../app/models/user.server").catch(exitOnConfigError);
 const { db } = await import("../app/utils/db.server");
 try {
   const { user, created } = await createOrResetUser({

@@ -7,6 +7,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { exitOnConfigError } from "../app/utils/config-error";
 import { createAppServer } from "./app-server";
 
 /** The project folder (the nearest with a package.json), whether run from server/ or build/node/. */
@@ -26,7 +27,11 @@ const root = projectRoot();
 loadEnvFile(root);
 process.env.NODE_ENV ??= dev ? "development" : "production";
 
-const app = await createAppServer({ dev, buildDir: path.resolve(root, process.env.BUILD_DIR ?? "build") });
+// A bad configuration (read as the app loads) stops the start with one line naming the
+// variables, not a stack trace.
+const app = await createAppServer({ dev, buildDir: path.resolve(root, process.env.BUILD_DIR ?? "build") }).catch(
+  exitOnConfigError,
+);
 const port = Number(process.env.PORT || 3000);
 const host = process.env.HOST || "0.0.0.0";
 app.server.listen(port, host, () => {

@@ -132,9 +132,13 @@ export async function revokeApiToken(actor: Actor, id: string): Promise<void> {
   }
 }
 
-/** Ends every token of a user (when the user is disabled). */
-export async function revokeUserApiTokens(userId: string): Promise<void> {
-  await db.apiToken.updateMany({ where: { userId, revokedAt: null }, data: { revokedAt: new Date() } });
+/** Ends every token of a user (disabled, password reset or changed); returns how many were live. */
+export async function revokeUserApiTokens(userId: string): Promise<number> {
+  const { count } = await db.apiToken.updateMany({
+    where: { userId, revokedAt: null },
+    data: { revokedAt: new Date() },
+  });
+  return count;
 }
 
 export const looksLikeApiToken = (value: string) => value.startsWith(PREFIX);

@@ -15,7 +15,9 @@ export const AUDIT_ACTIONS = [
   "session.login",
   "session.login_failed",
   "password.reset",
+  "password.change",
   "staff.join",
+  "lead.export_started",
   "lead.export",
   "lead.delete",
   "lead.bulk",
@@ -43,11 +45,13 @@ export type AuditInput = {
   details?: Record<string, unknown>;
 };
 
-export async function recordAudit(entry: AuditInput): Promise<void> {
+/** Adds an entry; returns its id, or null when it could not be written (logged). */
+export async function recordAudit(entry: AuditInput): Promise<string | null> {
+  const id = timeOrderedId("aud_");
   try {
     await db.auditEntry.create({
       data: {
-        id: timeOrderedId("aud_"),
+        id,
         action: entry.action,
         actorId: entry.actor?.id ?? null,
         actorEmail: entry.actor?.email ?? null,
@@ -57,8 +61,10 @@ export async function recordAudit(entry: AuditInput): Promise<void> {
       },
       select: { id: true },
     });
+    return id;
   } catch (error) {
     console.error(`audit entry ${entry.action} could not be written:`, error);
+    return null;
   }
 }
 

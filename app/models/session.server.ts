@@ -25,9 +25,13 @@ function hashId(id: string): string {
   return createHash("sha256").update(id).digest("hex");
 }
 
-export type ActiveSession = { idHash: string; user: SessionUser };
+/** A live session: its id's hash, its user, and when the password was last entered in it. */
+export type ActiveSession = { idHash: string; user: SessionUser; passwordAt: Date | null };
 
-/** Starts a session; returns the id for the cookie (never stored as such). */
+/**
+ * Starts a session; returns the id for the cookie (never stored as such). Every session
+ * starts with the password just entered (a login, an accepted invitation, a password change).
+ */
 export async function startSession(
   userId: string,
   client: { userAgent: string | null; ipHash: string },
@@ -39,6 +43,7 @@ export async function startSession(
       idHash: hashId(id),
       userId,
       expiresAt,
+      passwordAt: new Date(),
       userAgent: (client.userAgent ?? "").slice(0, 300),
       ipHash: client.ipHash,
     },
@@ -62,7 +67,12 @@ export async function findActiveSession(id: string, now = Date.now()): Promise<A
   if (now - row.lastSeenAt.getTime() >= Math.min(TOUCH_INTERVAL_MS, idleMs / 4)) {
     await db.session.updateMany({ where: { idHash, revokedAt: null }, data: { lastSeenAt: new Date(now) } });
   }
-  return { idHash, user: sessionUserOf(row.user) };
+  return { idHash, user: sessionUserOf(row.user), passwordAt: row.passwordAt };
+}
+
+/** Notes that the password was entered again in this session now (docs/api/tokens.md). */
+export async function recordPasswordEntry(idHash: string, at = new Date()): Promise<void> {
+  await db.session.updateMany({ where: { idHash, revokedAt: null }, data: { passwordAt: at } });
 }
 
 /** Ends the session behind a cookie's id (logout). Unknown ids are ignored. */

@@ -109,16 +109,19 @@ export async function createOrResetUser(input: {
   return { user: sessionUserOf(user), created: !existing };
 }
 
-/**
- * Sets a new password when the current one is right, and ends every session of the
- * user (the caller starts a fresh one for the device that asked). False: wrong password.
- */
-export async function changePassword(userId: string, currentPassword: string, newPassword: string): Promise<boolean> {
+/** True when `password` is the user's (false too for a user with no password yet). */
+export async function isUsersPassword(userId: string, password: string): Promise<boolean> {
   const user = await db.user.findUnique({ where: { id: userId }, select: { passwordHash: true } });
-  if (!user?.passwordHash || !(await verifyPassword(currentPassword, user.passwordHash))) return false;
-  await db.user.update({ where: { id: userId }, data: { passwordHash: await hashPassword(newPassword) } });
-  await revokeUserSessions(userId);
-  return true;
+  return Boolean(user?.passwordHash && (await verifyPassword(password, user.passwordHash)));
+}
+
+/** Stores a new password for the user (account-password.server.ts ends what the old one opened). */
+export async function storePassword(userId: string, newPassword: string): Promise<void> {
+  await db.user.update({
+    where: { id: userId },
+    data: { passwordHash: await hashPassword(newPassword) },
+    select: { id: true },
+  });
 }
 
 /** Saves the zone the user's dashboard shows times in; validation_failed naming `timeZone` otherwise. */

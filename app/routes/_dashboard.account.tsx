@@ -4,18 +4,21 @@ import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { LocalTime, useTimeZone } from "~/components/LocalTime";
 import { RouteError } from "~/components/RouteError";
+import { changeOwnPassword } from "~/models/account-password.server";
 import { ChangePasswordSchema } from "~/models/account-schemas";
 import { listUserSessions, revokeUserSessions } from "~/models/session.server";
 import { TIME_ZONES } from "~/models/time-zone.server";
-import { changePassword, setTimeZone } from "~/models/user.server";
+import { setTimeZone } from "~/models/user.server";
 import { requireUserSession } from "~/utils/auth.server";
-import { DomainError } from "~/utils/domain-error";
-import { page } from "~/utils/page.server";
+import { DomainError, RateLimited } from "~/utils/domain-error";
+import { page, retryAfterOf } from "~/utils/page.server";
 import { clientIp } from "~/utils/request.server";
 import { commitUserSession } from "~/utils/session.server";
-import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Your account · Lead Capture" }];
+// A refusal for too many wrong passwords says when to try again.
+export const headers: HeadersFunction = ({ actionHeaders }) => retryAfterOf(actionHeaders);
 
 export const loader = page(async function loader({ request }: LoaderFunctionArgs) {
   const { user, idHash } = await requireUserSession(request);
@@ -38,7 +41,8 @@ type PasswordFieldName = "currentPassword" | "newPassword" | "confirmPassword";
 const HIDDEN = ["currentPassword", "newPassword", "confirmPassword"];
 
 export const action = page(async function action({ request, context }: ActionFunctionArgs) {
-  const { user, idHash } = await requireUserSession(request);
+  const session = await requireUserSession(request);
+  const { user, idHash } = session;
   const form = await request.formData();
   const intent = form.get("intent");
   if (intent === "logout-others") {
@@ -60,15 +64,21 @@ export const action = page(async function action({ request, context }: ActionFun
   if (submission.status !== "success") {
     return data(submission.reply({ hideFields: HIDDEN }), { status: 422 });
   }
-  const { currentPassword, newPassword } = submission.value;
-  if (!(await changePassword(user.id, currentPassword, newPassword))) {
-    const reply = submission.reply({
-      fieldErrors: { currentPassword: ["That is not your current password."] },
-      hideFields: HIDDEN,
+  const refuse = (message: string, init: ResponseInit) =>
+    data(submission.reply({ fieldErrors: { currentPassword: [message] }, hideFields: HIDDEN }), init);
+  try {
+    if (!(await changeOwnPassword(session, submission.value, clientIp(context)))) {
+      return refuse("That is not your current password.", { status: 422 });
+    }
+  } catch (error) {
+    if (!(error instanceof RateLimited)) throw error;
+    const minutes = Math.ceil(error.retryAfterSeconds / 60);
+    return refuse(`Too many wrong passwords. Try again in ${minutes} minute${minutes === 1 ? "" : "s"}.`, {
+      status: 429,
+      headers: { "Retry-After": String(error.retryAfterSeconds) },
     });
-    return data(reply, { status: 422 });
   }
-  // Every session ended with the old password; this device carries on in a new one.
+  // Every session and API token ended with the old password; this device carries on in a new session.
   const cookie = await commitUserSession(user.id, request, clientIp(context));
   return redirect("/account?changed=1", { headers: { "Set-Cookie": cookie } });
 });
@@ -122,7 +132,10 @@ function ChangePasswordForm({ busy }: { busy: boolean }) {
   return (
     <>
       <h2>Change your password</h2>
-      <Form method="post" {...getFormProps(form)} noValidate>
+      <p className="muted" id="change-password-note">
+        Changing it logs out every other session and revokes all your API tokens: make new ones afterwards.
+      </p>
+      <Form method="post" {...getFormProps(form)} noValidate aria-describedby="change-password-note">
         <input type="hidden" name="intent" value="change-password" />
         <PasswordField
           name="currentPassword"
@@ -205,7 +218,9 @@ export default function AccountPage() {
         Logged in as {user.email} ({user.role}). <Link to="/account/tokens">API tokens</Link>
       </p>
       {searchParams.get("changed") ? (
-        <p role="status">Your password was changed. Every other session has been logged out.</p>
+        <p role="status">
+          Your password was changed. Every other session has been logged out and your API tokens have been revoked.
+        </p>
       ) : null}
       {searchParams.get("zone") ? <p role="status">{`Times are now shown in ${timeZone}.`}</p> : null}
       {ended !== null ? (

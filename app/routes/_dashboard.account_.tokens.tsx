@@ -6,28 +6,40 @@ import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { ActionNotice } from "~/components/ActionNotice";
 import { LocalTime } from "~/components/LocalTime";
 import { RouteError } from "~/components/RouteError";
+import { passwordIsRecent, requireRecentPassword } from "~/models/account-password.server";
 import { createApiToken, listApiTokens, revokeApiToken } from "~/models/api-tokens.server";
 import { auditor } from "~/models/audit.server";
 import { grantableScopes } from "~/models/policy";
-import { statusOf } from "~/utils/api.server";
+import { domainErrorHeaders, statusOf } from "~/utils/api.server";
 import { requireUserSession } from "~/utils/auth.server";
 import { DomainError } from "~/utils/domain-error";
-import { page } from "~/utils/page.server";
+import { page, retryAfterOf } from "~/utils/page.server";
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "API tokens · Lead Capture" }];
-// The answer to a creation carries the token: no cache, no back-button copy of it.
-export const headers: HeadersFunction = () => ({ "Cache-Control": "no-store" });
+// The answer to a creation carries the token: no cache, no back-button copy of it. A refusal
+// for too many wrong passwords says when to try again.
+export const headers: HeadersFunction = ({ actionHeaders }) => ({
+  "Cache-Control": "no-store",
+  ...retryAfterOf(actionHeaders),
+});
 
 export const loader = page(async function loader({ request }: LoaderFunctionArgs) {
-  const { user } = await requireUserSession(request);
-  return { tokens: await listApiTokens(user.id), scopes: grantableScopes(user) };
+  const session = await requireUserSession(request);
+  const { user } = session;
+  return {
+    tokens: await listApiTokens(user.id),
+    scopes: grantableScopes(user),
+    // As GitHub's sudo mode: the form asks for the password when it was last entered 10+ minutes ago.
+    needsPassword: !passwordIsRecent(session),
+  };
 });
 
 type Answer = { created?: { name: string; token: string }; revoked?: boolean; error?: string };
 
 export const action = page(async function action({ request, context }: ActionFunctionArgs) {
-  const { user } = await requireUserSession(request);
+  const session = await requireUserSession(request);
+  const { user } = session;
   const audit = auditor(context, user);
   const form = await request.formData();
   const intent = form.get("intent");
@@ -39,6 +51,7 @@ export const action = page(async function action({ request, context }: ActionFun
       return data<Answer>({ revoked: true });
     }
     if (intent !== "create") throw new Response("Unknown action.", { status: 400 });
+    await requireRecentPassword(session, form.get("password"));
     const expires = String(form.get("expiresOn") ?? "");
     const created = await createApiToken(user, {
       name: String(form.get("name") ?? ""),
@@ -51,12 +64,12 @@ export const action = page(async function action({ request, context }: ActionFun
   } catch (thrown) {
     if (!(thrown instanceof DomainError)) throw thrown;
     const message = thrown.details.map((detail) => `${detail.path}: ${detail.message}`).join(" ") || thrown.message;
-    return data<Answer>({ error: message }, { status: statusOf(thrown) });
+    return data<Answer>({ error: message }, { status: statusOf(thrown), headers: domainErrorHeaders(thrown) });
   }
 });
 
 export default function TokensPage() {
-  const { tokens, scopes } = useLoaderData<typeof loader>();
+  const { tokens, scopes, needsPassword } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>() as Answer | undefined;
   return (
     <>
@@ -76,14 +89,14 @@ export default function TokensPage() {
         </section>
       ) : null}
       <ActionNotice done={answer?.revoked ? "The token was revoked." : null} error={answer?.error} />
-      <NewTokenForm scopes={scopes} />
+      <NewTokenForm scopes={scopes} needsPassword={needsPassword} />
       <h2>Your tokens</h2>
       {tokens.length === 0 ? <p className="muted">No tokens yet.</p> : <TokensTable tokens={tokens} />}
     </>
   );
 }
 
-function NewTokenForm({ scopes }: { scopes: string[] }) {
+function NewTokenForm({ scopes, needsPassword }: { scopes: string[]; needsPassword: boolean }) {
   return (
     <section className="card" aria-labelledby="new-token-heading">
       <h2 id="new-token-heading">New token</h2>
@@ -101,6 +114,22 @@ function NewTokenForm({ scopes }: { scopes: string[] }) {
         </fieldset>
         <label htmlFor="token-expires">Expires on (optional)</label>
         <input id="token-expires" name="expiresOn" type="date" />
+        {needsPassword ? (
+          <>
+            <label htmlFor="token-password">Your password</label>
+            <p className="muted" id="token-password-hint">
+              A new token needs your password when you last entered it more than 10 minutes ago.
+            </p>
+            <input
+              id="token-password"
+              name="password"
+              type="password"
+              autoComplete="current-password"
+              required
+              aria-describedby="token-password-hint"
+            />
+          </>
+        ) : null}
         <p>
           <button type="submit">Create the token</button>
         </p>

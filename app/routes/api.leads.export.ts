@@ -25,11 +25,13 @@ export const loader = apiRoute(async ({ request, context }: LoaderFunctionArgs) 
   }
   const audit = auditor(context, user);
   const filters_ = Object.fromEntries([...params].filter(([name]) => name !== "format"));
+  // Recorded before the first row leaves, so an export its reader stalls is on record at once;
+  // its end (rows sent, and whether it was all of them) is a second entry naming this one.
+  const started = await audit("lead.export_started", null, { format: format.data, filters: filters_ });
   const options = {
     signal: request.signal,
-    // Recorded once the download ends: how many rows left, and whether it was all of them.
     onEnd: (rows: number, complete: boolean) =>
-      void audit("lead.export", null, { format: format.data, filters: filters_, rows, complete }),
+      void audit("lead.export", null, { format: format.data, filters: filters_, rows, complete, started }),
   };
   const chosen = forViewer(filters.value, user.id);
   const body = format.data === "csv" ? await streamLeadsCsv(chosen, options) : await streamLeadsXlsx(chosen, options);

@@ -34,7 +34,8 @@ function basicPassword(authorization: string): string | undefined {
 /**
  * 503 while INBOUND_SECRET is unset; 401 unless `x-inbound-secret`, a Bearer token or
  * an HTTP Basic password matches (providers that cannot add a header put the secret in
- * the URL: https://inbound:SECRET@host/...). Wrong secrets are limited per address (429).
+ * the URL: https://inbound:SECRET@host/...). Wrong secrets are limited per address (429);
+ * the right one is accepted from any address, so nobody can lock the provider out.
  */
 async function requireInboundSecret(request: Request, ip: string): Promise<void> {
   if (!env.INBOUND_SECRET) {
@@ -43,7 +44,7 @@ async function requireInboundSecret(request: Request, ip: string): Promise<void>
   const authorization = request.headers.get("Authorization") ?? "";
   const bearer = /^Bearer\s+(.+)$/i.exec(authorization)?.[1]?.trim();
   const given = request.headers.get("x-inbound-secret") ?? bearer ?? basicPassword(authorization);
-  if (given === undefined || !(await checkSecretGuess(ip, given, env.INBOUND_SECRET))) {
+  if (given === undefined || !(await checkSecretGuess(ip, given, env.INBOUND_SECRET, "inbound secret"))) {
     fail(
       401,
       "unauthorized",

@@ -1,7 +1,9 @@
 // GET /api/tokens: your API tokens (never the tokens themselves); ?userId= another user's,
 // for owners and admins. POST /api/tokens with
-// {name, scopes, expiresAt?}: a new one, answered once with `token` (docs/api/tokens.md).
-// Both need a session: a token cannot make or list tokens.
+// {name, scopes, expiresAt?, password?}: a new one, answered once with `token`; `password`
+// is needed when the session's last password entry is older than 10 minutes
+// (docs/api/tokens.md). Both need a session: a token cannot make or list tokens.
+import { requireRecentPassword, takePassword } from "~/models/account-password.server";
 import { createApiToken, listApiTokens } from "~/models/api-tokens.server";
 import { auditor } from "~/models/audit.server";
 import { canChangeStaff } from "~/models/policy";
@@ -27,8 +29,11 @@ export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
 
 export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) => {
   if (request.method !== "POST") methodNotAllowed(["GET", "POST"]);
-  const { user } = await requireUserSession(request);
-  const created = await createApiToken(user, await readJsonBody(request));
+  const session = await requireUserSession(request);
+  const { user } = session;
+  const { password, rest } = takePassword(await readJsonBody(request));
+  await requireRecentPassword(session, password);
+  const created = await createApiToken(user, rest);
   await auditor(context, user)("token.create", `token:${created.id}`, { name: created.name, scopes: created.scopes });
   return json(created, { status: 201, headers: { Location: `/api/tokens/${created.id}` } });
 });

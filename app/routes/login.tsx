@@ -1,5 +1,5 @@
 import { data, redirect } from "@remix-run/node";
-import { Form, Link, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { z } from "zod";
 import { defaultTimeZone } from "~/models/user.server";
@@ -19,10 +19,10 @@ import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remi
 export const meta: MetaFunction = () => [{ title: "Log in · Lead Capture" }];
 
 export async function loader({ request }: LoaderFunctionArgs) {
-  if (await getOptionalUser(request)) {
-    throw redirect(safeRedirect(new URL(request.url).searchParams.get("redirectTo"), "/"));
-  }
-  return null;
+  // Checked here too, so the form never carries a target the action would refuse.
+  const redirectTo = safeRedirect(new URL(request.url).searchParams.get("redirectTo"), "/");
+  if (await getOptionalUser(request)) throw redirect(redirectTo);
+  return { redirectTo };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -51,6 +51,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 export default function LoginPage() {
   const actionData = useActionData<typeof action>();
+  const { redirectTo } = useLoaderData<typeof loader>();
   const [searchParams] = useSearchParams();
   const navigation = useNavigation();
   const busy = navigation.state !== "idle" && navigation.formAction === "/login";
@@ -67,7 +68,7 @@ export default function LoginPage() {
         </p>
       ) : null}
       <Form method="post" action="/login">
-        <input type="hidden" name="redirectTo" value={searchParams.get("redirectTo") ?? "/"} />
+        <input type="hidden" name="redirectTo" value={redirectTo} />
         <input type="hidden" name="timeZone" value={timeZone} />
         <label htmlFor="email">Email</label>
         <input

@@ -15,7 +15,7 @@ export const sessionUserOf = ({ id, email, name, role }: Pick<User, "id" | "emai
   role,
 });
 
-export type SessionWithUser = Pick<Session, "lastSeenAt" | "expiresAt" | "revokedAt"> & {
+export type SessionWithUser = Pick<Session, "lastSeenAt" | "expiresAt" | "revokedAt" | "passwordAt"> & {
   user: Pick<User, keyof typeof sessionUserSelect>;
 };
 
@@ -24,13 +24,15 @@ export interface SessionStore {
   findWithUser(idHash: string): Promise<SessionWithUser | null>;
 }
 
-const SQLITE_SESSION = `SELECT s."lastSeenAt", s."expiresAt", s."revokedAt", u."id", u."email", u."name", u."role", u."disabledAt"
+const SQLITE_SESSION = `SELECT s."lastSeenAt", s."expiresAt", s."revokedAt", s."passwordAt", u."id", u."email", u."name", u."role", u."disabledAt"
   FROM "Session" s JOIN "User" u ON u."id" = s."userId" WHERE s."idHash" = ?`;
 
-type SqliteSessionRow = { lastSeenAt: string; expiresAt: string; revokedAt: string | null } & Omit<
-  SessionWithUser["user"],
-  "disabledAt"
-> & { disabledAt: string | null };
+type SqliteSessionRow = {
+  lastSeenAt: string;
+  expiresAt: string;
+  revokedAt: string | null;
+  passwordAt: string | null;
+} & Omit<SessionWithUser["user"], "disabledAt"> & { disabledAt: string | null };
 
 export const sqliteSessionStore: SessionStore = {
   async findWithUser(idHash) {
@@ -40,6 +42,7 @@ export const sqliteSessionStore: SessionStore = {
       lastSeenAt: new Date(isoFromUtcText(row.lastSeenAt)),
       expiresAt: new Date(isoFromUtcText(row.expiresAt)),
       revokedAt: row.revokedAt === null ? null : new Date(isoFromUtcText(row.revokedAt)),
+      passwordAt: row.passwordAt === null ? null : new Date(isoFromUtcText(row.passwordAt)),
       user: {
         id: row.id,
         email: row.email,
@@ -59,6 +62,7 @@ export const postgresSessionStore: SessionStore = {
         lastSeenAt: true,
         expiresAt: true,
         revokedAt: true,
+        passwordAt: true,
         user: { select: sessionUserSelect },
       },
     });

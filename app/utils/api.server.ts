@@ -8,6 +8,8 @@ import {
   type DomainErrorCode,
   type ErrorDetail,
 } from "./domain-error";
+import { noteClientIp } from "./request.server";
+import type { AppLoadContext } from "@remix-run/node";
 import type { z } from "zod";
 
 export { textPolicyDetails, zodDetails, type ErrorDetail } from "./domain-error";
@@ -76,6 +78,7 @@ const STATUS_OF: Record<DomainErrorCode, number> = {
   field_not_found: 404,
   form_archived: 410,
   forbidden: 403,
+  password_required: 403,
   gone: 410,
   conflict: 409,
   version_conflict: 409,
@@ -200,8 +203,11 @@ export function parseJsonText(text: string): unknown {
  * Wraps an /api loader or action: a thrown Response is answered as it is, anything
  * else is logged and answered 500 in the error shape, without internals.
  */
-export function apiRoute<Args extends { request: Request }>(handler: (args: Args) => Promise<Response> | Response) {
+export function apiRoute<Args extends { request: Request; context?: AppLoadContext }>(
+  handler: (args: Args) => Promise<Response> | Response,
+) {
   return async (args: Args): Promise<Response> => {
+    noteClientIp(args.request, args.context);
     try {
       return await handler(args);
     } catch (thrown) {

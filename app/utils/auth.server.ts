@@ -12,8 +12,9 @@ import type { ActiveSession } from "~/models/session.server";
 import { verifyLogin, type SessionUser } from "~/models/user.server";
 import { fail } from "./api.server";
 import { env } from "./env.server";
+import { countWrongSecret, countWrongToken } from "./guess-limits.server";
 import { consumeOrFail, createRateLimiter, secondsBlocked, tooManyRequests } from "./rate-limit.server";
-import { clientIp, isApiRequest, isCrossSiteMutation } from "./request.server";
+import { clientIp, clientIpOf, isApiRequest, isCrossSiteMutation } from "./request.server";
 import { getActiveSession } from "./session.server";
 import type { AppLoadContext } from "@remix-run/node";
 
@@ -146,7 +147,8 @@ type Caller = { user: SessionUser; scopes: readonly TokenScope[] | null };
 
 /**
  * The caller of an /api request presenting `Authorization: Bearer lc_...` (a personal API
- * token; 401 when it is unknown, revoked, expired or its user disabled), else the session.
+ * token; 401 when it is unknown, revoked, expired or its user disabled, 429 past 10 such
+ * from one address in 15 minutes), else the session.
  * Pages take sessions only.
  */
 async function callerOf(request: Request): Promise<Caller> {
@@ -156,6 +158,7 @@ async function callerOf(request: Request): Promise<Caller> {
     if (token !== undefined && looksLikeApiToken(token)) {
       const found = await findApiTokenCaller(token);
       if (!found) {
+        await countWrongToken(clientIpOf(request));
         fail(401, "unauthorized", "The API token is unknown, revoked or expired.", {
           headers: { "WWW-Authenticate": 'Bearer error="invalid_token"' },
         });
@@ -211,19 +214,27 @@ export async function requireUser(request: Request): Promise<SessionUser> {
 const CONTROL_OR_BACKSLASH = /[\u0000-\u001f\u007f\\]/;
 
 /**
- * A redirect target on this site's own origin, as a path; anything else (another host,
- * a scheme, control characters or backslashes that browsers read as slashes) gives
- * `fallback`.
+ * The path to send a user to after login (or any other `redirectTo`), when it is a path on
+ * this site's own origin; anything else gives `fallback`. The check is made on the path's
+ * final form, after the URL parser has removed dot segments (`/.//evil.com` and
+ * `/%2e%2e//evil.com` become `//evil.com`, which a browser reads as another host) and after
+ * percent-decoding: it must start with exactly one `/`, and hold no control characters or
+ * backslashes (which browsers read as slashes).
  */
 export function safeRedirect(to: FormDataEntryValue | string | null | undefined, fallback = "/"): string {
   if (typeof to !== "string" || !to.startsWith("/") || CONTROL_OR_BACKSLASH.test(to)) return fallback;
   let url: URL;
+  let decodedPath: string;
   try {
     url = new URL(to, env.APP_URL);
+    decodedPath = decodeURIComponent(url.pathname);
   } catch {
     return fallback;
   }
   if (url.origin !== new URL(env.APP_URL).origin) return fallback;
+  if (/^\/[/\\]/.test(url.pathname) || /^\/[/\\]/.test(decodedPath) || CONTROL_OR_BACKSLASH.test(decodedPath)) {
+    return fallback;
+  }
   return `${url.pathname}${url.search}${url.hash}`;
 }
 
@@ -234,19 +245,15 @@ export function secretsMatch(given: string, expected: string): boolean {
   return timingSafeEqual(a, b);
 }
 
-// Wrong API keys per client address: a point is taken before the key is compared and
-// given back when it was right, so a client with the right key is never slowed.
-const keyGuessesByIp = createRateLimiter({ keyPrefix: "api-key-ip", points: 10, durationSeconds: WINDOW_SECONDS });
-
 /**
- * Checks a secret presented by a caller at `ip` under the per-address guess limit:
- * 429 after 10 wrong ones in 15 minutes; true when it matches.
+ * Checks a secret presented by a caller at `ip`: true when it matches, always, even from an
+ * address that sent wrong ones (guess-limits.server.ts). A wrong one is counted: past 10 in
+ * 15 minutes from that address it answers 429 instead of false.
  */
-export async function checkSecretGuess(ip: string, given: string, expected: string): Promise<boolean> {
-  await consumeOrFail(keyGuessesByIp, ip, "Too many wrong keys from this address. Try again later.");
-  const right = secretsMatch(given, expected);
-  if (right) await keyGuessesByIp.reward(ip, 1);
-  return right;
+export async function checkSecretGuess(ip: string, given: string, expected: string, what: string): Promise<boolean> {
+  if (secretsMatch(given, expected)) return true;
+  await countWrongSecret(ip, what);
+  return false;
 }
 
 export type StaffCaller = { author: "api"; user: null } | { author: "staff"; user: SessionUser };
@@ -271,7 +278,10 @@ export async function requireStaff(
     if (token !== undefined && !env.SUPPORT_API_KEY) {
       fail(503, "not_configured", "The support API key is not configured (SUPPORT_API_KEY is unset).");
     }
-    if (token === undefined || !(await checkSecretGuess(clientIp(context), token, env.SUPPORT_API_KEY!))) {
+    if (
+      token === undefined ||
+      !(await checkSecretGuess(clientIp(context), token, env.SUPPORT_API_KEY!, "support API key"))
+    ) {
       fail(401, "unauthorized", "The API key is wrong.", { headers: { "WWW-Authenticate": "Bearer" } });
     }
     return { author: "api", user: null };

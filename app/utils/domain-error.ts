@@ -19,6 +19,7 @@ export type DomainErrorCode =
   | "field_not_found"
   | "form_archived"
   | "forbidden"
+  | "password_required"
   | "gone"
   | "conflict"
   | "version_conflict"

@@ -2,22 +2,15 @@
 // .env.example documents each one.
 import proxyaddr from "proxy-addr";
 import { z } from "zod";
+import { ConfigError } from "./config-error";
 import { DEFAULT_DATABASE_URL, databaseProvider } from "./database-url";
+import { secretWeakness } from "./secret-strength";
 
-/**
- * The example values .env.example ships with: a copied example must not start as if it
- * were configured (tests/unit/env.test.ts checks this list against the file).
- */
-export const PLACEHOLDER_SECRETS = ["replace-with-at-least-32-random-characters"];
-
-const SECRET_MIN_LENGTH = 32;
+export { PLACEHOLDER_SECRETS } from "./secret-strength";
 
 function checkSecret(value: string, ctx: z.RefinementCtx) {
-  if (value.length < SECRET_MIN_LENGTH) {
-    ctx.addIssue({ code: "custom", message: `must be at least ${SECRET_MIN_LENGTH} characters` });
-  } else if (PLACEHOLDER_SECRETS.includes(value)) {
-    ctx.addIssue({ code: "custom", message: "is still the example value from .env.example: generate a random one" });
-  }
+  const weakness = secretWeakness(value);
+  if (weakness) ctx.addIssue({ code: "custom", message: weakness });
 }
 
 const optionalSecret = z
@@ -27,6 +20,31 @@ const optionalSecret = z
   .superRefine((value, ctx) => {
     if (value !== undefined) checkSecret(value, ctx);
   });
+
+// A URL, not a secret: a local relay (smtp://127.0.0.1:25) has no password at all. The
+// message never repeats the value, which may hold one.
+const smtpUrl = z
+  .string()
+  .optional()
+  .transform((value) => (value && value.trim() !== "" ? value.trim() : undefined))
+  .superRefine((value, ctx) => {
+    if (value === undefined) return;
+    let url: URL | null = null;
+    try {
+      url = new URL(value);
+    } catch {
+      // reported below
+    }
+    if (!url || !["smtp:", "smtps:"].includes(url.protocol) || url.hostname === "") {
+      ctx.addIssue({
+        code: "custom",
+        message: "must be an smtp:// or smtps:// URL, such as smtps://user:password@mail.example.com:465",
+      });
+    }
+  });
+
+/** The secrets that must each have a value of their own. */
+const DISTINCT_SECRETS = ["SESSION_SECRET", "SUPPORT_API_KEY", "INBOUND_SECRET"] as const;
 
 const flag = z
   .enum(["true", "false"])
@@ -109,7 +127,7 @@ const EnvSchema = z
       .regex(/^[A-Za-z]{1,10}$/, "must be 1 to 10 letters")
       .default("SR")
       .transform((value) => value.toUpperCase()),
-    SMTP_URL: optionalSecret,
+    SMTP_URL: smtpUrl,
     SUPPORT_FROM_EMAIL: z
       .string()
       .regex(/^[^\s@<>]+@[^\s@<>]+$/, "must be an email address")
@@ -181,6 +199,17 @@ const EnvSchema = z
     LOG_REQUESTS: flag,
   })
   .superRefine((env, ctx) => {
+    // One leaked secret must not open a second door.
+    DISTINCT_SECRETS.forEach((name, index) => {
+      const same = DISTINCT_SECRETS.slice(0, index).find((earlier) => env[earlier] && env[earlier] === env[name]);
+      if (same) {
+        ctx.addIssue({
+          code: "custom",
+          path: [name],
+          message: `must differ from ${same}: give each secret its own value`,
+        });
+      }
+    });
     // Session cookies and passwords must not cross the internet in clear text.
     if (env.NODE_ENV === "production" && !env.APP_URL?.startsWith("https://") && !env.ALLOW_INSECURE_HTTP) {
       ctx.addIssue({
@@ -213,10 +242,8 @@ export function parseEnv(source: Record<string, string | undefined>): Env {
   const present = Object.fromEntries(Object.entries(source).filter(([, value]) => value !== ""));
   const result = EnvSchema.safeParse(present);
   if (!result.success) {
-    const lines = result.error.issues.map(
-      (issue) => `  - ${issue.path.join(".") || "(environment)"}: ${issue.message}`,
-    );
-    throw new Error(`Invalid environment (see .env.example):\n${lines.join("\n")}`);
+    const problems = result.error.issues.map((issue) => `${issue.path.join(".") || "(environment)"}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration (see .env.example): ${problems.join("; ")}`);
   }
   return result.data;
 }

@@ -17,3 +17,9 @@ export function page<Args, Result>(handler: (args: Args) => Promise<Result>): (a
     }
   };
 }
+
+/** The Retry-After an action answered with, for a page route's `headers` export (Remix drops it otherwise). */
+export function retryAfterOf(actionHeaders: Headers): Record<string, string> {
+  const retryAfter = actionHeaders.get("Retry-After");
+  return retryAfter ? { "Retry-After": retryAfter } : {};
+}

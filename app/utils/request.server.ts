@@ -14,6 +14,19 @@ export function clientIp(context: AppLoadContext | undefined): string {
   return context?.clientIp || "unknown";
 }
 
+// apiRoute (api.server.ts) notes each /api request's address here, so that code handed only
+// the request (the API token check in auth.server.ts) can count wrong tokens per address.
+const addressOfRequest = new WeakMap<Request, string>();
+
+export function noteClientIp(request: Request, context: AppLoadContext | undefined): void {
+  addressOfRequest.set(request, clientIp(context));
+}
+
+/** The client address apiRoute noted for this request ("unknown" outside an /api route). */
+export function clientIpOf(request: Request): string {
+  return addressOfRequest.get(request) ?? "unknown";
+}
+
 /** Whether a path is the JSON API's (answered in its error shape) rather than a page's. */
 export function isApiPath(pathname: string): boolean {
   return pathname.startsWith("/api/");

@@ -1,9 +1,10 @@
 // Personal API tokens: made with a session, shown once, scoped, limited by the role at the
 // time of each request, ended by revocation, expiry or disabling the user.
+import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/models/user.server";
 import { db } from "~/utils/db.server";
-import { apiClient, cookieFrom, type ApiClient } from "../support/http";
+import { apiClient, cookieFrom, ownClientAddress, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 
 const PASSWORD = "api tokens password";
@@ -136,6 +137,124 @@ describe("API tokens", () => {
     const reply = await withToken(made.token)("POST", "/api/support-requests/SR-0/replies", { message: "Hi" });
     expect(reply.status).toBe(403);
     expect(reply.body.error.code).toBe("insufficient_scope");
+  });
+});
+
+describe("the password asked again to make a token (sudo mode)", () => {
+  /** Moves the user's sessions' last password entry `minutes` into the past (null: never recorded). */
+  const enteredPasswordAgo = (userId: string, minutes: number | null) =>
+    db.session.updateMany({
+      where: { userId },
+      data: { passwordAt: minutes === null ? null : new Date(Date.now() - minutes * 60_000) },
+    });
+
+  it("is not asked within 10 minutes of the login", async () => {
+    const sudo = await staff("fresh@tokens.example", "agent");
+    await enteredPasswordAgo(sudo.id, 9);
+    expect((await sudo.call("POST", "/api/tokens", { name: "ok", scopes: ["leads:read"] })).status).toBe(201);
+  });
+
+  it("is asked over the API after 10 minutes: 403 without it, 422 when wrong, then 201 and not again for 10 minutes", async () => {
+    const sudo = await staff("sudo@tokens.example", "agent");
+    for (const minutes of [11, null]) {
+      await enteredPasswordAgo(sudo.id, minutes);
+      const asked = await sudo.call("POST", "/api/tokens", { name: "later", scopes: ["leads:read"] });
+      expect(asked.status).toBe(403);
+      expect(asked.body.error).toMatchObject({ code: "password_required", details: [{ path: "password" }] });
+    }
+    const wrong = await sudo.call("POST", "/api/tokens", { name: "later", scopes: ["leads:read"], password: "nope" });
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.error.details).toEqual([{ path: "password", message: "That is not your password." }]);
+    const notText = await sudo.call("POST", "/api/tokens", { name: "later", scopes: ["leads:read"], password: 12 });
+    expect(notText.status).toBe(422);
+
+    const made = await sudo.call("POST", "/api/tokens", { name: "later", scopes: ["leads:read"], password: PASSWORD });
+    expect(made.status, made.text).toBe(201);
+    expect(made.body).not.toHaveProperty("password");
+    expect((await sudo.call("POST", "/api/tokens", { name: "again", scopes: ["leads:read"] })).status).toBe(201);
+  });
+
+  it("limits wrong passwords like logins: past 10 in the session, 429 with Retry-After in the error shape", async () => {
+    const sudo = await staff("guessing@tokens.example", "agent");
+    await enteredPasswordAgo(sudo.id, 11);
+    const attempt = (password: string) =>
+      sudo.call("POST", "/api/tokens", { name: "guess", scopes: ["leads:read"], password });
+    const answers = await Promise.all(Array.from({ length: 12 }, (_, i) => attempt(`guess ${i}`)));
+    expect(answers.filter((res) => res.status === 422)).toHaveLength(10);
+    const limited = answers.filter((res) => res.status === 429);
+    expect(limited).toHaveLength(2);
+    expect(limited[0].body.error).toMatchObject({ code: "rate_limited" });
+    expect(Number(limited[0].headers.get("retry-after"))).toBeGreaterThan(0);
+    expect((await attempt(PASSWORD)).status).toBe(429);
+  });
+
+  it("cannot be answered by a token: a token never makes tokens, with a password or without", async () => {
+    const sudo = await staff("robot@tokens.example", "agent");
+    const made = (await sudo.call("POST", "/api/tokens", { name: "robot", scopes: ["leads:read"] })).body;
+    const asToken = await withToken(made.token)("POST", "/api/tokens", {
+      name: "child",
+      scopes: ["leads:read"],
+      password: PASSWORD,
+    });
+    expect(asToken.status).toBe(401);
+    expect(asToken.body.error.code).toBe("unauthorized");
+  });
+
+  it("is asked on /account/tokens without JavaScript, after 10 minutes", async () => {
+    const sudo = await staff("page-sudo@tokens.example", "owner");
+    const post = (fields: Array<[string, string]>) =>
+      fetch(`${server.url}/account/tokens`, {
+        method: "POST",
+        headers: { Cookie: sudo.cookie, Origin: server.url, "Content-Type": "application/x-www-form-urlencoded" },
+        body: new URLSearchParams(fields).toString(),
+      });
+    const fields: Array<[string, string]> = [
+      ["intent", "create"],
+      ["name", "Page sudo"],
+      ["scopes", "leads:read"],
+    ];
+    const fresh = await (await fetch(`${server.url}/account/tokens`, { headers: { Cookie: sudo.cookie } })).text();
+    expect(fresh).not.toContain('name="password"');
+
+    await enteredPasswordAgo(sudo.id, 30);
+    const page = await (await fetch(`${server.url}/account/tokens`, { headers: { Cookie: sudo.cookie } })).text();
+    expect(page).toContain('name="password"');
+    const refused = await post(fields);
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain('name="password"');
+    const wrong = await post([...fields, ["password", "not my password"]]);
+    expect(wrong.status).toBe(422);
+    expect(await wrong.text()).toContain("That is not your password.");
+    const made = await post([...fields, ["password", PASSWORD]]);
+    expect(made.status).toBe(200);
+    expect(await made.text()).toMatch(/lc_[A-Za-z0-9_-]{43}/);
+  });
+});
+
+describe("wrong API tokens", () => {
+  it("are limited per address: 10 answer 401, the rest 429 with Retry-After; a right token still works there", async () => {
+    const right = (await owner.call("POST", "/api/tokens", { name: "right", scopes: ["leads:read"] })).body.token;
+    const guarded = await startServer({ TRUST_PROXY: "true" });
+    try {
+      const address = ownClientAddress();
+      const asGuesser = (token: string) =>
+        apiClient(guarded.url, undefined, { ...address, Authorization: `Bearer ${token}` })("GET", "/api/leads");
+      const answers = await Promise.all(
+        Array.from({ length: 60 }, () => asGuesser(`lc_${randomBytes(32).toString("base64url")}`)),
+      );
+      expect(answers.filter((res) => res.status === 401)).toHaveLength(10);
+      const limited = answers.filter((res) => res.status === 429);
+      expect(limited).toHaveLength(50);
+      expect(limited[0].body.error).toMatchObject({ code: "rate_limited" });
+      expect(Number(limited[0].headers.get("retry-after"))).toBeGreaterThan(0);
+      // The real caller at the same (shared) address is never locked out.
+      expect((await asGuesser(right)).status).toBe(200);
+      // Another address is not affected by this one's guesses.
+      const elsewhere = apiClient(guarded.url, undefined, { ...ownClientAddress(), Authorization: "Bearer lc_x" });
+      expect((await elsewhere("GET", "/api/leads")).status).toBe(401);
+    } finally {
+      await guarded.stop();
+    }
   });
 });
 

@@ -59,7 +59,7 @@ describe("the audit log", () => {
     });
   });
 
-  it("records an export with its filters and row count once the download ends, and lead and form deletions", async () => {
+  it("records an export when it starts, and its row count in a second entry once the download ends, and lead and form deletions", async () => {
     const form = await owner("POST", "/api/forms", {
       name: "Audited",
       fields: [{ key: "name", label: "Name", type: "text", required: true }],
@@ -70,10 +70,16 @@ describe("the audit log", () => {
     const csv = await fetch(`${server.url}/api/leads/export?format=csv&formId=${form.body.id}`, {
       headers: { Cookie: ownerCookie },
     });
+    // On record before the reader takes a byte: a download its reader stalls is not hidden.
+    const started = await latest("lead.export_started");
+    expect(started).toMatchObject({
+      actor: { id: ownerId },
+      details: { format: "csv", filters: { formId: form.body.id } },
+    });
     await csv.text();
     await expect
       .poll(async () => (await latest("lead.export")).details)
-      .toEqual({ format: "csv", filters: { formId: form.body.id }, rows: 3, complete: true });
+      .toEqual({ format: "csv", filters: { formId: form.body.id }, rows: 3, complete: true, started: started.id });
 
     const leads = await owner("GET", `/api/leads?formId=${form.body.id}`);
     const leadId = leads.body.leads[0].id;

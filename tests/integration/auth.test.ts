@@ -107,6 +107,58 @@ describe("staff authentication", () => {
     expect(own.headers.get("location")).toBe("/leads?formId=a%20b#top");
   });
 
+  // Dot segments and encodings that the URL parser turns into `//evil.com` (another host).
+  const DOT_SEGMENT_REDIRECTS = [
+    "/.//evil.com",
+    "/..//evil.com",
+    "/%2e%2e//evil.com",
+    "/%2E%2E//evil.com",
+    "/x/..//evil.com",
+    "/./..//evil.com/path?q=1",
+    "/%2F%2Fevil.com",
+    "/%5Cevil.com",
+    "/.%2e//evil.com",
+  ];
+
+  it("never redirects to another host through dot segments, on GET or POST /login, logged in or not", async () => {
+    const cookie = await loginAsStaff(server.url);
+    for (const redirectTo of DOT_SEGMENT_REDIRECTS) {
+      const query = `?${new URLSearchParams({ redirectTo })}`;
+      const loggedInGet = await fetch(`${server.url}/login${query}`, {
+        headers: { Cookie: cookie },
+        redirect: "manual",
+      });
+      expect(loggedInGet.status, redirectTo).toBe(302);
+      expect(loggedInGet.headers.get("location"), redirectTo).toBe("/");
+
+      // Not logged in: the form carries the dashboard, not the hostile target.
+      const page = await fetch(`${server.url}/login${query}`);
+      expect(page.status, redirectTo).toBe(200);
+      expect(await page.text(), redirectTo).toContain('name="redirectTo" value="/"');
+
+      for (const headers of [{}, { Cookie: cookie }] as Array<Record<string, string>>) {
+        const posted = await fetch(`${server.url}/login`, {
+          method: "POST",
+          headers,
+          body: new URLSearchParams({ email: STAFF.email, password: STAFF.password, redirectTo }),
+          redirect: "manual",
+        });
+        expect(posted.status, redirectTo).toBe(302);
+        expect(posted.headers.get("location"), redirectTo).toBe("/");
+      }
+    }
+  });
+
+  it("still follows a same-site path after removing its dot segments", async () => {
+    await loginAsStaff(server.url);
+    const res = await fetch(`${server.url}/login`, {
+      method: "POST",
+      body: new URLSearchParams({ email: STAFF.email, password: STAFF.password, redirectTo: "/forms/./x/../new?a=1" }),
+      redirect: "manual",
+    });
+    expect(res.headers.get("location")).toBe("/forms/new?a=1");
+  });
+
   it("refuses malformed JSON with 400 and another content type with 415", async () => {
     const call = apiClient(server.url);
     const malformed = await call("POST", "/api/auth/login", "{not json", { "Content-Type": "application/json" });

@@ -90,6 +90,74 @@ describe("ending a session", () => {
     expect(oldPassword.status).toBe(401);
   });
 
+  it("changing the password on /account revokes the API tokens made with a stolen session, and is audited", async () => {
+    const user = { email: "robbed@example.com", password: "owner password 123" };
+    await loginAsStaff(server.url, user);
+    const thief = await loginAs(server.url, user);
+    const owner = await loginAs(server.url, user);
+    const made = await apiClient(server.url, thief)("POST", "/api/tokens", {
+      name: "mine now",
+      scopes: ["leads:read"],
+    });
+    expect(made.status, made.text).toBe(201);
+    const asThief = apiClient(server.url, undefined, { Authorization: `Bearer ${made.body.token}` });
+    expect((await asThief("GET", "/api/leads")).status).toBe(200);
+
+    const changed = await pagePost(server.url, "/account", owner, {
+      intent: "change-password",
+      currentPassword: user.password,
+      newPassword: "owner password 456",
+      confirmPassword: "owner password 456",
+    });
+    expect(changed.status).toBe(302);
+    expect((await me(server.url, thief)).status).toBe(401);
+    expect((await asThief("GET", "/api/leads")).status).toBe(401);
+    const page = await fetch(`${server.url}${changed.headers.get("location")}`, {
+      headers: { Cookie: cookieFrom(changed) },
+    });
+    expect(await page.text()).toContain("your API tokens have been revoked");
+
+    const entry = await db.auditEntry.findFirstOrThrow({
+      where: { action: "password.change", actorEmail: user.email },
+      select: { target: true, details: true },
+    });
+    expect(entry.target).toMatch(/^user:/);
+    expect(JSON.parse(entry.details)).toEqual({ sessionsEnded: 3, tokensRevoked: 1 });
+  });
+
+  it("limits wrong current passwords per session: of 40 sent at once, at most 10 are checked, and the owner's other session is not held back", async () => {
+    const user = { email: "guessed@example.com", password: "owner password 123" };
+    await loginAsStaff(server.url, user);
+    const thief = await loginAs(server.url, user);
+    const owner = await loginAs(server.url, user);
+    const answers = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        pagePost(server.url, "/account", thief, {
+          intent: "change-password",
+          currentPassword: `guess number ${i}`,
+          newPassword: "thief password 456",
+          confirmPassword: "thief password 456",
+        }),
+      ),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 422).length).toBeLessThanOrEqual(10);
+    expect(statuses.filter((status) => status === 429).length).toBeGreaterThanOrEqual(30);
+    expect(statuses.every((status) => status === 422 || status === 429)).toBe(true);
+    const limited = answers.find((answer) => answer.status === 429)!;
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    expect(await limited.text()).toContain("Too many wrong passwords");
+
+    const changed = await pagePost(server.url, "/account", owner, {
+      intent: "change-password",
+      currentPassword: user.password,
+      newPassword: "owner password 456",
+      confirmPassword: "owner password 456",
+    });
+    expect(changed.status).toBe(302);
+    expect((await me(server.url, thief)).status).toBe(401);
+  });
+
   it("resetting a password with npm run user:create ends that user's sessions", async () => {
     const user = { email: "reset@example.com", password: "before reset 123" };
     const cookie = await loginAsStaff(server.url, user);

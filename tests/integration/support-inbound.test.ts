@@ -114,7 +114,7 @@ describe("inbound webhook authentication", () => {
     expect(await db.ticketMessage.count({ where: { ticketId: ticket.id } })).toBe(1);
   });
 
-  it("answers 429 after 10 wrong secrets from one address, in parallel too", async () => {
+  it("answers 429 after 10 wrong secrets from one address, in parallel too, and still takes the right one", async () => {
     const guarded = await startServer({ TRUST_PROXY: "true" });
     try {
       const ticket = await newTicket();
@@ -134,6 +134,13 @@ describe("inbound webhook authentication", () => {
         429,
         "rate_limited",
       );
+      // A stranger at the provider's shared address cannot lock the provider out.
+      const right = await apiClient(guarded.url, undefined, address)("POST", "/api/support-requests/inbound", payload, {
+        "x-inbound-secret": process.env.INBOUND_SECRET!,
+      });
+      expect(right.status, right.text).toBeLessThan(300);
+      expect(guarded.output()).toMatch(/wrong inbound secret from address [0-9a-f]{12}: over 10 in 15 minutes/);
+      expect(guarded.output()).not.toContain("guess-");
     } finally {
       await guarded.stop();
     }

@@ -3,7 +3,13 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { PLACEHOLDER_SECRETS, parseEnv } from "~/utils/env.server";
 
-const base = { SESSION_SECRET: "x".repeat(32) };
+// Generated-looking values of 32+ characters: what a configured secret looks like.
+const SECRETS = {
+  session: "q8Z2vN4kT7wR1xY9mB3cL6pF0sH5jD2g",
+  support: "Xk7Pq2Lm9Rt4Vw8Yz3Bn6Cd1Fg5Hj0Ks",
+  inbound: "f3a9c2e7b1d84605af2e9c7b3d1a8e64",
+};
+const base = { SESSION_SECRET: SECRETS.session };
 
 describe("environment validation", () => {
   it("names every missing or bad variable in one message", () => {
@@ -70,9 +76,85 @@ describe("environment validation", () => {
     expect(parse).toThrowError(/SESSION_SECRET: is still the example value/);
     expect(parse).toThrowError(/SUPPORT_API_KEY: must be at least 32 characters/);
     expect(parse).toThrowError(/INBOUND_SECRET: must be at least 32 characters/);
-    expect(parseEnv({ ...base, SUPPORT_API_KEY: "k".repeat(32), INBOUND_SECRET: "i".repeat(40) }).SUPPORT_API_KEY).toBe(
-      "k".repeat(32),
+    expect(
+      parseEnv({ ...base, SUPPORT_API_KEY: SECRETS.support, INBOUND_SECRET: SECRETS.inbound }).SUPPORT_API_KEY,
+    ).toBe(SECRETS.support);
+  });
+
+  it.each([
+    ["one character repeated", "a".repeat(36), /is a short pattern repeated/],
+    ["a word repeated", "changeme".repeat(4), /is a short pattern repeated/],
+    ["a word repeated in mixed case", "ChangeMe".repeat(2) + "changeme".repeat(2), /is a short pattern repeated/],
+    ["a pair repeated with a partial end", "ab".repeat(16) + "a", /is a short pattern repeated/],
+    ["only digits", "12345678901234567890123456789012", /is only digits/],
+    ["random digits", "80613592740158362941730586214973", /is only digits/],
+    ["few different characters", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaabcd", /has too little variety/],
+    ["a run of the alphabet", "abcdefghijklmnopqrstuvwxyzabcdefg", /has too little variety/],
+    ["the placeholder upper-cased", PLACEHOLDER_SECRETS[0].toUpperCase(), /is still the example value/],
+    ["the placeholder with a suffix", `${PLACEHOLDER_SECRETS[0]}-prod`, /is still the example value/],
+    ["the placeholder with spaces", ` ${PLACEHOLDER_SECRETS[0].replaceAll("-", " ")} `, /is still the example value/],
+    [
+      "the placeholder behind a prefix",
+      `my_${PLACEHOLDER_SECRETS[0].replaceAll("-", "_")}`,
+      /is still the example value/,
+    ],
+  ])("refuses a secret that is %s, for every secret variable", (_, value, message) => {
+    for (const name of ["SESSION_SECRET", "SUPPORT_API_KEY", "INBOUND_SECRET"]) {
+      const source = { ...base, [name]: value };
+      expect(() => parseEnv(source)).toThrowError(new RegExp(`${name}: ${message.source}`));
+    }
+  });
+
+  it("refuses one value used for two secrets, naming the second", () => {
+    expect(() => parseEnv({ ...base, SUPPORT_API_KEY: SECRETS.session })).toThrowError(
+      /SUPPORT_API_KEY: must differ from SESSION_SECRET/,
     );
+    expect(() => parseEnv({ ...base, SUPPORT_API_KEY: SECRETS.support, INBOUND_SECRET: SECRETS.support })).toThrowError(
+      /INBOUND_SECRET: must differ from SUPPORT_API_KEY/,
+    );
+    expect(() => parseEnv({ ...base, INBOUND_SECRET: SECRETS.session })).toThrowError(
+      /INBOUND_SECRET: must differ from SESSION_SECRET/,
+    );
+  });
+
+  it("starts with generated secrets of every common form", () => {
+    const generated = [
+      "3f9a1c7e5b2d4086a1f3c9e7b5d20486", // openssl rand -hex 16
+      "Zm9yIHRoZSBzZXJ2aWNlIG9ubHkgMTIzNDU2Nzg5MA==", // openssl rand -base64 32
+      "test-session-secret-0a1b2c3d4e5f60718293a4b5c6d7e8f9", // the test suite's own
+    ];
+    for (const value of generated) expect(parseEnv({ SESSION_SECRET: value }).SESSION_SECRET).toBe(value);
+  });
+
+  it("takes SMTP_URL as a URL, not a secret: a local relay without a password starts", () => {
+    for (const url of [
+      "smtp://127.0.0.1:25",
+      "smtp://localhost",
+      "smtps://user:p%40ss@mail.example.com:465",
+      "smtp://apikey:short@smtp.example.com:587?ignoreTLS=true",
+    ]) {
+      expect(parseEnv({ ...base, SMTP_URL: url }).SMTP_URL).toBe(url);
+    }
+  });
+
+  it("refuses an SMTP_URL that is no smtp:// or smtps:// URL, without repeating it", () => {
+    for (const url of ["mail.example.com:25", "http://mail.example.com", "smtp://", "smtp://user:hunter2@"]) {
+      const parse = () => parseEnv({ ...base, SMTP_URL: url });
+      expect(parse, url).toThrowError(/SMTP_URL: must be an smtp:\/\/ or smtps:\/\/ URL/);
+      expect(parse, url).not.toThrowError(/hunter2/);
+    }
+  });
+
+  it("reports a bad configuration in one line naming each variable", () => {
+    let message = "";
+    try {
+      parseEnv({ SESSION_SECRET: "short", SMTP_URL: "ftp://x" });
+    } catch (error) {
+      message = (error as Error).message;
+      expect((error as Error).name).toBe("ConfigError");
+    }
+    expect(message).not.toContain("\n");
+    expect(message).toMatch(/SESSION_SECRET: must be at least 32 characters; SMTP_URL: must be/);
   });
 
   it("knows every secret value .env.example ships with as a placeholder", () => {
