@@ -3,7 +3,8 @@
 // the provider names (SendGrid's `charsets`), Apple Mail's HTML split around attachments is
 // put back together, and each provider's verdict on the sender is read only from the
 // fields that provider writes (docs/decisions/038-provider-verdicts-and-fullest-text.md).
-// Pure: runs in the inbound worker thread.
+// Pure: runs in the inbound worker thread. iconv-lite: decision 038.
+import iconv from "iconv-lite";
 import { z } from "zod";
 import { invalidFields, parseOrThrow } from "~/utils/domain-error";
 import { stripForbiddenText } from "~/utils/text-policy";
@@ -17,13 +18,15 @@ export type FormInput = {
   files: Array<FormPart & { filename: string }>;
 };
 
+/**
+ * Bytes in a named charset. iconv-lite, not TextDecoder: Node's TextDecoder decodes
+ * windows-1252 as Latin-1 (0x80 becomes U+0080, not "€"). An unknown name is read as
+ * UTF-8, which keeps what it can rather than losing the field.
+ */
 function decodeBytes(data: Uint8Array, charset: string | undefined): string {
-  try {
-    return new TextDecoder(charset?.trim() || "utf-8").decode(data);
-  } catch {
-    // An unknown label: UTF-8 keeps what it can rather than losing the field.
-    return new TextDecoder("utf-8").decode(data);
-  }
+  const name = charset?.trim() ?? "";
+  const buffer = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
+  return name && iconv.encodingExists(name) ? iconv.decode(buffer, name) : buffer.toString("utf8");
 }
 
 const charsetOf = (contentType: string | undefined) => /charset\s*=\s*"?([^";\s]+)/i.exec(contentType ?? "")?.[1];
