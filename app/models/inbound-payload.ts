@@ -160,7 +160,8 @@ function cutBody(name: string, value: string | undefined, notKept: string[]): st
 
 function normalize(raw: Raw): DecodedEmail {
   const from = senderAddress(raw.from);
-  if (!raw.text?.trim() && !raw.html?.trim() && !raw.attachments?.length) {
+  // An email whose only file could not be read is still kept: its thread says so.
+  if (!raw.text?.trim() && !raw.html?.trim() && !raw.attachments?.length && !raw.unreadable?.length) {
     throw invalidFields([{ path: "text", message: "Give the body in text or html." }], "The email has no body.");
   }
   const notKept: string[] = [...(raw.unreadable ?? [])];
