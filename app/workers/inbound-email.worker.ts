@@ -8,11 +8,6 @@ import { cleanEmailBody, type CleanedBody } from "~/models/email-body";
 import { decodeInboundPayload, type DecodedEmail } from "~/models/inbound-payload";
 import { DomainError } from "~/utils/domain-error";
 
-// Loads what the first email would otherwise load inside its time budget (jsdom's window
-// for planer, html-to-text, the quotation library): the pool starts a thread at boot and
-// after replacing one, so no customer's email pays for it and is kept only as an excerpt.
-cleanEmailBody({ text: "Hi\n\nOn Mon, A <a@b.example> wrote:\n> x", html: "<div>Hi</div><blockquote>x</blockquote>" });
-
 /** A DomainError as plain data: an Error's class does not survive the crossing to the main thread. */
 export type Refusal = ReturnType<DomainError["toJSON"]>;
 
