@@ -16,6 +16,8 @@ export type FormPart = {
 };
 
 const MAX_PARTS = 5_000;
+/** A part's header block is a line or three; longer is not a form part (and no pattern runs over it). */
+const MAX_PART_HEADERS = 16 * 1024;
 
 function malformed(): never {
   throw new DomainError("malformed_body", "The form body could not be parsed.");
@@ -37,11 +39,12 @@ function parameter(value: string, key: string): string | undefined {
 
 function readPart(bytes: Buffer): FormPart | null {
   // The header block ends at the first empty line, whichever line ending it uses.
-  const crlf = bytes.indexOf("\r\n\r\n");
-  const lf = bytes.indexOf("\n\n");
+  const head = bytes.subarray(0, MAX_PART_HEADERS + 4);
+  const crlf = head.indexOf("\r\n\r\n");
+  const lf = head.indexOf("\n\n");
   const useLf = lf !== -1 && (crlf === -1 || lf < crlf);
   const end = useLf ? lf : crlf;
-  if (end === -1) return null;
+  if (end === -1 || end > MAX_PART_HEADERS) return null;
   const headers = new Map<string, string>();
   for (const line of bytes.subarray(0, end).toString("utf8").split(/\r?\n/)) {
     const colon = line.indexOf(":");
