@@ -30,7 +30,7 @@ export async function recordInboundEmail(email: InboundEmail, receivedAt = new D
   if (!reference) {
     throw new DomainError(
       "ticket_reference_missing",
-      `The subject names no ticket: it must contain #${env.SUPPORT_TICKET_PREFIX}-<number>.`,
+      `The subject names no ticket (it must contain #${env.SUPPORT_TICKET_PREFIX}-<number>) and no recipient is a ticket's reply address.`,
       [{ path: "subject", message: `Expected a reference such as #${env.SUPPORT_TICKET_PREFIX}-1042.` }],
     );
   }
