@@ -37,6 +37,11 @@ const LOCALE_ATTRIBUTION = /\d{1,2}:\d{2}.*<[^<>\s]+@[^<>\s]+>\)?\s*:\s*$/;
 const LOCALE_WROTE =
   /^\s*>?\s*(?:On|Le|El|Il|Em|Am|Op|Den|W dniu|Dnia|Dne|Dana|V|В|У|На|Στις|Pada|Vào|På|Kl\.|Dňa|Tanggal)\s.{0,300}(?:wrote|a écrit|escribió|escreveu|ha scritto|scrisse|schrieb|schreef|skrev|napisał|napsal|napisao|пишет|написал|написала|написав|έγραψε|kirjoitti|írta|yazdı|menulis|đã viết|kirjutas|rašė|rakstīja|wrote)\s*:?\s*$/i;
 
+// "<date> <time> <anything> <verb>:" with the verb last, as Android's mail app writes it
+// ("02.04.2012 14:20 пользователь "Name" <x@y> написал:"), often wrapped over two lines.
+const DATED_WROTE =
+  /\d{1,2}:\d{2}.{0,300}\s(?:wrote|a écrit|escribió|escreveu|ha scritto|schrieb|schreef|skrev|napisał|napsal|пишет|написал|написала|написав|έγραψε|kirjoitti|yazdı)\s*:\s*$/i;
+
 // Localized "-----Original Message-----" separators.
 const LOCALE_ORIGINAL =
   /^\s*-{2,}\s*(?:Original Message|Исходное сообщение|Mensaje original|Message d'origine|Ursprüngliche Nachricht|Messaggio originale|Mensagem original|Oorspronkelijk bericht|Původní zpráva|Oryginalna wiadomość|Оригінальне повідомлення|Opprinnelig melding|Ursprungligt meddelande|Alkuperäinen viesti)\s*-{2,}\s*$/i;
@@ -54,7 +59,12 @@ function attributionLine(lines: string[]): number {
     const line = lines[i];
     if (line.length > LINE_LIMIT) continue;
     if (REPLY_MARKER.test(line) || LOCALE_ORIGINAL.test(line)) return i;
-    if (LOCALE_WROTE.test(line) || LOCALE_ATTRIBUTION.test(line)) return i;
+    if (LOCALE_WROTE.test(line) || LOCALE_ATTRIBUTION.test(line) || DATED_WROTE.test(line)) return i;
+    // An attribution line wrapped in two: the date and time on the first, the end on the next.
+    if (i + 1 < lines.length && /\d{1,2}:\d{2}/.test(line) && !/^\s*>/.test(lines[i + 1])) {
+      const joined = `${line} ${lines[i + 1]}`;
+      if (joined.length <= LINE_LIMIT && (LOCALE_ATTRIBUTION.test(joined) || DATED_WROTE.test(joined))) return i;
+    }
     if (FROM_LABEL.test(line)) {
       const next = lines.slice(i + 1, i + 4).filter((l) => l.trim() !== "" && l.length <= LINE_LIMIT);
       if (next.some((l) => HEADER_LABEL.test(l))) return i;
@@ -70,11 +80,30 @@ export function visibleReplyText(full: string): string {
     // Long runs of blanks carry no words and are what makes the library's patterns slow.
     .replace(/[ \t\u00a0]{64,}/g, " ")
     .split("\n");
-  const cut = attributionLine(lines);
-  const above = (cut === -1 ? lines : lines.slice(0, cut)).join("\n");
-  // Gmail wraps a long attribution line: "On ... Name <x@y>" then "wrote:" alone.
-  const visible = new EmailReplyParser().read(above).getVisibleText().trim();
-  return visible || above.trim();
+  let cut = attributionLine(lines);
+  // Outlook draws a rule above its header block.
+  while (cut > 0 && /^\s*[_-]{8,}\s*$/.test(lines[cut - 1])) cut--;
+  let above = (cut === -1 ? lines : lines.slice(0, cut)).join("\n");
+  // Written below the quote (Thunderbird's default): the attribution comes first, then the
+  // quoted lines, then the reply. The reply is what is not quoted.
+  if (cut !== -1 && above.trim() === "") {
+    above = lines
+      .slice(cut + 1)
+      .filter((line) => !/^\s*>/.test(line))
+      .join("\n");
+  }
+  // Gmail wraps a long attribution line: "On ... Name <x@y>" then "wrote:" alone. The
+  // library hides signatures too; they are the customer's own words ("Sent from my iPhone",
+  // a name and phone number), so only its quoted fragments are left out (decision 038).
+  const visible = new EmailReplyParser()
+    .read(above)
+    .getFragments()
+    .filter((fragment) => !fragment.isQuoted() && fragment.getContent().trim() !== "")
+    .map((fragment) => fragment.getContent())
+    .join("\n")
+    .trim();
+  // Blank runs (html-to-text's paragraphs, Apple Mail's empty divs) shown as one blank line.
+  return (visible || above.trim()).replace(/\n[ \t]*(?:\n[ \t]*){2,}/g, "\n\n");
 }
 
 /** Nesting deeper than this is not converted but stripped: real emails nest a few dozen levels. */
@@ -112,11 +141,16 @@ function replyHtml(html: string): string | null {
 
 const normalizeNewlines = (value: string) => value.replace(/\r\n?/g, "\n");
 
+const squashedLength = (value: string) => value.replace(/\s+/g, " ").trim().length;
+
 /**
  * The whole text (HTML converted when there is no text part) and the new text of the
  * reply: a provider's own stripped reply when it gives one, else the shortest of what the
- * HTML structure and the text rules leave (each cuts only what it knows to be quoted, so
- * the shortest is the one that found where the quoted history starts).
+ * text rules and the HTML structure leave (each cuts only what it knows to be quoted, so
+ * the shortest is the one that found where the quoted history starts). Beside a text part,
+ * the HTML's reading counts only where it cut something: an HTML part that is merely
+ * shorter (Apple Mail's split across attachments, a provider's truncated copy) is not a
+ * better reading of the email, only a smaller piece of it (decision 038).
  */
 export function cleanEmailBody({
   text,
@@ -128,19 +162,32 @@ export function cleanEmailBody({
   stripped?: string;
 }): CleanedBody {
   const htmlText = html?.trim() ? htmlToText(html) : "";
-  const fullText = normalizeNewlines(text?.trim() ? text : htmlText).trim();
+  const hasTextPart = Boolean(text?.trim());
+  const fullText = normalizeNewlines(hasTextPart ? text! : htmlText).trim();
   if (!fullText) return { text: "", visibleText: "" };
   if (stripped?.trim())
     return {
       text: fullText,
       visibleText: visibleReplyText(normalizeNewlines(stripped)) || fullText.slice(0, QUOTE_INPUT_LIMIT),
     };
-  const candidates = [visibleReplyText(fullText)];
+  const fromText = visibleReplyText(fullText);
+  const candidates = [fromText];
   if (htmlText) {
-    candidates.push(visibleReplyText(normalizeNewlines(htmlText)));
+    const fromHtml = [visibleReplyText(normalizeNewlines(htmlText))];
     const reply = replyHtml(html!);
-    if (reply !== null) candidates.push(visibleReplyText(normalizeNewlines(htmlToText(reply))));
+    if (reply !== null) fromHtml.push(visibleReplyText(normalizeNewlines(htmlToText(reply))));
+    candidates.push(...(hasTextPart ? fromHtml.filter((cut) => htmlFoundMore(cut, htmlText, fromText)) : fromHtml));
   }
   const found = candidates.filter((candidate) => candidate.trim() !== "").sort((a, b) => a.length - b.length);
   return { text: fullText, visibleText: found[0] ?? fullText.slice(0, QUOTE_INPUT_LIMIT) };
+}
+
+/**
+ * Beside a text part, whether the HTML's reading found quoted history the text rules did
+ * not: it must have cut something from the HTML, and leave clearly less than the text
+ * part's reading (a few characters are only formatting: "[link]" against "(link)").
+ */
+function htmlFoundMore(cut: string, htmlText: string, fromText: string): boolean {
+  const length = squashedLength(cut);
+  return length < squashedLength(htmlText) && length < squashedLength(fromText) * 0.9;
 }

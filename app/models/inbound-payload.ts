@@ -7,7 +7,9 @@ import { createHash } from "node:crypto";
 import addressparser from "nodemailer/lib/addressparser";
 import { DomainError, invalidFields, parseJson } from "~/utils/domain-error";
 import { stripForbiddenText } from "~/utils/text-policy";
-import { fromForm, fromJson, type Raw } from "./inbound-providers";
+import { formFromParts, formFromUrlEncoded, fromForm } from "./inbound-form-providers";
+import { fromJson, type Raw } from "./inbound-providers";
+import { readMultipartForm } from "./multipart-form";
 
 /** Larger posts are refused with 413 (providers include attachments in their posts). */
 export const INBOUND_BODY_LIMIT = 25 * 1024 * 1024;
@@ -20,13 +22,17 @@ export const ATTACHMENT_COUNT_LIMIT = 50;
 
 export type InboundProvider = "json" | "sendgrid" | "postmark" | "mailgun";
 
-/** What the receiving provider said about the sender's domain. */
+/**
+ * What the receiving provider said about the sender's domain, taken only from where that
+ * provider writes it (inbound-providers.ts, inbound-form-providers.ts); never from a header
+ * the sender could have written. Whether it is believed is sender-trust.server.ts's call.
+ */
 export type AuthEvidence = {
-  /** Authentication-Results header values (RFC 8601), the receiving server's first. */
-  authenticationResults: string[];
-  /** An SPF verdict without a header ("pass", "fail", ...), with the envelope sender it was for. */
+  /** The topmost Authentication-Results header (RFC 8601) of the provider's header block. */
+  authenticationResults?: string;
+  /** The provider's SPF verdict ("pass", "fail", ...), with the envelope sender it was for. */
   spf?: { result: string; envelopeFrom?: string };
-  /** DKIM verdicts as domain -> result (SendGrid's `dkim` field, Mailgun's check result). */
+  /** The provider's DKIM verdicts, with the signing domain when known. */
   dkim?: Array<{ domain?: string; result: string }>;
 };
 
@@ -154,10 +160,11 @@ function cutBody(name: string, value: string | undefined, notKept: string[]): st
 
 function normalize(raw: Raw): DecodedEmail {
   const from = senderAddress(raw.from);
-  if (!raw.text?.trim() && !raw.html?.trim() && !raw.attachments?.length) {
+  // An email whose only file could not be read is still kept: its thread says so.
+  if (!raw.text?.trim() && !raw.html?.trim() && !raw.attachments?.length && !raw.unreadable?.length) {
     throw invalidFields([{ path: "text", message: "Give the body in text or html." }], "The email has no body.");
   }
-  const notKept: string[] = [];
+  const notKept: string[] = [...(raw.unreadable ?? [])];
   const messageId = raw.messageId?.trim() || null;
   const digest = createHash("sha256");
   for (const part of [raw.text, raw.html, raw.stripped]) digest.update(`${part?.length ?? -1}:`).update(part ?? "");
@@ -185,20 +192,7 @@ function normalize(raw: Raw): DecodedEmail {
       raw.headers.get("in-reply-to"),
       raw.headers.get("references"),
     ]),
-    auth: {
-      authenticationResults: raw.headers.has("authentication-results")
-        ? [raw.headers.get("authentication-results")!]
-        : [],
-      spf:
-        raw.spf ??
-        (raw.headers.has("received-spf")
-          ? {
-              result: raw.headers.get("received-spf")!.split(/\s/)[0],
-              envelopeFrom: /envelope-from=([^;\s]+)/i.exec(raw.headers.get("received-spf")!)?.[1],
-            }
-          : undefined),
-      dkim: raw.dkim,
-    },
+    auth: raw.auth,
     attachments: keepAttachments(raw.attachments ?? [], notKept),
     notKept,
     contentDigest: digest.digest("hex"),
@@ -210,22 +204,17 @@ function normalize(raw: Raw): DecodedEmail {
  * multipart or urlencoded form (SendGrid's or Mailgun's). Throws DomainError for a body
  * that cannot be parsed, another content type, or a missing sender, subject or body.
  */
-export async function decodeInboundPayload(bytes: Uint8Array, contentType: string): Promise<DecodedEmail> {
+export function decodeInboundPayload(bytes: Uint8Array, contentType: string): DecodedEmail {
   const type = contentType.split(";")[0].trim().toLowerCase();
   if (type === "application/json" || type.endsWith("+json")) {
     return normalize(
       fromJson(parseJson(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8"))),
     );
   }
-  if (type === "multipart/form-data" || type === "application/x-www-form-urlencoded") {
-    let form: FormData;
-    try {
-      // A copy: a Response takes no view of shared memory.
-      form = await new Response(new Uint8Array(bytes), { headers: { "Content-Type": contentType } }).formData();
-    } catch {
-      throw new DomainError("malformed_body", "The form body could not be parsed.");
-    }
-    return normalize(await fromForm(form));
+  if (type === "multipart/form-data") return normalize(fromForm(formFromParts(readMultipartForm(bytes, contentType))));
+  if (type === "application/x-www-form-urlencoded") {
+    const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
+    return normalize(fromForm(formFromUrlEncoded(new URLSearchParams(body))));
   }
   throw new DomainError(
     "unsupported_media_type",

@@ -1,12 +1,15 @@
 // The providers' inbound posts, each read into one raw shape (Raw) for inbound-payload.ts
-// to normalize: the spec's JSON, Postmark's JSON, and the multipart posts of SendGrid
-// Inbound Parse and Mailgun routes, attachments included. Pure, as inbound-payload.ts.
+// to normalize: here the JSON posts (the spec's shape and Postmark's); the form posts of
+// SendGrid Inbound Parse and Mailgun routes are in inbound-form-providers.ts. Each reader
+// takes a verdict on the sender only from where its provider writes it and the sender
+// cannot (docs/decisions/038-provider-verdicts-and-fullest-text.md). Pure, as
+// inbound-payload.ts.
 import { z } from "zod";
 import { invalidFields, parseOrThrow } from "~/utils/domain-error";
-import { stripForbiddenDeep, stripForbiddenText } from "~/utils/text-policy";
+import { stripForbiddenDeep } from "~/utils/text-policy";
 import type { AuthEvidence, HeaderMap, InboundProvider } from "./inbound-payload";
 
-function headerMap(entries: Iterable<[string, unknown]>): HeaderMap {
+export function headerMap(entries: Iterable<[string, unknown]>): HeaderMap {
   const map: HeaderMap = new Map();
   for (const [name, value] of entries) {
     if (typeof name === "string" && value !== undefined && value !== null) {
@@ -17,15 +20,80 @@ function headerMap(entries: Iterable<[string, unknown]>): HeaderMap {
   return map;
 }
 
-/** A raw header block ("Name: value" lines, continuation lines folded in). */
-export function parseRawHeaders(raw: string): HeaderMap {
-  const unfolded = raw.replace(/\r\n/g, "\n").replace(/\n[ \t]+/g, " ");
-  return headerMap(
-    unfolded.split("\n").flatMap((line): Array<[string, string]> => {
-      const colon = line.indexOf(":");
-      return colon > 0 ? [[line.slice(0, colon), line.slice(colon + 1)]] : [];
-    }),
-  );
+/** The "Name: value" lines of a raw header block, continuation lines folded in, in order. */
+export function rawHeaderLines(raw: string): Array<[string, string]> {
+  const unfolded = raw.replace(/\r\n?/g, "\n").replace(/\n[ \t]+/g, " ");
+  return unfolded.split("\n").flatMap((line): Array<[string, string]> => {
+    const colon = line.indexOf(":");
+    return colon > 0 ? [[line.slice(0, colon), line.slice(colon + 1)]] : [];
+  });
+}
+
+/**
+ * The topmost Authentication-Results of a header list in the order received: the one the
+ * receiving server added last (sender-trust.server.ts believes it only under the configured
+ * authserv-id).
+ */
+export function topAuthenticationResults(headers: Array<[string, string]>): string | undefined {
+  return headers.find(([name]) => name.trim().toLowerCase() === "authentication-results")?.[1].trim();
+}
+
+export type RawAttachment = { filename?: string; contentType?: string; data: Uint8Array };
+
+export type Raw = {
+  provider: InboundProvider;
+  from: string | undefined;
+  subject: string;
+  text?: string;
+  html?: string;
+  /** A reply already stripped by the provider, when it offers one. */
+  stripped?: string;
+  /** The email's own headers (the first value of each name): written by the sender, so never a verdict. */
+  headers: HeaderMap;
+  messageId?: string;
+  /** To / Cc / envelope recipients as the provider gives them beside the headers. */
+  recipients?: Array<string | undefined>;
+  inReplyTo?: string;
+  references?: string;
+  /** What the provider itself said about the sender, read from where only it writes. */
+  auth: AuthEvidence;
+  attachments?: RawAttachment[];
+  /** Attachments that could not be read, one line each, for the thread to say. */
+  unreadable?: string[];
+};
+
+// Any character base64 (or its URL-safe form, which Buffer also reads) cannot hold. A
+// negated class, tested once per character: no backtracking on a 13 MB string.
+const NOT_BASE64 = /[^A-Za-z0-9+/=_\s-]/;
+
+/**
+ * A provider's list of attachments, file by file: one that cannot be read (no content,
+ * not base64) is named in `unreadable` and the others are kept; the email is never lost
+ * to one odd file. `contentKeys` are where the base64 may be (Postmark's Check payload
+ * carries it in `Data`, its documentation says `Content`).
+ */
+export function readAttachmentList(
+  list: unknown,
+  keys: { name: string; type: string; content: string[] },
+): { attachments: RawAttachment[]; unreadable: string[] } {
+  const attachments: RawAttachment[] = [];
+  const unreadable: string[] = [];
+  if (list === undefined || list === null) return { attachments, unreadable };
+  if (!Array.isArray(list)) return { attachments, unreadable: ["The attachments could not be read (not a list)."] };
+  for (const [index, item] of list.slice(0, 1000).entries()) {
+    const file = (typeof item === "object" && item !== null ? item : {}) as Record<string, unknown>;
+    const filename = typeof file[keys.name] === "string" ? (file[keys.name] as string) : undefined;
+    const contentType = typeof file[keys.type] === "string" ? (file[keys.type] as string) : undefined;
+    const content = keys.content.map((key) => file[key]).find((value) => typeof value === "string");
+    if (typeof content !== "string" || NOT_BASE64.test(content)) {
+      unreadable.push(
+        `Attachment ${index + 1}${filename ? ` (${filename.slice(0, 200)})` : ""} could not be read (no base64 content) and was not kept.`,
+      );
+      continue;
+    }
+    attachments.push({ filename, contentType, data: Buffer.from(content, "base64") });
+  }
+  return { attachments, unreadable };
 }
 
 const text = (max: number) => z.string().max(max).optional();
@@ -43,92 +111,91 @@ const JsonShape = z.object({
   cc: z.union([z.string().max(10_000), z.array(z.string().max(1000)).max(100)]).optional(),
   inReplyTo: text(2000),
   references: z.union([z.string().max(20_000), z.array(z.string().max(1000)).max(100)]).optional(),
-  attachments: z
-    .array(
-      z.object({
-        filename: z.string().max(1000).optional(),
-        contentType: z.string().max(1000).optional(),
-        content: z.string({ error: "Give each attachment's content in base64." }),
-      }),
-    )
-    .max(1000)
-    .optional(),
+  // Read file by file (readAttachmentList): one odd file does not refuse the email.
+  attachments: z.unknown().optional(),
 });
 
 const listOf = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(", ") : value);
 
+// Everything but the sender and the subject is optional, and an odd value of an optional
+// field is dropped rather than refusing the customer's email.
+const optionalText = (max?: number) => (max ? z.string().max(max) : z.string()).optional().catch(undefined);
+
 const PostmarkShape = z.object({
-  From: z.string().max(1000).optional(),
+  From: optionalText(1000),
   FromFull: z
     .object({ Email: z.string().max(1000) })
     .partial()
-    .optional(),
+    .optional()
+    .catch(undefined),
   Subject: z.string({ error: "Give the subject." }).max(1000),
-  TextBody: z.string().optional(),
-  HtmlBody: z.string().optional(),
-  StrippedTextReply: z.string().optional(),
-  MessageID: text(1000),
-  Headers: z.array(z.object({ Name: z.string(), Value: z.string() })).optional(),
-  To: z.string().max(10_000).optional(),
-  Cc: z.string().max(10_000).optional(),
-  OriginalRecipient: z.string().max(1000).optional(),
-  Attachments: z
-    .array(
-      z.object({
-        Name: z.string().max(1000).optional(),
-        ContentType: z.string().max(1000).optional(),
-        Content: z.string(),
-      }),
-    )
-    .max(1000)
-    .optional(),
+  TextBody: optionalText(),
+  HtmlBody: optionalText(),
+  StrippedTextReply: optionalText(),
+  MessageID: optionalText(1000),
+  Headers: z.array(z.unknown()).max(10_000).optional().catch(undefined),
+  To: optionalText(10_000),
+  Cc: optionalText(10_000),
+  OriginalRecipient: optionalText(1000),
+  Attachments: z.unknown().optional(),
 });
 
-const SendGridShape = z.object({
-  from: z.string({ error: "Give the sender in from." }).min(1, "Give the sender in from."),
-  subject: z.string({ error: "Give the subject." }),
-  text: z.string().optional(),
-  html: z.string().optional(),
-  headers: z.string().optional(),
-  to: z.string().optional(),
-  cc: z.string().optional(),
-  envelope: z.string().optional(),
-  SPF: z.string().optional(),
-  dkim: z.string().optional(),
-});
+// Postmark's SpamAssassin check and its SPF check write these above every header of the
+// message (the Headers list keeps the message's order).
+const POSTMARK_TRACE = /^(?:return-path|received|x-spam-[a-z-]+)$/;
 
-const MailgunShape = z.object({
-  sender: z.string().optional(),
-  from: z.string().optional(),
-  subject: z.string({ error: "Give the subject." }),
-  "body-plain": z.string().optional(),
-  "body-html": z.string().optional(),
-  "stripped-text": z.string().optional(),
-  recipient: z.string().optional(),
-  To: z.string().optional(),
-  "message-headers": z.string().optional(),
-  "Message-Id": z.string().optional(),
-});
+/**
+ * Postmark's SPF verdict: the Received-SPF it writes in the block it puts above the
+ * message's own headers, after its spam check (X-Spam-Checker-Version). A Received-SPF
+ * anywhere else was written by the sender or a relay on the way.
+ */
+function postmarkSpf(headers: Array<[string, string]>): AuthEvidence["spf"] {
+  let checked = false;
+  for (const [name, value] of headers) {
+    const key = name.trim().toLowerCase();
+    if (key === "x-spam-checker-version") checked = true;
+    if (key === "received-spf") {
+      if (!checked) return undefined;
+      return {
+        result: value.trim().split(/[\s(;]/)[0],
+        envelopeFrom: /envelope-from=<?([^;\s>]+)/i.exec(value)?.[1],
+      };
+    }
+    if (!POSTMARK_TRACE.test(key)) return undefined;
+  }
+  return undefined;
+}
 
-export type Raw = {
-  provider: InboundProvider;
-  from: string | undefined;
-  subject: string;
-  text?: string;
-  html?: string;
-  /** A reply already stripped by the provider, when it offers one. */
-  stripped?: string;
-  headers: HeaderMap;
-  messageId?: string;
-  /** To / Cc / envelope recipients as the provider gives them beside the headers. */
-  recipients?: Array<string | undefined>;
-  inReplyTo?: string;
-  references?: string;
-  /** Provider verdicts given outside the headers (SendGrid, Mailgun). */
-  spf?: AuthEvidence["spf"];
-  attachments?: Array<{ filename?: string; contentType?: string; data: Uint8Array }>;
-  dkim?: AuthEvidence["dkim"];
-};
+function fromPostmark(body: object): Raw {
+  const mail = parseOrThrow(PostmarkShape, body);
+  const headerList = (mail.Headers ?? []).flatMap((entry): Array<[string, string]> => {
+    const { Name, Value } = (typeof entry === "object" && entry !== null ? entry : {}) as Record<string, unknown>;
+    return typeof Name === "string" && (typeof Value === "string" || typeof Value === "number")
+      ? [[Name, String(Value)]]
+      : [];
+  });
+  const headers = headerMap(headerList);
+  const { attachments, unreadable } = readAttachmentList(mail.Attachments, {
+    name: "Name",
+    type: "ContentType",
+    content: ["Content", "Data"],
+  });
+  return {
+    provider: "postmark",
+    from: mail.FromFull?.Email || mail.From,
+    subject: mail.Subject,
+    text: mail.TextBody,
+    html: mail.HtmlBody,
+    stripped: mail.StrippedTextReply,
+    headers,
+    recipients: [mail.To, mail.Cc, mail.OriginalRecipient],
+    // Postmark's MessageID is its own id: stable across its retries, so good for dedupe too.
+    messageId: headers.get("message-id") ?? (mail.MessageID ? `postmark:${mail.MessageID}` : undefined),
+    auth: { authenticationResults: topAuthenticationResults(headerList), spf: postmarkSpf(headerList) },
+    attachments,
+    unreadable,
+  };
+}
 
 // Mail from anyone may carry control characters; refusing it would lose the customer's
 // message, so they are stripped here instead (docs/input-policy.md).
@@ -138,31 +205,16 @@ export function fromJson(received: unknown): Raw {
     throw invalidFields([{ path: "(body)", message: "Expected an object." }], "The body must be a JSON object.");
   }
   const looksPostmark = ["From", "FromFull", "TextBody", "HtmlBody", "MessageID"].some((key) => key in body);
-  if (looksPostmark) {
-    const mail = parseOrThrow(PostmarkShape, body);
-    const headers = headerMap((mail.Headers ?? []).map((h) => [h.Name, h.Value]));
-    return {
-      provider: "postmark",
-      from: mail.FromFull?.Email || mail.From,
-      subject: mail.Subject,
-      text: mail.TextBody,
-      html: mail.HtmlBody,
-      stripped: mail.StrippedTextReply,
-      headers,
-      recipients: [mail.To, mail.Cc, mail.OriginalRecipient],
-      // Postmark's MessageID is its own id: stable across its retries, so good for dedupe too.
-      messageId: headers.get("message-id") ?? (mail.MessageID ? `postmark:${mail.MessageID}` : undefined),
-      attachments: (mail.Attachments ?? []).map((file) => ({
-        filename: file.Name,
-        contentType: file.ContentType,
-        data: Buffer.from(file.Content, "base64"),
-      })),
-    };
-  }
+  if (looksPostmark) return fromPostmark(body);
   const mail = parseOrThrow(JsonShape, body);
   const headers = Array.isArray(mail.headers)
     ? headerMap(mail.headers.map((h) => [h.name, h.value]))
     : headerMap(Object.entries(mail.headers ?? {}));
+  const { attachments, unreadable } = readAttachmentList(mail.attachments, {
+    name: "filename",
+    type: "contentType",
+    content: ["content"],
+  });
   return {
     provider: "json",
     from: mail.from,
@@ -174,123 +226,9 @@ export function fromJson(received: unknown): Raw {
     recipients: [listOf(mail.to), listOf(mail.cc)],
     inReplyTo: mail.inReplyTo,
     references: listOf(mail.references),
-    attachments: (mail.attachments ?? []).map((file) => ({
-      filename: file.filename,
-      contentType: file.contentType,
-      data: Buffer.from(file.content, "base64"),
-    })),
+    // Whoever posts this shape also wrote its headers: nothing in it vouches for the sender.
+    auth: {},
+    attachments,
+    unreadable,
   };
 }
-
-/** SendGrid's envelope (JSON `{to: [...], from}`), `SPF` verdict and `dkim` field (`{@example.com : pass}`). */
-function sendGridEvidence(mail: z.output<typeof SendGridShape>): Pick<Raw, "recipients" | "spf" | "dkim"> {
-  let envelope: { to?: unknown; from?: unknown } = {};
-  try {
-    envelope = JSON.parse(mail.envelope ?? "{}") as typeof envelope;
-  } catch {
-    envelope = {};
-  }
-  const envelopeTo = Array.isArray(envelope.to) ? envelope.to.filter((to): to is string => typeof to === "string") : [];
-  const dkim = [...(mail.dkim ?? "").matchAll(/@([^\s:,}]+)\s*:\s*(\w+)/g)].map((match) => ({
-    domain: match[1],
-    result: match[2],
-  }));
-  return {
-    recipients: [mail.to, mail.cc, ...envelopeTo],
-    spf: mail.SPF
-      ? { result: mail.SPF, envelopeFrom: typeof envelope.from === "string" ? envelope.from : undefined }
-      : undefined,
-    dkim,
-  };
-}
-
-/**
- * The files of a provider's multipart post: SendGrid's `attachment1`.. (names and types
- * also in `attachment-info`), Mailgun's `attachment-1`..
- */
-async function formAttachments(form: FormData, info: string | undefined): Promise<NonNullable<Raw["attachments"]>> {
-  let described: Record<string, { filename?: unknown; name?: unknown; type?: unknown }> = {};
-  try {
-    const parsed: unknown = JSON.parse(info ?? "{}");
-    if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) described = parsed as typeof described;
-  } catch {
-    described = {};
-  }
-  const files: NonNullable<Raw["attachments"]> = [];
-  for (const [field, value] of form.entries()) {
-    if (typeof value === "string" || !/^attachment-?\d{1,4}$/.test(field)) continue;
-    const about = Object.hasOwn(described, field) ? described[field] : undefined;
-    const named = [about?.filename, about?.name].find((name): name is string => typeof name === "string");
-    files.push({
-      filename: named ?? value.name,
-      contentType: typeof about?.type === "string" ? about.type : value.type,
-      data: new Uint8Array(await value.arrayBuffer()),
-    });
-  }
-  return files;
-}
-
-export async function fromForm(form: FormData): Promise<Raw> {
-  const fields = Object.fromEntries(
-    [...form.entries()]
-      .filter((entry): entry is [string, string] => typeof entry[1] === "string")
-      .map(([name, value]) => [stripForbiddenText(name), stripForbiddenText(value)]),
-  );
-  const looksMailgun = ["body-plain", "body-html", "message-headers", "sender", "stripped-text"].some(
-    (key) => key in fields,
-  );
-  if (looksMailgun) {
-    const mail = parseOrThrow(MailgunShape, fields);
-    let headers: HeaderMap = new Map();
-    try {
-      const parsed: unknown = JSON.parse(mail["message-headers"] ?? "[]");
-      if (Array.isArray(parsed)) {
-        headers = headerMap(parsed.filter((h): h is [string, unknown] => Array.isArray(h) && h.length === 2));
-      }
-    } catch {
-      throw invalidFields(
-        [{ path: "message-headers", message: "Expected a JSON array of [name, value] pairs." }],
-        "message-headers is not valid JSON.",
-      );
-    }
-    return {
-      provider: "mailgun",
-      // `from` carries the display name; `sender` is the envelope address.
-      from: mail.from || mail.sender,
-      subject: mail.subject,
-      text: mail["body-plain"],
-      html: mail["body-html"],
-      stripped: mail["stripped-text"],
-      headers,
-      messageId: headers.get("message-id") ?? mail["Message-Id"],
-      recipients: [mail.recipient, mail.To],
-      spf: headers.has("x-mailgun-spf")
-        ? { result: headers.get("x-mailgun-spf")!, envelopeFrom: mail.sender }
-        : undefined,
-      dkim: headers.has("x-mailgun-dkim-check-result")
-        ? [
-            {
-              result: headers.get("x-mailgun-dkim-check-result")!,
-              domain: /\bd=([^;\s]+)/.exec(headers.get("dkim-signature") ?? "")?.[1],
-            },
-          ]
-        : undefined,
-      attachments: await formAttachments(form, undefined),
-    };
-  }
-  const mail = parseOrThrow(SendGridShape, fields);
-  const headers = parseRawHeaders(mail.headers ?? "");
-  return {
-    provider: "sendgrid",
-    from: mail.from,
-    subject: mail.subject,
-    text: mail.text,
-    html: mail.html,
-    headers,
-    messageId: headers.get("message-id"),
-    ...sendGridEvidence(mail),
-    attachments: await formAttachments(form, fields["attachment-info"]),
-  };
-}
-
-/** RFC 3834 and the common vendor headers of out-of-office and other automatic mail. */

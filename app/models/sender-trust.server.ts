@@ -4,7 +4,8 @@
 // - the per-ticket reply address we send from: support+<reference>.<token>@<domain>,
 //   the token an HMAC of the reference under a key derived from SESSION_SECRET;
 // - In-Reply-To / References naming a Message-ID we generated for that ticket;
-// - the provider's verdict: DMARC pass, or SPF / DKIM passing for the From domain.
+// - the provider's verdict, read only where the provider writes it: DMARC pass, or SPF /
+//   DKIM passing for the From domain (docs/decisions/038-provider-verdicts-and-fullest-text.md).
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { env } from "~/utils/env.server";
 import type { AuthEvidence } from "./inbound-payload";
@@ -40,6 +41,18 @@ export function carriesReplyToken(reference: string, recipients: string[]): bool
   return false;
 }
 
+/**
+ * The ticket a reply address names, when its token is valid: support+sr-1042.<token>@….
+ * A reply whose subject lost the reference still reaches its ticket this way.
+ */
+export function referenceInReplyAddress(recipients: string[]): string | null {
+  for (const recipient of recipients) {
+    const reference = /\+([a-z]{1,10}-\d{1,9})\.[0-9a-f]+@/i.exec(recipient)?.[1]?.toUpperCase();
+    if (reference && carriesReplyToken(reference, [recipient])) return reference;
+  }
+  return null;
+}
+
 export const bareMessageId = (id: string) => id.replace(/^<|>$/g, "").toLowerCase();
 
 function domainOf(address: string | undefined): string | undefined {
@@ -52,24 +65,43 @@ function aligned(a: string | undefined, b: string | undefined): boolean {
   return a === b || a.endsWith(`.${b}`) || b.endsWith(`.${a}`);
 }
 
-/** DMARC pass, or SPF / DKIM passing for a domain aligned with the From address. */
+/**
+ * The receiving server's Authentication-Results, or null: only a header whose authserv-id
+ * (RFC 8601, its first word) is INBOUND_AUTHSERV_ID was written by the server that took
+ * the mail in; anyone can write one under another name, and one is not believed at all
+ * while that is unset.
+ */
+function trustedResults(header: string | undefined): string | null {
+  if (!header || !env.INBOUND_AUTHSERV_ID) return null;
+  const lower = header.toLowerCase();
+  const authservId = /^\s*([^\s;]+)/.exec(lower)?.[1];
+  return authservId === env.INBOUND_AUTHSERV_ID ? lower : null;
+}
+
+function resultsVouch(results: string, fromDomain: string | undefined): boolean {
+  // DMARC itself checks alignment, but only for the domain it names: it must be the From's.
+  for (const match of results.matchAll(/\bdmarc=pass\b[^;]*?header\.from=([^\s;]+)/g)) {
+    if (match[1].replace(/\.$/, "") === fromDomain) return true;
+  }
+  const spf = /\bspf=pass\b[^;]*?smtp\.mailfrom=([^\s;]+)/.exec(results)?.[1];
+  if (spf && aligned(domainOf(spf), fromDomain)) return true;
+  for (const match of results.matchAll(/\bdkim=pass\b[^;]*?header\.(?:d|i)=@?([^\s;]+)/g)) {
+    if (aligned(domainOf(match[1]) ?? match[1], fromDomain)) return true;
+  }
+  return false;
+}
+
+/**
+ * The provider's word (only from where it writes it, see AuthEvidence): DMARC pass for the
+ * From domain, or SPF / DKIM passing for a domain aligned with it.
+ */
 export function providerVouchesFor(from: string, evidence: AuthEvidence): boolean {
   const fromDomain = domainOf(from);
-  for (const header of evidence.authenticationResults.slice(0, 1)) {
-    const lower = header.toLowerCase();
-    if (/\bdmarc=pass\b/.test(lower)) {
-      const headerFrom = /\bdmarc=pass\b[^;]*?header\.from=([^\s;]+)/.exec(lower)?.[1];
-      if (!headerFrom || aligned(headerFrom, fromDomain)) return true;
-    }
-    const spf = /\bspf=pass\b[^;]*?smtp\.mailfrom=([^\s;]+)/.exec(lower)?.[1];
-    if (spf && aligned(domainOf(spf), fromDomain)) return true;
-    for (const match of lower.matchAll(/\bdkim=pass\b[^;]*?header\.(?:d|i)=@?([^\s;]+)/g)) {
-      if (aligned(domainOf(match[1]) ?? match[1], fromDomain)) return true;
-    }
-  }
+  const results = trustedResults(evidence.authenticationResults);
+  if (results && resultsVouch(results, fromDomain)) return true;
   if (evidence.spf?.result.toLowerCase() === "pass" && aligned(domainOf(evidence.spf.envelopeFrom), fromDomain))
     return true;
   return (evidence.dkim ?? []).some(
-    (entry) => entry.result.toLowerCase() === "pass" && aligned(entry.domain, fromDomain),
+    (entry) => entry.result.toLowerCase() === "pass" && aligned(entry.domain?.toLowerCase(), fromDomain),
   );
 }

@@ -7,7 +7,7 @@ import { env } from "~/utils/env.server";
 import { discardAttachments, storeUnlinkedAttachments } from "./attachment-store.server";
 import { dedupeKeyOf, type InboundEmail } from "./inbound-email.server";
 import { supportReplyNotifications } from "./notifications.server";
-import { bareMessageId, carriesReplyToken, providerVouchesFor } from "./sender-trust.server";
+import { bareMessageId, carriesReplyToken, providerVouchesFor, referenceInReplyAddress } from "./sender-trust.server";
 import { writeWithTicketEvents } from "./support-thread.server";
 import { referenceInSubject } from "./ticket-reference.server";
 import type { WebhookEventType } from "./webhook-schemas";
@@ -19,16 +19,18 @@ export type InboundResult = {
 };
 
 /**
- * Records an inbound email in the thread its subject names. 422 without a reference,
+ * Records an inbound email in the thread its subject (or its recipient, the ticket's reply
+ * address with a valid token) names. 422 without a reference,
  * 404 for a reference to no ticket. A redelivery (same Message-ID, or same sender,
  * subject and body on the same day) returns the first copy with `duplicate: true`.
  */
 export async function recordInboundEmail(email: InboundEmail, receivedAt = new Date()): Promise<InboundResult> {
-  const reference = referenceInSubject(email.subject);
+  // The subject names the ticket; a reply to the ticket's own reply address does too.
+  const reference = referenceInSubject(email.subject) ?? referenceInReplyAddress(email.recipients);
   if (!reference) {
     throw new DomainError(
       "ticket_reference_missing",
-      `The subject names no ticket: it must contain #${env.SUPPORT_TICKET_PREFIX}-<number>.`,
+      `The subject names no ticket (it must contain #${env.SUPPORT_TICKET_PREFIX}-<number>) and no recipient is a ticket's reply address.`,
       [{ path: "subject", message: `Expected a reference such as #${env.SUPPORT_TICKET_PREFIX}-1042.` }],
     );
   }

@@ -137,6 +137,18 @@ const EnvSchema = z
       .string()
       .regex(/^[A-Za-z0-9.-]+$/, "must be a domain name")
       .optional(),
+    // The authserv-id of the server that receives the reply domain's mail (the first word of
+    // the Authentication-Results header it writes); unset: that header is never believed.
+    INBOUND_AUTHSERV_ID: z
+      .string()
+      .optional()
+      .transform((value) => value?.trim().toLowerCase() || undefined)
+      .pipe(
+        z
+          .string()
+          .regex(/^[a-z0-9.-]{1,253}$/, "must be a host name such as mx.google.com")
+          .optional(),
+      ),
     SUBMIT_RATE_LIMIT_PER_MINUTE: integer(30),
     SUPPORT_RATE_LIMIT_PER_HOUR: integer(20),
     SUPPORT_ACKS_PER_RECIPIENT_PER_DAY: integer(5),

@@ -26,7 +26,7 @@ function refusalOf(thrown: unknown): Refusal {
 /** Reads the post and cleans its body: the usual case, one round trip. */
 export async function parse({ bytes, contentType }: Input): Promise<WorkerResult<ParsedEmail>> {
   try {
-    const { body, ...email } = await decodeInboundPayload(bytes, contentType);
+    const { body, ...email } = decodeInboundPayload(bytes, contentType);
     return { ok: true, value: { ...email, cleaned: cleanEmailBody(body) } };
   } catch (thrown) {
     return { ok: false, refusal: refusalOf(thrown) };
@@ -36,7 +36,7 @@ export async function parse({ bytes, contentType }: Input): Promise<WorkerResult
 /** Reads the post only (linear work): for an email whose body could not be cleaned in time. */
 export async function decode({ bytes, contentType }: Input): Promise<WorkerResult<DecodedEmail>> {
   try {
-    return { ok: true, value: await decodeInboundPayload(bytes, contentType) };
+    return { ok: true, value: decodeInboundPayload(bytes, contentType) };
   } catch (thrown) {
     return { ok: false, refusal: refusalOf(thrown) };
   }

@@ -125,6 +125,65 @@ describe("attachments in each provider's shape", () => {
     expect(Buffer.from(await (await download(listed.url)).arrayBuffer()).equals(pdf)).toBe(true);
   });
 
+  it("keeps Postmark's attachments whose base64 is in Data, as its Check payload sends them", async () => {
+    const ticket = await newTicket();
+    const res = await call(
+      "POST",
+      "/api/support-requests/inbound",
+      {
+        From: ticket.email,
+        Subject: `RE: [#${ticket.reference}]`,
+        TextBody: "Data instead of Content.",
+        Attachments: [{ Name: "test.txt", ContentType: "text/plain", Data: Buffer.from("in Data").toString("base64") }],
+      },
+      inboundSecret(),
+    );
+    expect(res.status, res.text).toBe(201);
+    const [listed] = (await lastMessage(ticket.reference)).attachments;
+    expect(listed).toMatchObject({ filename: "test.txt", size: "in Data".length });
+  });
+
+  it("drops only an attachment that cannot be read, keeps the email and the others, and says so", async () => {
+    const ticket = await newTicket();
+    const good = { Name: "good.txt", ContentType: "text/plain", Content: Buffer.from("fine").toString("base64") };
+    const res = await call(
+      "POST",
+      "/api/support-requests/inbound",
+      {
+        From: ticket.email,
+        Subject: `RE: [#${ticket.reference}]`,
+        TextBody: "One odd file.",
+        Attachments: [{ Name: "empty.bin", ContentType: "application/pdf" }, good, { Name: "odd.txt", Content: 42 }],
+      },
+      inboundSecret(),
+    );
+    expect(res.status, res.text).toBe(201);
+    const message = await lastMessage(ticket.reference);
+    expect(message.body).toBe("One odd file.");
+    expect(message.attachments.map((file) => file.filename)).toEqual(["good.txt"]);
+    expect(message.notKept).toEqual([
+      "Attachment 1 (empty.bin) could not be read (no base64 content) and was not kept.",
+      "Attachment 3 (odd.txt) could not be read (no base64 content) and was not kept.",
+    ]);
+    // The same rule for the spec's JSON shape: content that is not base64 is not a file.
+    const json = await newTicket();
+    const plain = await call(
+      "POST",
+      "/api/support-requests/inbound",
+      {
+        from: json.email,
+        subject: `#${json.reference}`,
+        text: "Not base64.",
+        attachments: [{ filename: "x.txt", content: "not base64!" }],
+      },
+      inboundSecret(),
+    );
+    expect(plain.status, plain.text).toBe(201);
+    expect((await lastMessage(json.reference)).notKept).toEqual([
+      "Attachment 1 (x.txt) could not be read (no base64 content) and was not kept.",
+    ]);
+  });
+
   it("keeps SendGrid's attachmentN files, named by attachment-info", async () => {
     const ticket = await newTicket();
     const png = pattern(300 * 1024, 3);

@@ -37,6 +37,14 @@ describe("environment validation", () => {
     );
   });
 
+  it("takes INBOUND_AUTHSERV_ID as a host name in lower case, unset when empty", () => {
+    expect(parseEnv({ ...base, INBOUND_AUTHSERV_ID: " MX.Google.com " }).INBOUND_AUTHSERV_ID).toBe("mx.google.com");
+    expect(parseEnv({ ...base, INBOUND_AUTHSERV_ID: "" }).INBOUND_AUTHSERV_ID).toBeUndefined();
+    expect(() => parseEnv({ ...base, INBOUND_AUTHSERV_ID: "mx.example.net; dmarc=pass" })).toThrowError(
+      /INBOUND_AUTHSERV_ID: must be a host name/,
+    );
+  });
+
   it("keeps rate limits in the database on PostgreSQL, where several instances may run", () => {
     const env = parseEnv({ ...base, DATABASE_URL: "postgresql://u@h/db" });
     expect(env.DATABASE_PROVIDER).toBe("postgresql");

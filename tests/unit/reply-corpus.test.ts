@@ -41,9 +41,9 @@ describe("reply extraction corpus", () => {
   it("cuts planer's own Office 365 example (as it ships in node_modules/planer) after the new text", () => {
     const html = fs.readFileSync(path.resolve("node_modules/planer/test/examples/html/office-365.html"), "utf8");
     const { visibleText } = cleanEmailBody({ html });
-    // "Cheers, Mr. Cat" is the signature, which email-reply-parser hides as well.
+    // "Cheers, Mr. Cat" is the signature: the customer's own words, kept (decision 038).
     expect(squash(visibleText)).toBe(
-      "Hey Ms. Dolphin -- It has been so great to chat with you these past few days. I really hope that you're doing well! Great. Bye!",
+      "Hey Ms. Dolphin -- It has been so great to chat with you these past few days. I really hope that you're doing well! Great. Bye! Cheers, Mr. Cat",
     );
   });
 
