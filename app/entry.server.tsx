@@ -33,6 +33,11 @@ export default function handleRequest(
   for (const [name, value] of Object.entries(documentSecurityHeaders(new URL(request.url).pathname, nonce))) {
     responseHeaders.set(name, value);
   }
+  // Every page is made for one person at one moment (a lead, a refilled form, an error
+  // that was put right since): no browser or proxy keeps a copy that Back or a later
+  // visitor could be shown. A route may still set its own (a loader's headers are not a
+  // document's headers in Remix unless the route forwards them).
+  if (!responseHeaders.has("Cache-Control")) responseHeaders.set("Cache-Control", "private, no-store");
   const waitForAll = isbot(request.headers.get("user-agent") ?? "");
   return new Promise<Response>((resolve, reject) => {
     let shellRendered = false;

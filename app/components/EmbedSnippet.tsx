@@ -5,6 +5,7 @@
 import { useState } from "react";
 import { useHydrated } from "~/components/form-builder/shared";
 import type { FormField } from "~/models/form-schema";
+import { HONEYPOT_FIELD } from "~/models/lead-fields";
 import { escapeHtml } from "~/utils/html";
 
 type Props = { formId: string; appUrl: string; fields?: FormField[]; successMessage?: string };
@@ -13,7 +14,8 @@ function inputsFor(fields: FormField[]): string[] {
   return fields
     .filter((field) => field.type !== "hidden")
     .map((field) => {
-      const label = escapeHtml(field.label);
+      // Required fields carry the same visible mark as on the hosted page.
+      const label = escapeHtml(field.label) + (field.required ? ` <span aria-hidden="true">*</span>` : "");
       const required = field.required ? " required" : "";
       if (field.type === "textarea")
         return `  <label>${label} <textarea name="${field.key}"${required}></textarea></label>`;
@@ -31,14 +33,32 @@ function inputsFor(fields: FormField[]): string[] {
     });
 }
 
-/** The embed code a site pastes: the optional stylesheet, the script and the form's markup. */
+/**
+ * The form's own way to the submit endpoint: its id and the honeypot (off-screen, inline
+ * styled so it stays hidden without /embed.css). The script reuses both (`data-lead-capture`).
+ */
+function submitTarget(formId: string): string[] {
+  return [
+    `  <input type="hidden" name="formId" value="${formId}" data-lead-capture>`,
+    `  <div aria-hidden="true" style="position:absolute;left:-10000px;width:1px;height:1px;overflow:hidden">` +
+      `<label>Leave this field empty <input type="text" name="${HONEYPOT_FIELD}" tabindex="-1" autocomplete="off"></label></div>`,
+  ];
+}
+
+/**
+ * The embed code a site pastes: the optional stylesheet, the script and the form's markup.
+ * The form is a real post to the submit endpoint, so a visitor without JavaScript (or
+ * whose browser blocks the script) still sends the lead and lands on the thank-you page;
+ * the script enhances it in place.
+ */
 export function scriptSnippet(formId: string, appUrl: string, fields: FormField[], successMessage?: string): string {
   const message = successMessage ? ` data-success-message="${escapeHtml(successMessage)}"` : "";
   return [
     `<!-- Optional: the form's look, themeable with --lc-accent, --lc-radius and --lc-font -->`,
     `<link rel="stylesheet" href="${appUrl}/embed.css">`,
     `<script src="${appUrl}/embed.js" defer></script>`,
-    `<form class="lc-form" data-lead-form="${formId}"${message}>`,
+    `<form class="lc-form" method="post" action="${appUrl}/api/leads/submit" data-lead-form="${formId}"${message}>`,
+    ...submitTarget(formId),
     ...inputsFor(fields),
     `  <button type="submit">Send</button>`,
     `</form>`,
@@ -48,7 +68,7 @@ export function scriptSnippet(formId: string, appUrl: string, fields: FormField[
 function htmlFormExample(formId: string, appUrl: string, fields: FormField[]): string {
   return [
     `<form class="lc-form" method="post" action="${appUrl}/api/leads/submit">`,
-    `  <input type="hidden" name="formId" value="${formId}">`,
+    ...submitTarget(formId),
     ...inputsFor(fields),
     `  <button type="submit">Send</button>`,
     `</form>`,

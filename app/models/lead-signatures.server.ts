@@ -7,6 +7,8 @@ import { env } from "~/utils/env.server";
 
 /** The hosted page's signed render time, `<ms>.<signature>`, for the time-to-submit check. */
 export const TIMESTAMP_FIELD = "_ts";
+/** A post sent from a refused post's errors page carries that page's attempt id (see markSettled). */
+export const RETRY_FIELD = "_retry";
 /** A hosted-page submission sent sooner than this after the page was rendered is "fast" (see isSpamBySignals). */
 export const MIN_SUBMIT_MS = 3_000;
 

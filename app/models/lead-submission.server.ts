@@ -3,14 +3,14 @@
 import { HttpUrlSchema, RESERVED_FIELD_KEYS, type SubmissionMode } from "~/models/form-schema";
 import { DomainError, invalidFields, parseJson } from "~/utils/domain-error";
 import { HONEYPOT_FIELD, UTM_KEYS } from "./lead-fields";
-import { TIMESTAMP_FIELD } from "./lead-signatures.server";
+import { RETRY_FIELD, TIMESTAMP_FIELD } from "./lead-signatures.server";
 
 /**
  * Fields of a form post that describe the submission rather than the lead. Field keys
  * cannot take these names (RESERVED_FIELD_KEYS in form-schema.ts; the spam markers
  * start with "_", which no key can).
  */
-const META_FIELDS = new Set<string>([...RESERVED_FIELD_KEYS, HONEYPOT_FIELD, TIMESTAMP_FIELD]);
+const META_FIELDS = new Set<string>([...RESERVED_FIELD_KEYS, HONEYPOT_FIELD, TIMESTAMP_FIELD, RETRY_FIELD]);
 
 type FormValue = string | string[];
 
@@ -25,6 +25,8 @@ export type Submission = {
   landingPageUrl: unknown;
   honeypot: unknown;
   timestamp: unknown;
+  /** The signature of the errors page a plain post was sent from, after a refusal. */
+  retryOf?: string;
   /** Top-level keys of a JSON body that the payload does not know. */
   unknownKeys: string[];
 };
@@ -134,6 +136,7 @@ export async function parseSubmission(input: {
     landingPageUrl: fields.landingPageUrl !== undefined ? first(fields.landingPageUrl) : refererUrl(input.referer),
     honeypot: first(fields[HONEYPOT_FIELD]),
     timestamp: first(fields[TIMESTAMP_FIELD]),
+    retryOf: first(fields[RETRY_FIELD]),
     unknownKeys: [],
   };
 }

@@ -43,6 +43,28 @@ export const policy = {
 } satisfies Record<string, (actor: Actor) => boolean>;
 
 export type Permission = keyof typeof policy;
+
+/** What each permission lets a person do, in the words a refusal page uses ("you cannot …"). */
+export const PERMISSION_WORDS: Record<Permission, string> = {
+  "forms.read": "see forms",
+  "forms.write": "change forms",
+  "forms.delete": "delete or archive forms",
+  "leads.read": "see leads",
+  "leads.write": "change leads",
+  "leads.export": "export leads",
+  "support.read": "see support requests",
+  "support.write": "answer support requests",
+  "webhooks.manage": "manage webhooks",
+  "staff.read": "see the team",
+  "staff.manage": "manage the team",
+  "audit.read": "read the audit log",
+};
+
+/** A refusal a person understands: what their role cannot do, and whom to ask. */
+export function refusalFor(role: StaffRole, permission: Permission): string {
+  const who = role === "admin" ? "an admin" : role === "agent" ? "an agent" : "an owner";
+  return `As ${who} you cannot ${PERMISSION_WORDS[permission]}. Ask an owner or an admin of your team if this needs doing.`;
+}
 export const PERMISSIONS = Object.keys(policy) as Permission[];
 
 /** What a personal API token may be given (docs/api/tokens.md). */

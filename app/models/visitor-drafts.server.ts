@@ -87,6 +87,35 @@ export function takeDraft(scope: string, token: string | null | undefined, now =
   return entry.expiresAt > now ? entry.draft : null;
 }
 
+// Refusals the visitor has since put right: each refused post's errors page carries a
+// random attempt id, marked when the post sent from that page succeeds, so that Back to it
+// says the form was sent instead of showing the old errors again. Bounded like the drafts.
+const settled = new Map<string, number>();
+const SETTLED_TTL_MS = 60 * 60_000;
+const ATTEMPT = /^[A-Za-z0-9_-]{24}$/;
+
+/** A new attempt id for a refused post's errors page. */
+export function newAttempt(): string {
+  return randomBytes(18).toString("base64url");
+}
+
+/** Marks the errors page of `attempt` as put right by a later, successful post. */
+export function markSettled(scope: string, attempt: string, now = Date.now()): void {
+  if (!ATTEMPT.test(attempt)) return;
+  for (const [key, expiresAt] of settled) {
+    if (expiresAt > now && settled.size < MAX_DRAFTS) break;
+    settled.delete(key);
+  }
+  settled.set(keyOf(`${scope}\n${attempt}`), now + SETTLED_TTL_MS);
+}
+
+/** Whether the errors page of `attempt` was put right by a later, successful post. */
+export function isSettled(scope: string, attempt: string | null, now = Date.now()): boolean {
+  if (!attempt || !ATTEMPT.test(attempt)) return false;
+  const expiresAt = settled.get(keyOf(`${scope}\n${attempt}`));
+  return expiresAt !== undefined && expiresAt > now;
+}
+
 /** The scope of a lead form's drafts. */
 export function leadDraftScope(formId: string): string {
   return `lead-form:${formId}`;

@@ -12,7 +12,9 @@ import { PersonHistory } from "~/components/leads/PersonHistory";
 import { LocalTime } from "~/components/LocalTime";
 import { RouteError } from "~/components/RouteError";
 import { auditor } from "~/models/audit.server";
+import type { LeadData } from "~/models/form-schema";
 import { LEAD_STATUSES } from "~/models/lead-filters.server";
+import { personName } from "~/models/lead-name";
 import { addLeadNote, MAX_NOTE_LENGTH, MAX_TAGS, tagSuggestions, updateLead } from "~/models/lead-work.server";
 import { deleteLead, getLead } from "~/models/lead.server";
 import { listStaff } from "~/models/staff.server";
@@ -23,7 +25,7 @@ import { page } from "~/utils/page.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
-  { title: data ? `Lead from ${data.lead.formName} · Lead Capture` : "Lead · Lead Capture" },
+  { title: data ? `${leadTitle(data.lead)} · Lead Capture` : "Lead · Lead Capture" },
 ];
 
 const NOT_FOUND = "There is no lead with this id; it may have been deleted.";
@@ -129,6 +131,16 @@ export const action = page(async function action({ request, params, context }: A
   return redirect(`/leads/${id}?done=${intent}`);
 });
 
+/** The person's name, else their address, else the form it came through. */
+function leadTitle(lead: {
+  data: LeadData;
+  fields: { key: string; label: string }[];
+  email: string | null;
+  formName: string;
+}) {
+  return personName(lead.data, lead.fields) ?? lead.email ?? `Lead from ${lead.formName}`;
+}
+
 export default function LeadPage() {
   const { lead, people, owners, suggestions, statuses, limits, done, confirming } = useLoaderData<typeof loader>();
   const refusal = useActionData<typeof action>() as Refusal | undefined;
@@ -140,11 +152,12 @@ export default function LeadPage() {
         <Link to="/leads">← All leads</Link>
       </p>
       <h1>
-        Lead from {lead.formName} {lead.isSpam ? <span className="badge spam">spam</span> : null}
+        {leadTitle(lead)} {lead.isSpam ? <span className="badge spam">spam</span> : null}
       </h1>
       <p className="muted">
-        Submitted <LocalTime iso={lead.createdAt} /> under version {lead.schemaVersion} of the form ·{" "}
-        <Link to={`/forms/${lead.formId}/fields`}>Open the form</Link>
+        Sent <LocalTime iso={lead.createdAt} /> through <Link to={`/forms/${lead.formId}/fields`}>{lead.formName}</Link>
+        . Shown with the form&apos;s fields as they were then (version {lead.schemaVersion}: each change to the fields
+        makes a new version, and older leads keep theirs).
       </p>
       <ActionNotice done={busy || refusal ? null : done} />
 

@@ -92,7 +92,7 @@ function Breakdown({ stats }: { stats: SourceStats }) {
     <>
       <p>
         <strong>{total.views}</strong> views, <strong>{total.leads}</strong> leads
-        {total.conversionRate === null ? null : (
+        {total.conversionRate === null || total.conversionRate > 1 ? null : (
           <>
             {" "}
             (<strong>{percent(total.conversionRate)}</strong> converted)
@@ -100,6 +100,11 @@ function Breakdown({ stats }: { stats: SourceStats }) {
         )}{" "}
         for <strong>{stats.formName}</strong> from {stats.from} to {stats.to} (UTC, spam left out).{" "}
         <Link to={leadsLink({})}>See the leads</Link>
+      </p>
+      <p className="muted" id="where-views-come-from">
+        A view is counted when the hosted form page or a page with the embed script opens in a browser (bots and repeat
+        visits within 30 minutes left out). Leads from plain HTML forms, the API, or browsers counted as bots have no
+        view, so where leads outnumber counted views the conversion reads &ldquo;—&rdquo;.
       </p>
       <section className="card" aria-labelledby="per-day-heading">
         <h2 id="per-day-heading">Views and leads per day</h2>
@@ -127,9 +132,12 @@ function Breakdown({ stats }: { stats: SourceStats }) {
   );
 }
 
-/** A rate as a percentage with one decimal; leads without views (API posts) can pass 100%. */
+/**
+ * A rate as a percentage with one decimal. Leads without views (plain HTML posts, the API)
+ * can pass 100%: a rate that cannot be true reads "—", and the note above says why.
+ */
 function percent(rate: number | null): string {
-  return rate === null ? "–" : `${(rate * 100).toFixed(1)}%`;
+  return rate === null || rate > 1 ? "—" : `${(rate * 100).toFixed(1)}%`;
 }
 
 function ConversionTable({

@@ -1,8 +1,10 @@
 // /settings/audit: the audit log for owners and admins, filtered by action, person and days
 // (a GET form: no JavaScript needed), newest first, 50 to a page (docs/api/audit.md).
 import { Form, Link, useLoaderData } from "@remix-run/react";
+import { Breakable } from "~/components/Breakable";
 import { LocalTime } from "~/components/LocalTime";
 import { RouteError } from "~/components/RouteError";
+import { TableScroll } from "~/components/TableScroll";
 import { AUDIT_ACTIONS, listAudit } from "~/models/audit.server";
 import { listStaff } from "~/models/staff.server";
 import { authorize } from "~/utils/auth.server";
@@ -65,44 +67,52 @@ export default function AuditPage() {
         </label>{" "}
         <button type="submit">Filter</button>
       </Form>
-      {entries.length === 0 ? (
-        <p className="muted">No entries.</p>
-      ) : (
-        <table aria-label="Audit log">
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Action</th>
-              <th scope="col">Who</th>
-              <th scope="col">What</th>
-              <th scope="col">Details</th>
-              <th scope="col">From (address hash)</th>
-            </tr>
-          </thead>
-          <tbody>
-            {entries.map((entry) => (
-              <tr key={entry.id}>
-                <td data-label="When">
-                  <LocalTime iso={entry.at} seconds />
-                </td>
-                <td data-label="Action">{entry.action}</td>
-                <td data-label="Who">{entry.actor?.email ?? "—"}</td>
-                <td data-label="What">{entry.target ?? "—"}</td>
-                <td data-label="Details">
-                  <code>{JSON.stringify(entry.details)}</code>
-                </td>
-                <td data-label="From (address hash)">{entry.ipHash?.slice(0, 12) ?? "—"}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      {entries.length === 0 ? <p className="muted">No entries.</p> : <AuditTable entries={entries} />}
       {next ? (
         <p>
           <Link to={next}>Older entries</Link>
         </p>
       ) : null}
     </>
+  );
+}
+
+type Entry = ReturnType<typeof useLoaderData<typeof loader>>["entries"][number];
+
+function AuditTable({ entries }: { entries: Entry[] }) {
+  return (
+    <TableScroll label="Audit log table">
+      <table aria-label="Audit log">
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Action</th>
+            <th scope="col">Who</th>
+            <th scope="col">What</th>
+            <th scope="col">Details</th>
+            <th scope="col">From (address hash)</th>
+          </tr>
+        </thead>
+        <tbody>
+          {entries.map((entry) => (
+            <tr key={entry.id}>
+              <td data-label="When">
+                <LocalTime iso={entry.at} seconds />
+              </td>
+              <td data-label="Action">
+                <Breakable text={entry.action} />
+              </td>
+              <td data-label="Who">{entry.actor?.email ? <Breakable text={entry.actor.email} /> : "—"}</td>
+              <td data-label="What">{entry.target ? <Breakable text={entry.target} /> : "—"}</td>
+              <td data-label="Details">
+                <code className="wrap-anywhere">{JSON.stringify(entry.details)}</code>
+              </td>
+              <td data-label="From (address hash)">{entry.ipHash?.slice(0, 12) ?? "—"}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </TableScroll>
   );
 }
 

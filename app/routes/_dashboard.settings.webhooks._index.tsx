@@ -5,6 +5,7 @@ import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react"
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Breakable } from "~/components/Breakable";
 import { RouteError } from "~/components/RouteError";
 import {
   EndpointFields,
@@ -154,14 +155,18 @@ function EndpointsTable({ endpoints, forms }: { endpoints: WebhookJson[]; forms:
         {endpoints.map((endpoint) => (
           <tr key={endpoint.id} data-testid="endpoint">
             <td data-label="Endpoint">
-              <Link to={`/settings/webhooks/${endpoint.id}`}>{endpoint.url}</Link>
+              <Link to={`/settings/webhooks/${endpoint.id}`}>
+                <Breakable text={endpoint.url} />
+              </Link>
               {endpoint.description ? <div className="muted">{endpoint.description}</div> : null}
             </td>
             <td data-label="Kind">{KIND_LABELS[endpoint.kind as keyof typeof KIND_LABELS] ?? endpoint.kind}</td>
             <td data-label="Events">
               {endpoint.events.map((event) => (
                 <div key={event}>
-                  <code>{event}</code>
+                  <code>
+                    <Breakable text={event} />
+                  </code>
                 </div>
               ))}
             </td>

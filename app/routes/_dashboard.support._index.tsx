@@ -1,4 +1,5 @@
 import { Form, Link, useLoaderData, useNavigation } from "@remix-run/react";
+import { Breakable } from "~/components/Breakable";
 import { LocalTime } from "~/components/LocalTime";
 import { RouteError } from "~/components/RouteError";
 import { listStaff } from "~/models/staff.server";
@@ -118,7 +119,9 @@ function TicketsTable({ tickets }: { tickets: Ticket[] }) {
             <td data-label="Subject">{ticket.subject}</td>
             <td data-label="Requester">
               {ticket.name ? `${ticket.name} ` : null}
-              <span className="muted">{ticket.email}</span>
+              <span className="muted">
+                <Breakable text={ticket.email} />
+              </span>
             </td>
             <td data-label="Status">
               <span className={`badge ${ticket.status}`}>{ticket.status}</span>

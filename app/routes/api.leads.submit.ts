@@ -13,7 +13,7 @@ import { UTM_KEYS } from "~/models/lead-fields";
 import { signErrors } from "~/models/lead-signatures.server";
 import { isPlainObject, parseSubmission, submissionKind, type Submission } from "~/models/lead-submission.server";
 import { findOpenForm, isOriginAllowed, type PublicForm } from "~/models/public-form.server";
-import { keepDraft, leadDraftScope, type DraftValues } from "~/models/visitor-drafts.server";
+import { keepDraft, leadDraftScope, markSettled, newAttempt, type DraftValues } from "~/models/visitor-drafts.server";
 import {
   apiRoute,
   domainErrorHeaders,
@@ -92,6 +92,7 @@ export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) 
       userAgent: request.headers.get("User-Agent"),
       idempotencyKey,
     });
+    if (submission.retryOf) markSettled(leadDraftScope(form.id), submission.retryOf);
     if (wantsRedirect(request, submission)) {
       return redirect303(form.settings.redirectUrl ?? `/f/${encodeURIComponent(form.id)}/thanks`, corsOrigin);
     }
@@ -184,6 +185,7 @@ function hostedFormWithErrors(
   const signed = signErrors(form.id, errors);
   params.set("errors", signed.errors);
   params.set("sig", signed.sig);
+  params.set("attempt", newAttempt());
   const values = typedValues(form, submission);
   if (Object.keys(values).length > 0) params.set("draft", keepDraft(leadDraftScope(form.id), { values }));
   return `/f/${encodeURIComponent(form.id)}?${params}`;

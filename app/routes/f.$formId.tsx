@@ -14,14 +14,14 @@ import { RouteError } from "~/components/RouteError";
 import { HttpUrlSchema, type FormField, type LeadValue } from "~/models/form-schema";
 import { countView, hostOfUrl, isBotAgent } from "~/models/form-views.server";
 import { HONEYPOT_FIELD, UTM_KEYS } from "~/models/lead-fields";
-import { readSignedErrors, signTimestamp, TIMESTAMP_FIELD } from "~/models/lead-signatures.server";
+import { readSignedErrors, RETRY_FIELD, signTimestamp, TIMESTAMP_FIELD } from "~/models/lead-signatures.server";
 import { getPublicForm } from "~/models/public-form.server";
-import { leadDraftScope, takeDraft, type DraftValues } from "~/models/visitor-drafts.server";
+import { isSettled, leadDraftScope, takeDraft, type DraftValues } from "~/models/visitor-drafts.server";
 import { page } from "~/utils/page.server";
 import { clientIp } from "~/utils/request.server";
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
-const OWN_PARAMS = ["errors", "sig", "ref", "landing", "draft"];
+const OWN_PARAMS = ["errors", "sig", "ref", "landing", "draft", "attempt"];
 
 const CHECKED = new Set(["on", "true", "1", "yes"]);
 
@@ -78,7 +78,12 @@ export const loader = page(async function loader({ request, params, context }: L
     );
   }
 
-  const errors = readSignedErrors(form.id, url.searchParams.get("errors"), url.searchParams.get("sig")) ?? {};
+  const signedErrors = readSignedErrors(form.id, url.searchParams.get("errors"), url.searchParams.get("sig"));
+  // Back to a refused post's page after the form was sent from it: say so, not the old errors.
+  const attempt = url.searchParams.get("attempt");
+  const alreadySent = signedErrors !== null && isSettled(leadDraftScope(form.id), attempt);
+  const errors = alreadySent ? {} : (signedErrors ?? {});
+  if (signedErrors && !alreadySent && attempt) hidden[RETRY_FIELD] = attempt;
   // What the visitor typed before a refused plain post, kept on the server (read once).
   const draft = takeDraft(leadDraftScope(form.id), url.searchParams.get("draft"));
   return data(
@@ -88,7 +93,8 @@ export const loader = page(async function loader({ request, params, context }: L
       hidden,
       honeypot: HONEYPOT_FIELD,
       errors,
-      values: draft ? shownValues(form.fields, draft.values) : {},
+      alreadySent,
+      values: draft && !alreadySent ? shownValues(form.fields, draft.values) : {},
       doneUrl: form.settings.redirectUrl ?? `/f/${encodeURIComponent(form.id)}/thanks`,
     },
     { status: form.status === "archived" ? 410 : 200, headers: { "Cache-Control": "private, no-store" } },
@@ -106,7 +112,16 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 type Problem = { path: string; message: string };
 
 export default function HostedForm() {
-  const { form, closed, hidden, honeypot, errors: serverErrors, values, doneUrl } = useLoaderData<typeof loader>();
+  const {
+    form,
+    closed,
+    hidden,
+    honeypot,
+    errors: serverErrors,
+    alreadySent,
+    values,
+    doneUrl,
+  } = useLoaderData<typeof loader>();
   const [errors, setErrors] = useState<Record<string, string>>(serverErrors);
   const [busy, setBusy] = useState(false);
   const formError = errors._form ?? (Object.keys(errors).length > 0 ? "Please correct the fields marked below." : null);
@@ -156,11 +171,7 @@ export default function HostedForm() {
         </p>
       ) : (
         <form className="lc-form" method="post" action="/api/leads/submit" onSubmit={submitWithFetch}>
-          {formError ? (
-            <p className="error-panel" role="alert">
-              {formError}
-            </p>
-          ) : null}
+          <FormNotice alreadySent={alreadySent} formError={formError} />
           {Object.entries(hidden).map(([name, value]) =>
             value ? <input key={name} type="hidden" name={name} value={value} /> : null,
           )}
@@ -175,6 +186,22 @@ export default function HostedForm() {
       )}
     </main>
   );
+}
+
+/** Above the fields: the refusal of the last post, or word that the form was sent since. */
+function FormNotice({ alreadySent, formError }: { alreadySent: boolean; formError: string | null }) {
+  if (alreadySent) {
+    return (
+      <p className="notice" role="status">
+        Your answers were sent: thank you. Send the form again only if you have something to add.
+      </p>
+    );
+  }
+  return formError ? (
+    <p className="error-panel" role="alert">
+      {formError}
+    </p>
+  ) : null;
 }
 
 export function ErrorBoundary() {

@@ -7,7 +7,7 @@ import { FormStrategy } from "remix-auth-form";
 import { z } from "zod";
 import { findApiTokenCaller, looksLikeApiToken } from "~/models/api-tokens.server";
 import { recordAudit } from "~/models/audit.server";
-import { can, SCOPE_FOR, type Permission, type TokenScope } from "~/models/policy";
+import { can, refusalFor, SCOPE_FOR, type Permission, type TokenScope } from "~/models/policy";
 import type { ActiveSession } from "~/models/session.server";
 import { verifyLogin, type SessionUser } from "~/models/user.server";
 import { fail } from "./api.server";
@@ -135,7 +135,7 @@ function unauthenticated(request: Request): never {
  */
 function assertAllowed(request: Request, user: SessionUser, permission: Permission): void {
   if (can(user, permission)) return;
-  const message = `Your role (${user.role}) does not allow this: it needs the ${permission} permission.`;
+  const message = refusalFor(user.role, permission);
   if (isApiRequest(request)) {
     fail(403, "forbidden", message, { details: [{ path: "permission", message: permission }] });
   }

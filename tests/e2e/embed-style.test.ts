@@ -20,6 +20,8 @@ let site: http.Server;
 let siteUrl: string;
 let page = "";
 let formId: string;
+/** Every address the site was asked for: a lead's values must never land in the site's URL. */
+const siteRequests: string[] = [];
 
 const fields = FieldsSchema.parse([
   { key: "name", label: "Your name", type: "text", required: true },
@@ -30,7 +32,8 @@ const fields = FieldsSchema.parse([
 
 beforeAll(async () => {
   [server, browser] = await Promise.all([startServer(), launchBrowser()]);
-  site = http.createServer((_req, res) => {
+  site = http.createServer((req, res) => {
+    siteRequests.push(req.url ?? "");
     res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
     res.end(page);
   });
@@ -51,7 +54,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await server?.stop();
-  await new Promise((resolve) => site?.close(resolve));
+  if (site) await new Promise((resolve) => site.close(resolve));
 });
 
 describe("the embed with its stylesheet", () => {
@@ -104,6 +107,38 @@ describe("the embed with its stylesheet", () => {
     await context.close();
   });
 
+  it("sends the lead of a visitor without JavaScript and shows the thank-you page, with nothing in the site's URL", async () => {
+    const code = scriptSnippet(formId, server.url, fields, "Thanks, we will be in touch.");
+    page = `<!doctype html><html lang="en"><head><title>Shop</title></head><body><h1>Get a quote</h1>${code}</body></html>`;
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const tab = await context.newPage();
+    await tab.goto(`${siteUrl}/quote-nojs?utm_source=newsletter`);
+    await tab.getByLabel("Your name").fill("No Script Nelly");
+    await tab.getByLabel("Email").fill("nelly@noscript.example");
+    await tab.getByLabel("Budget").selectOption("Small");
+    // The honeypot stays off-screen without the stylesheet or the script.
+    const trap = tab.locator('input[name="_hp"]');
+    expect(await trap.count()).toBe(1);
+    expect(await trap.isVisible()).toBe(true);
+    expect((await trap.boundingBox())!.x).toBeLessThan(0);
+    await tab.getByRole("button", { name: "Send" }).click();
+    await tab.waitForURL(`${server.url}/f/${formId}/thanks`);
+    await expect.poll(() => tab.getByRole("status").textContent()).toBe("Thanks, we will be in touch.");
+    const leads = (await db.lead.findMany({ where: { formId } })).filter(
+      (lead) => (lead.data as Record<string, unknown>).email === "nelly@noscript.example",
+    );
+    expect(leads).toHaveLength(1);
+    expect(leads[0].data).toMatchObject({ name: "No Script Nelly", budget: "Small" });
+    expect(siteRequests.filter((url) => url.includes("nelly"))).toEqual([]);
+    await context.close();
+  });
+
+  it("marks the required fields of the embed code as the hosted page does", () => {
+    const code = scriptSnippet(formId, server.url, fields);
+    expect(code).toContain(`Your name <span aria-hidden="true">*</span> <input type="text" name="name" required>`);
+    expect(code).toContain(`<label>Message <textarea name="message"></textarea></label>`);
+  });
+
   it("gives the hosted page the same stylesheet and an empty first choice", async () => {
     const context = await browser.newContext();
     const tab = await context.newPage();
@@ -122,7 +157,10 @@ describe("the embed with its stylesheet", () => {
     await tab.getByRole("button", { name: "Copy the embed code" }).click();
     await tab.getByText("Copied", { exact: true }).waitFor();
     const copied = await tab.evaluate(() => navigator.clipboard.readText());
-    expect(copied).toContain(`<form class="lc-form" data-lead-form="${formId}"`);
+    // The server's APP_URL names the submit endpoint (this test server leaves it unset).
+    expect(copied).toMatch(
+      new RegExp(`<form class="lc-form" method="post" action="[^"]+/api/leads/submit" data-lead-form="${formId}"`),
+    );
     expect(copied).toBe(await tab.locator(".copyable code").first().textContent());
     await context.close();
   });

@@ -68,6 +68,31 @@ async function axeContext(context: BrowserContext, javaScriptEnabled: boolean): 
   return checking;
 }
 
+/**
+ * Words in table cells that the layout split across two lines (each text node's words; a
+ * hyphen is a place a word may wrap, and machine text marked .wrap-anywhere may break).
+ */
+function brokenWords(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const found: string[] = [];
+    for (const cell of document.querySelectorAll("td")) {
+      const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        if (node.parentElement?.closest(".wrap-anywhere")) continue;
+        const text = node.textContent ?? "";
+        for (const match of text.matchAll(/[^\s-]+/g)) {
+          const range = document.createRange();
+          range.setStart(node, match.index);
+          range.setEnd(node, match.index + match[0].length);
+          const tops = new Set([...range.getClientRects()].map((rect) => Math.round(rect.top)));
+          if (tops.size > 1) found.push(match[0]);
+        }
+      }
+    }
+    return found;
+  });
+}
+
 async function sidewaysScroll(page: Page): Promise<number> {
   return page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
 }
@@ -108,6 +133,18 @@ for (const javaScriptEnabled of [true, false]) {
       await page.close();
       expect(wide, `screenshots in ${SHOTS}`).toEqual([]);
     }, 120_000);
+
+    it("keeps every word in a table cell whole at 1280 px (addresses wrap at their dots and @)", async () => {
+      const page = await staff.newPage();
+      await page.setViewportSize({ width: 1280, height: 800 });
+      const broken: string[] = [];
+      for (const pathname of pages.dashboard) {
+        await page.goto(`${server.url}${pathname}`);
+        broken.push(...(await brokenWords(page)).map((word) => `${pathname}: "${word}"`));
+      }
+      await page.close();
+      expect(broken).toEqual([]);
+    });
 
     it("at 390 px the navigation is a menu that opens and leads to another page", async () => {
       const page = await staff.newPage();

@@ -338,6 +338,25 @@ describe.each([
 });
 
 describe("the builder's live preview", () => {
+  it("shows a field being added as it is typed, and drops it again when its label is cleared", async () => {
+    const page = await loggedInPage(true);
+    const made = await page.request.post(`${server.url}/api/forms`, {
+      headers: { Origin: server.url },
+      data: { name: "Phantom", fields: [{ key: "email", label: "Email", type: "email", required: true }] },
+    });
+    const { id } = await made.json();
+    await page.goto(`${server.url}/forms/${id}/fields`);
+    const preview = page.getByRole("region", { name: "Form preview" });
+    const label = page.getByRole("form", { name: "Add a field" }).getByLabel("Label", { exact: true });
+    await label.pressSequentially("Company");
+    await expect.poll(() => preview.getByRole("textbox", { name: "Company" }).count()).toBe(1);
+    await label.fill("");
+    await label.dispatchEvent("input");
+    await expect.poll(() => preview.getByRole("textbox").count()).toBe(1);
+    expect(await preview.getByRole("textbox", { name: "Email" }).count()).toBe(1);
+    await page.context().close();
+  });
+
   it("sits beside the fields on a wide screen and below them on a phone, without sideways scrolling", async () => {
     const page = await loggedInPage(true);
     const made = await page.request.post(`${server.url}/api/forms`, {

@@ -95,6 +95,16 @@ describe.each([
     });
     expect(leads[0].referrerUrl).toMatch(/^https:\/\/news\.example\//);
     expect(leads[0].userAgent).toMatch(/Chrome/);
+
+    // Back from the thank-you page: no old errors, no field marked wrong; without JavaScript
+    // (the refusal was a page of its own) the page says the answers were sent.
+    await page.goBack();
+    await page.getByRole("heading", { name: "Call me back" }).waitFor();
+    expect(await page.getByText("correct the fields").count()).toBe(0);
+    expect(await page.locator('[aria-invalid="true"]').count()).toBe(0);
+    if (!javaScriptEnabled) {
+      expect(await page.getByRole("status").textContent()).toContain("Your answers were sent");
+    }
     await context.close();
   });
 });

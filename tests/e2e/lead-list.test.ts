@@ -91,7 +91,7 @@ describe("the lead list in a browser", () => {
 
     await grace.getByRole("cell", { name: "Contact form" }).click();
     await page.waitForURL((url) => /^\/leads\/\w+$/.test(url.pathname));
-    await page.getByRole("heading", { name: "Lead from Contact form" }).waitFor();
+    await page.getByRole("heading", { name: "Grace Hopper" }).waitFor();
     await context.close();
   });
 

@@ -45,7 +45,7 @@ describe.each([
     const context = await browser.newContext({ javaScriptEnabled });
     const page = await context.newPage();
     await logInAt(page, server.url, `/leads/${id}`);
-    await page.getByRole("heading", { name: "Lead from Demo request" }).waitFor();
+    await page.getByRole("heading", { name: "Ada" }).waitFor();
     expect(await page.getByLabel("Status", { exact: true }).inputValue()).toBe("new");
     await page.getByText("No other leads or support requests from this address.").waitFor();
 

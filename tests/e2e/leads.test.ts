@@ -143,7 +143,7 @@ describe("the leads page", () => {
     const page = await context.newPage();
     await logIn(page, "/leads?q=grace");
     await page.getByRole("table", { name: "Leads" }).getByRole("link").first().click();
-    await page.getByRole("heading", { name: "Lead from Contact form" }).waitFor();
+    await page.getByRole("heading", { name: "Grace Hopper" }).waitFor();
     const values = page.getByRole("region", { name: "Values" });
     expect(await values.getByRole("row", { name: /Name/ }).textContent()).toContain("Grace Hopper");
     expect(await page.getByRole("region", { name: "Source" }).textContent()).toContain("summer");

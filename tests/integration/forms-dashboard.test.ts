@@ -249,7 +249,11 @@ describe("the builder page without JavaScript", () => {
 
   it("saves notification recipients (one per line or by commas) and the mode, refusing a bad address by line", async () => {
     const id = await newForm();
-    expect((await page(`/forms/${id}/notifications`)).html).toContain('aria-label="Notifications"');
+    const empty = (await page(`/forms/${id}/notifications`)).html;
+    expect(empty).toContain('aria-label="Notifications"');
+    // No example address that looks like a value: an empty list says nobody is told.
+    expect(empty).not.toMatch(/<textarea[^>]*placeholder/);
+    expect(empty).toContain("Nobody is told of this form&#x27;s leads yet");
     const bad = await post(`/forms/${id}/notifications`, {
       intent: "update-notifications",
       recipients: "sales@team.example\nnot-an-address",
@@ -273,6 +277,7 @@ describe("the builder page without JavaScript", () => {
     expect((await stored(id))!.settings).toMatchObject({ allowedOrigins: [] });
     const shown = await page(`/forms/${id}/notifications`);
     expect(shown.html).toContain("sales@team.example\nops@team.example\nceo@team.example");
+    expect(shown.html).toContain("3 addresses are emailed about its leads.");
     expect(shown.html).toMatch(/value="digest"[^>]*checked|checked[^>]*value="digest"/);
   });
 

@@ -284,6 +284,41 @@ describe("plain HTML form posts", () => {
     expect(await (await fetch(new URL(reply2.headers.get("location")!, server.url))).text()).toContain("Linus");
   });
 
+  it("says the answers were sent, not the old errors, when the visitor comes back to a refused post's page after sending", async () => {
+    const formId = await createForm();
+    const refused = await post(new URLSearchParams({ formId, name: "Grace Hopper", email: "grace-at-example" }), {
+      Accept: BROWSER_ACCEPT,
+    });
+    const errorsPage = new URL(refused.headers.get("location")!, server.url);
+    const page = await (await fetch(errorsPage)).text();
+    const retry = /name="_retry" value="([^"]+)"/.exec(page)?.[1];
+    expect(retry).toBe(errorsPage.searchParams.get("attempt"));
+
+    const sent = await post(
+      new URLSearchParams({ formId, name: "Grace Hopper", email: "grace@example.com", _retry: retry! }),
+      { Accept: BROWSER_ACCEPT },
+    );
+    expect(sent.status).toBe(303);
+    expect(sent.headers.get("location")).toBe(`/f/${formId}/thanks`);
+    const leads = await db.lead.findMany({ where: { formId } });
+    expect(leads).toHaveLength(1);
+    expect(leads[0].data).toMatchObject({ name: "Grace Hopper", email: "grace@example.com" });
+    expect(leads[0].data).not.toHaveProperty("_retry");
+
+    // Back to the errors page: no refusal, no field marked wrong, and a word that it was sent.
+    const back = await (await fetch(errorsPage)).text();
+    expect(back).toContain("Your answers were sent");
+    expect(back).not.toContain("Enter a valid email address.");
+    expect(back).not.toContain('aria-invalid="true"');
+    expect(back).not.toContain('name="_retry"');
+    // Another visitor's refusal with the same errors is not settled by this one.
+    const other = await post(new URLSearchParams({ formId, name: "Linus", email: "nope" }), {
+      Accept: BROWSER_ACCEPT,
+    });
+    const otherPage = await (await fetch(new URL(other.headers.get("location")!, server.url))).text();
+    expect(otherPage).toContain("Enter a valid email address.");
+  });
+
   it("ignores a forged error message in the hosted form's URL", async () => {
     const formId = await createForm();
     const errors = encodeURIComponent(JSON.stringify({ email: "Call 555-0100 to claim your prize" }));

@@ -1,7 +1,7 @@
 // The permission matrix, generated from the policy module (app/models/policy.ts):
 // every route file must have an entry in ROUTE_PERMISSIONS, and every route and method
 // that needs a permission is requested by an owner, an admin and an agent. A role the
-// policy refuses gets 403 naming the permission; a role it allows gets past the check (a
+// policy refuses gets 403 saying in words what the role cannot do; a role it allows gets past the check (a
 // 404 for the made-up ids below, a 422 for the empty body, never a 403 or a 500).
 import fs from "node:fs";
 import path from "node:path";
@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiToken } from "~/models/api-tokens.server";
 import {
   can,
+  PERMISSION_WORDS,
   ROUTE_PERMISSIONS,
   SCOPE_FOR,
   STAFF_ROLES,
@@ -107,7 +108,9 @@ describe("the permission matrix", () => {
         if (isApi) {
           expect(JSON.parse(text).error).toMatchObject({ code: "forbidden", details: [{ message: permission }] });
         } else {
-          expect(text).toContain(permission);
+          // A person's words, not the permission's name.
+          expect(text).toContain(`you cannot ${PERMISSION_WORDS[permission]}`);
+          expect(text).not.toContain(permission);
         }
       }
     }

@@ -103,7 +103,10 @@ function useFieldEditor({ mode, field, fields, actionData, onDraft }: FieldEdito
       const input = fieldInputFromFormData(new FormData(form));
       const key = target === null ? result.fields[result.fields.length - 1].key : (input.key as string) || target;
       const drafted = result.fields.find((candidate) => candidate.key === key);
-      if (drafted) onDraft({ target, field: drafted });
+      onDraft(drafted ? { target, field: drafted } : null);
+    } else {
+      // A draft that is no field any more (its label cleared) leaves the preview.
+      onDraft(null);
     }
     if (clientResult) setClientResult(null);
   }

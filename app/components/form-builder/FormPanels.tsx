@@ -4,6 +4,7 @@ import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, Link, useFetcher, useNavigation } from "@remix-run/react";
 import { FormDetailsSchema, NotificationsFormSchema, SettingsFormSchema } from "~/models/form-schema";
+import { plural } from "~/utils/plural";
 import { FieldError, type ActionResult } from "./shared";
 import type { z } from "zod";
 
@@ -188,11 +189,15 @@ export function NotificationsForm({
           id="notifications-recipients"
           name="recipients"
           rows={3}
-          placeholder={staffEmails[0] ?? "sales@example.com"}
           defaultValue={initial?.recipients ?? ""}
           {...described("recipients", "notifications-recipients-error")}
         />
         <FieldError id="notifications-recipients-error" message={errorOf("recipients")} />
+        <p className="hint" id="notifications-recipients-now">
+          {notifications.recipients.length === 0
+            ? "Nobody is told of this form's leads yet: add an address to email them."
+            : `${plural(notifications.recipients.length, "address", "addresses")} ${notifications.recipients.length === 1 ? "is" : "are"} emailed about its leads.`}
+        </p>
         {staffEmails.length > 0 ? <p className="hint">Staff: {staffEmails.join(", ")}</p> : null}
         <fieldset>
           <legend>When</legend>
