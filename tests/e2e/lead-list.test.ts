@@ -47,6 +47,36 @@ const ownerOf = async (name: string) =>
   )?.ownerId;
 
 describe("the lead list in a browser", () => {
+  it("on a phone shows the first lead on the first screen, with the filters behind a Filters button, without JavaScript", async () => {
+    const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 844 } });
+    const page = await context.newPage();
+    await logInAt(page, server.url, "/leads");
+    const firstLead = page.getByRole("table", { name: "Leads" }).getByRole("row").nth(1);
+    const box = (await firstLead.boundingBox())!;
+    expect(box.y).toBeLessThan(844);
+    const search = page.getByRole("form", { name: "Filter leads" }).getByLabel("Search");
+    expect(await search.isVisible()).toBe(false);
+    await page.getByText("Filters", { exact: true }).click();
+    expect(await search.isVisible()).toBe(true);
+    await search.fill("grace");
+    await page.getByRole("button", { name: "Filter", exact: true }).click();
+    await page.waitForURL((url) => url.searchParams.get("q") === "grace");
+    // The fold says how many filters are set.
+    await page.getByText("Filters (1 set)").waitFor();
+    expect(await page.getByRole("table", { name: "Leads" }).getByRole("row").count()).toBe(2);
+    await context.close();
+  });
+
+  it("on a wide screen shows the filters and bulk actions without a fold", async () => {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    await logInAt(page, server.url, "/leads");
+    expect(await page.getByRole("form", { name: "Filter leads" }).getByLabel("Search").isVisible()).toBe(true);
+    expect(await page.getByText("Filters", { exact: true }).isVisible()).toBe(false);
+    expect(await page.getByLabel("Tag (added or removed)").isVisible()).toBe(true);
+    await context.close();
+  });
+
   it("bulk-assigns the ticked rows with JavaScript off", async () => {
     const context = await browser.newContext({ javaScriptEnabled: false });
     const page = await context.newPage();

@@ -45,50 +45,53 @@ export function BulkForm({
   return (
     <Form method="post" action={`/leads${filterQuery ? `?${filterQuery}` : ""}`}>
       <input type="hidden" name="filter" value={filterQuery} />
-      <fieldset className="card bulk">
-        <legend>Change several leads</legend>
-        <div className="row">
-          <ScopeChoice total={total} all={echo?.scope === "all"} error={idsError} />
-          <OperationSelect
-            statuses={statuses}
-            owners={owners}
-            defaultValue={echo?.operation ?? ""}
-            error={operationError}
-          />
-          <div>
-            <label htmlFor="bulk-tag">Tag (added or removed)</label>
-            <input
-              id="bulk-tag"
-              name="tag"
-              list="lead-tags"
-              defaultValue={echo?.tag ?? ""}
-              aria-invalid={tagError ? true : undefined}
-              aria-describedby={tagError ? "bulk-tag-error" : undefined}
+      <details className="card fold bulk" open={Boolean(refused)}>
+        <summary>Change several leads</summary>
+        <fieldset>
+          <legend className="fold-legend">Change several leads</legend>
+          <div className="row">
+            <ScopeChoice total={total} all={echo?.scope === "all"} error={idsError} />
+            <OperationSelect
+              statuses={statuses}
+              owners={owners}
+              defaultValue={echo?.operation ?? ""}
+              error={operationError}
             />
-            {tagError ? (
-              <p id="bulk-tag-error" className="field-error">
-                {tagError}
-              </p>
-            ) : null}
+            <div>
+              <label htmlFor="bulk-tag">Tag (added or removed)</label>
+              <input
+                id="bulk-tag"
+                name="tag"
+                list="lead-tags"
+                defaultValue={echo?.tag ?? ""}
+                aria-invalid={tagError ? true : undefined}
+                aria-describedby={tagError ? "bulk-tag-error" : undefined}
+              />
+              {tagError ? (
+                <p id="bulk-tag-error" className="field-error">
+                  {tagError}
+                </p>
+              ) : null}
+            </div>
           </div>
-        </div>
-        {refused ? (
-          <p className="error" role="alert">
-            {refused.message}
-            {other.map((detail) => ` ${detail.path}: ${detail.message}`).join("")}
-          </p>
-        ) : null}
-        <p className="actions">
-          <button type="submit" name="intent" value="bulk" disabled={busy}>
-            {busy ? "Applying…" : "Apply"}
-          </button>
-          {canExport ? (
-            <button type="submit" name="intent" value="export" className="secondary">
-              Export the selection (CSV)
-            </button>
+          {refused ? (
+            <p className="error" role="alert">
+              {refused.message}
+              {other.map((detail) => ` ${detail.path}: ${detail.message}`).join("")}
+            </p>
           ) : null}
-        </p>
-      </fieldset>
+          <p className="actions">
+            <button type="submit" name="intent" value="bulk" disabled={busy}>
+              {busy ? "Applying…" : "Apply"}
+            </button>
+            {canExport ? (
+              <button type="submit" name="intent" value="export" className="secondary">
+                Export the selection (CSV)
+              </button>
+            ) : null}
+          </p>
+        </fieldset>
+      </details>
       {children}
     </Form>
   );

@@ -43,54 +43,60 @@ export function LeadFilters({
   const select = (name: FilterName, label: string, options: Array<[string, string]>) => (
     <FilterSelect name={name} label={label} options={options} values={values} errors={errors} />
   );
+  const set = FILTER_NAMES.filter((name) => values[name]).length;
   return (
-    <Form method="get" action="/leads" className="card" aria-label="Filter leads" onSubmit={withoutEmpty}>
-      <div className="row">
-        {select("formId", "Form", [
-          ["", "All forms"],
-          ...forms.map((form): [string, string] => [
-            form.id,
-            `${form.name}${form.status === "archived" ? " (archived)" : ""}`,
-          ]),
-        ])}
-        <FilterInput name="from" label="From" type="date" values={values} errors={errors} />
-        <FilterInput name="to" label="To" type="date" values={values} errors={errors} />
-        <FilterInput name="q" label="Search" type="search" values={values} errors={errors} />
-      </div>
-      <div className="row">
-        {select("status", "Status", [
-          ["", "Any status"],
-          ...statuses.map((status): [string, string] => [status, status]),
-        ])}
-        {select("ownerId", "Owner", [
-          ["", "Anyone"],
-          ["mine", "Mine"],
-          ["none", "Unassigned"],
-          ...owners.map((owner): [string, string] => [
-            owner.id,
-            owner.active ? owner.label : `${owner.label} (inactive)`,
-          ]),
-        ])}
-        <FilterInput name="tag" label="Tag" values={values} errors={errors} list="lead-tags" />
-        {select("spam", "Spam", [
-          ["", "Hide spam"],
-          ["true", "Only spam"],
-          ["all", "Spam and not spam"],
-        ])}
-      </div>
-      <CampaignFilters values={values} errors={errors} />
-      {errors.some((error) => !FILTER_NAMES.includes(error.path as FilterName)) ? (
-        <p className="error" role="alert">
-          {errors.map((error) => `${error.path}: ${error.message}`).join(" ")}
+    // On a phone the filters fold behind one line so the first leads show on the first
+    // screen (open when a filter is refused); from 60rem up they always show (styles.css).
+    <details className="card fold" open={errors.length > 0}>
+      <summary>{set > 0 ? `Filters (${set} set)` : "Filters"}</summary>
+      <Form method="get" action="/leads" aria-label="Filter leads" onSubmit={withoutEmpty}>
+        <div className="row">
+          {select("formId", "Form", [
+            ["", "All forms"],
+            ...forms.map((form): [string, string] => [
+              form.id,
+              `${form.name}${form.status === "archived" ? " (archived)" : ""}`,
+            ]),
+          ])}
+          <FilterInput name="from" label="From" type="date" values={values} errors={errors} />
+          <FilterInput name="to" label="To" type="date" values={values} errors={errors} />
+          <FilterInput name="q" label="Search" type="search" values={values} errors={errors} />
+        </div>
+        <div className="row">
+          {select("status", "Status", [
+            ["", "Any status"],
+            ...statuses.map((status): [string, string] => [status, status]),
+          ])}
+          {select("ownerId", "Owner", [
+            ["", "Anyone"],
+            ["mine", "Mine"],
+            ["none", "Unassigned"],
+            ...owners.map((owner): [string, string] => [
+              owner.id,
+              owner.active ? owner.label : `${owner.label} (inactive)`,
+            ]),
+          ])}
+          <FilterInput name="tag" label="Tag" values={values} errors={errors} list="lead-tags" />
+          {select("spam", "Spam", [
+            ["", "Hide spam"],
+            ["true", "Only spam"],
+            ["all", "Spam and not spam"],
+          ])}
+        </div>
+        <CampaignFilters values={values} errors={errors} />
+        {errors.some((error) => !FILTER_NAMES.includes(error.path as FilterName)) ? (
+          <p className="error" role="alert">
+            {errors.map((error) => `${error.path}: ${error.message}`).join(" ")}
+          </p>
+        ) : null}
+        <p className="actions">
+          <button type="submit" disabled={busy}>
+            {busy ? "Filtering…" : "Filter"}
+          </button>
+          <Link to="/leads">Clear filters</Link>
         </p>
-      ) : null}
-      <p className="actions">
-        <button type="submit" disabled={busy}>
-          {busy ? "Filtering…" : "Filter"}
-        </button>
-        <Link to="/leads">Clear filters</Link>
-      </p>
-    </Form>
+      </Form>
+    </details>
   );
 }
 
