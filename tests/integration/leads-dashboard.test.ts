@@ -292,7 +292,7 @@ describe("exporting the selection", () => {
       agent,
     );
     expect(res.status).toBe(403);
-    expect(res.html).toContain("leads.export");
+    expect(res.html).toContain("As an agent you cannot export leads.");
     expect((await get("/leads")).html).toContain("Export the selection");
     const agentPage = await fetch(`${server.url}/leads`, { headers: { Cookie: agent } });
     expect(await agentPage.text()).not.toContain("Export the selection");

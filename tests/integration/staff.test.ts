@@ -132,6 +132,6 @@ describe("/settings/staff", () => {
 
     const refused = await post(agent.cookie, { intent: "disable", id: target.id });
     expect(refused.status).toBe(403);
-    expect(await refused.text()).toContain("staff.manage");
+    expect(await refused.text()).toContain("As an agent you cannot manage the team.");
   });
 });

@@ -123,7 +123,9 @@ describe("/settings/webhooks", () => {
     const list = await page("/settings/webhooks");
     expect(list.status).toBe(200);
     expect(list.html).not.toContain(row.secret);
-    expect(list.html).toContain(`href="/settings/webhooks/${id}">${receiver.url}/crm</a>`);
+    // The address may wrap at its dots and slashes (<wbr>), so compare its text.
+    const link = new RegExp(`href="/settings/webhooks/${id}">(.*?)</a>`).exec(list.html)?.[1] ?? "";
+    expect(link.replace(/<!-- -->|<wbr\/>/g, "")).toBe(`${receiver.url}/crm`);
     expect(list.html).toContain("CRM &lt;sync&gt;");
     expect(list.html).toContain("All forms");
     expect((await page(`/settings/webhooks/${id}`)).html).not.toContain(row.secret);
