@@ -25,7 +25,7 @@ import {
   toDirectRequest,
   toRequest,
 } from "./node-http";
-import type { Duplex } from "node:stream";
+import { answerClientError, capConnectionsPerClient } from "./sockets";
 
 const PREREAD_LIMIT = 64 * 1024;
 
@@ -118,31 +118,8 @@ function failed(req: IncomingMessage, res: ServerResponse, error: unknown) {
   void jsonError(res, 500, "internal_error", "Something went wrong on our side.");
 }
 
-/** Requests Node cannot parse (bad framing, oversized headers, timeouts), answered in our shapes. */
-function answerClientError(error: NodeJS.ErrnoException & { rawPacket?: Buffer }, socket: Duplex) {
-  if (error.code === "ECONNRESET" || !socket.writable) return socket.destroy();
-  const [status, code, message] =
-    error.code === "ERR_HTTP_REQUEST_TIMEOUT"
-      ? [408, "request_timeout", "The request took too long to arrive."]
-      : error.code === "HPE_HEADER_OVERFLOW"
-        ? [431, "headers_too_large", "The request headers are too large."]
-        : [400, "bad_request", "The request could not be parsed as HTTP."];
-  const requestLine = error.rawPacket?.subarray(0, 64).toString("latin1") ?? "";
-  // A page (by the request line, when it could be read) gets a page; anything else the JSON shape.
-  const page = /^[A-Z]+ \/(?!api\/)/.test(requestLine);
-  const [type, text] = page
-    ? ["text/html", `<!doctype html><meta charset="utf-8"><title>${status}</title><p>${message}</p>`]
-    : ["application/json", JSON.stringify({ error: { code, message } })];
-  // An answer to HEAD carries no body, or the client would read it as a second response.
-  const body = requestLine.startsWith("HEAD ") ? "" : text;
-  socket.end(
-    `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: ${type}; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
-  );
-}
-
 /** Node's server with the limits on slow clients and open connections. */
-function httpServer(limits: ReturnType<typeof serverLimits>): http.Server {
+function httpServer(limits: ReturnType<typeof serverLimits>, trust: Trust | null): http.Server {
   const server = http.createServer({
     // Slow clients: headers must arrive within headersTimeout and the whole request
     // within requestTimeout, checked this often (Node's default is every 30 s).
@@ -155,6 +132,7 @@ function httpServer(limits: ReturnType<typeof serverLimits>): http.Server {
   // Past this many open connections new ones are closed at once, so slow or idle
   // clients cannot exhaust the process's sockets and memory.
   server.maxConnections = limits.maxConnections;
+  capConnectionsPerClient(server, limits.maxConnectionsPerClient, trust);
   return server;
 }
 
@@ -273,7 +251,7 @@ export async function createAppServer(options: AppServerOptions = {}): Promise<A
   const peaks = inFlightPeaks();
   let idle: (() => void) | null = null;
 
-  const server = httpServer(limits);
+  const server = httpServer(limits, trust);
 
   const source = options.dev
     ? await developmentSource(server)

@@ -64,6 +64,8 @@ export function publicHost(req: IncomingMessage, trust: Trust | null): string | 
 /** The URL the client asked for, as the app sees it (https behind a trusted TLS proxy). */
 export function requestUrl(req: IncomingMessage, trust: Trust | null): URL {
   const proto = fromTrustedProxy(req, trust) && req.headers["x-forwarded-proto"] === "https" ? "https" : "http";
-  // A malformed Host was already refused with 400 before routing.
-  return new URL(req.url ?? "/", `${proto}://${publicHost(req, trust) ?? "localhost"}`);
+  // A malformed Host or request target was already refused with 400 before routing. The
+  // target is appended, not resolved against the origin: resolved, `//evil.example/x` (or
+  // `/\evil.example/x`) would name another host.
+  return new URL(`${proto}://${publicHost(req, trust) ?? "localhost"}${req.url ?? "/"}`);
 }

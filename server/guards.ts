@@ -2,7 +2,7 @@
 // cross-site or not well-formed form data (Remix would answer those with a bare 500).
 import { isCrossSiteMutation } from "../app/utils/request.server";
 import { publicHost, requestUrl, type Trust } from "./client-address";
-import { htmlError, readBody, refuse, requestHeaders } from "./node-http";
+import { htmlError, jsonError, readBody, refuse, requestHeaders } from "./node-http";
 import type { IncomingMessage, ServerResponse } from "node:http";
 
 export const MUTATIONS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
@@ -18,6 +18,11 @@ export function refusedBeforeRouting(req: IncomingMessage, res: ServerResponse, 
     void refuse(res, pathname, 501, "not_implemented", `${req.method} is not a method this service implements.`);
     return true;
   }
+  const target = malformedTarget(req, trust);
+  if (target) {
+    void refuseByAccept(req, res, 400, "bad_request", target);
+    return true;
+  }
   try {
     decodeURI(pathname);
   } catch {
@@ -31,6 +36,34 @@ export function refusedBeforeRouting(req: IncomingMessage, res: ServerResponse, 
     return true;
   }
   return false;
+}
+
+/**
+ * Why the request target names no resource of ours, or null when it is a plain path. Only
+ * a path that begins with one slash is taken: `//`, `///` and `//a:b` read as a URL with
+ * an empty or broken host (a 500, `Invalid URL`, before this check), and the absolute and
+ * asterisk forms are nothing a browser or API client of ours sends (decision 035).
+ */
+function malformedTarget(req: IncomingMessage, trust: Trust | null): string | null {
+  const target = req.url ?? "/";
+  if (!target.startsWith("/")) return "The request target must be a path starting with /.";
+  let url: URL;
+  try {
+    url = requestUrl(req, trust);
+  } catch {
+    return "The request path is malformed.";
+  }
+  // Dot segments and backslashes can make one too: `/..//x`, `/\x`.
+  return url.pathname.startsWith("//") ? "The request path must not start with //." : null;
+}
+
+/**
+ * An error for a request whose path cannot say whether it is the API's or a page's: a page
+ * for a browser that asks for HTML, the JSON shape for anyone else.
+ */
+function refuseByAccept(req: IncomingMessage, res: ServerResponse, status: number, code: string, message: string) {
+  const wantsPage = (req.headers.accept ?? "").includes("text/html");
+  return wantsPage ? htmlError(res, status, message) : jsonError(res, status, code, message);
 }
 
 /**

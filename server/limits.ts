@@ -1,6 +1,11 @@
-// Connection limits for a public endpoint (see .env.example and decision 016).
+// Connection limits for a public endpoint (see .env.example and decisions 016 and 035).
 
-export type ServerLimits = { headersTimeoutMs: number; requestTimeoutMs: number; maxConnections: number };
+export type ServerLimits = {
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  maxConnections: number;
+  maxConnectionsPerClient: number;
+};
 
 function positiveInteger(value: string | undefined, fallback: number, name: string): number {
   if (value === undefined || value.trim() === "") return fallback;
@@ -14,6 +19,9 @@ export function serverLimits(source: Record<string, string | undefined>): Server
     headersTimeoutMs: positiveInteger(source.HEADERS_TIMEOUT_MS, 10_000, "HEADERS_TIMEOUT_MS"),
     requestTimeoutMs: positiveInteger(source.REQUEST_TIMEOUT_MS, 30_000, "REQUEST_TIMEOUT_MS"),
     maxConnections: positiveInteger(source.MAX_CONNECTIONS, 1_000, "MAX_CONNECTIONS"),
+    // A tenth of the default total: a NAT'd office of browsers (six connections each) fits,
+    // and one client alone cannot hold every slot (decision 035).
+    maxConnectionsPerClient: positiveInteger(source.MAX_CONNECTIONS_PER_CLIENT, 100, "MAX_CONNECTIONS_PER_CLIENT"),
   };
   // The headers are part of the request: Node refuses a header limit above the request's.
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) {

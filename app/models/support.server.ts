@@ -127,6 +127,7 @@ export async function getAttachment(reference: string, id: string) {
 }
 
 export { attachmentPath, getTicketThread, type TicketThread } from "./support-thread.server";
+export { getMessageText, getThreadPage } from "./support-thread-page.server";
 
 function notFound(idOrReference: string): never {
   throw new DomainError("not_found", `No support request ${idOrReference}.`);

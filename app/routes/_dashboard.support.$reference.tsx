@@ -2,19 +2,18 @@ import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react"
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { useEffect, useRef, type ReactNode, type RefObject } from "react";
-import { LocalTime } from "~/components/LocalTime";
+import { useEffect, useRef, type RefObject } from "react";
 import { RouteError } from "~/components/RouteError";
 import { AssigneeForm, NotesSection } from "~/components/support/DeskPanels";
+import { deliveryText, ThreadMessage } from "~/components/support/ThreadMessage";
 import { fillSavedReply, listSavedReplies, type ReplyContext } from "~/models/saved-replies.server";
 import { listStaff } from "~/models/staff.server";
 import { NoteSchema, ReplySchema, StatusSchema } from "~/models/support-schemas";
-import { addStaffReply, addTicketNote, getTicketThread, repliedSince, updateTicket } from "~/models/support.server";
+import { addStaffReply, addTicketNote, getThreadPage, repliedSince, updateTicket } from "~/models/support.server";
 import { TICKET_STATUSES } from "~/models/ticket-status";
 import { authorize } from "~/utils/auth.server";
 import { page } from "~/utils/page.server";
-import { plural } from "~/utils/plural";
-import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction, SerializeFrom } from "@remix-run/node";
+import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { title: data ? `${data.ticket.reference}: ${data.ticket.subject} · Support` : "Support request" },
@@ -22,7 +21,8 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 
 export const loader = page(async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await authorize(request, "support.read");
-  const ticket = await getTicketThread(params.reference!);
+  const before = new URL(request.url).searchParams.get("before") ?? undefined;
+  const ticket = await getThreadPage(params.reference!, before);
   if (!ticket) throw new Response("No such support request.", { status: 404 });
   // One address per ticket: ids and other letter cases lead to the reference.
   if (params.reference !== ticket.reference) throw redirect(`/support/${ticket.reference}`);
@@ -68,7 +68,7 @@ export const action = page(async function action({ request, params }: ActionFunc
   if (!INTENTS.has(intent)) throw new Response("Unknown action.", { status: 400 });
   const reference = params.reference!;
   if (intent === ("use-saved" as Intent)) {
-    const [ticket, replies] = await Promise.all([getTicketThread(reference), listSavedReplies()]);
+    const [ticket, replies] = await Promise.all([getThreadPage(reference), listSavedReplies()]);
     const saved = replies.find((reply) => reply.id === form.get("savedReplyId"));
     if (!ticket || !saved) throw new Response("No such support request or saved reply.", { status: 404 });
     return data<Refusal>({ intent: "reply", filled: fillSavedReply(saved.body, replyContext(ticket, user)) });
@@ -108,37 +108,6 @@ export const action = page(async function action({ request, params }: ActionFunc
   const ticket = await updateTicket(params.reference!, { status: submission.value.status });
   return redirect(`/support/${ticket.reference}`);
 });
-
-const SIZE = new Intl.NumberFormat("en", { maximumFractionDigits: 1 });
-
-function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} bytes`;
-  if (bytes < 1024 * 1024) return `${SIZE.format(bytes / 1024)} KB`;
-  return `${SIZE.format(bytes / 1024 / 1024)} MB`;
-}
-
-type Delivery = { status: string; attempts: number; lastError: string | null; sentAt: Date | null };
-
-function deliveryText(delivery: Delivery): ReactNode {
-  switch (delivery.status) {
-    case "sent":
-      return delivery.sentAt ? (
-        <>
-          Email sent <LocalTime iso={delivery.sentAt} />
-        </>
-      ) : (
-        "Email sent"
-      );
-    case "not_configured":
-      return delivery.lastError ?? "not sent: no SMTP configured";
-    case "failed":
-      return `Email failed after ${plural(delivery.attempts, "attempt")}: ${delivery.lastError ?? "unknown error"}`;
-    default:
-      return delivery.attempts > 0
-        ? `Email not sent yet (attempt ${delivery.attempts} failed: ${delivery.lastError ?? "unknown error"}); retrying`
-        : "Email queued";
-  }
-}
 
 export default function SupportThread() {
   const { ticket, staff, me, savedReplies } = useLoaderData<typeof loader>();
@@ -182,17 +151,27 @@ export default function SupportThread() {
       <AssigneeForm assignee={ticket.assignee} staff={staff} me={me} busy={busyIntent === "assign"} />
 
       <h2>Conversation</h2>
+      {ticket.earlier ? (
+        <p>
+          <Link to={`?before=${encodeURIComponent(ticket.earlier)}`}>Earlier messages</Link>
+        </p>
+      ) : null}
       <ol className="thread" aria-label="Messages">
         {ticket.messages.map((message) => (
           <ThreadMessage key={message.id} message={message} />
         ))}
       </ol>
+      {ticket.newestMessageId !== ticket.messages.at(-1)?.id ? (
+        <p>
+          <Link to=".">Newest messages</Link>
+        </p>
+      ) : null}
 
       <h2>Reply</h2>
       <ReplyForm
         formRef={replyForm}
         email={ticket.email}
-        seen={ticket.messages.at(-1)?.id ?? ""}
+        seen={ticket.newestMessageId}
         confirming={refusal?.intent === "reply" && refusal.collision === true}
         savedReplies={savedReplies}
         filled={refusal?.filled}
@@ -239,78 +218,6 @@ function StatusButtons({
         </span>
       ) : null}
     </Form>
-  );
-}
-
-type Message = SerializeFrom<typeof loader>["ticket"]["messages"][number];
-
-function authorName(message: Message): string {
-  if (message.author === "api") return "Staff (API)";
-  if (message.author === "staff") {
-    return `Staff: ${message.authorUser?.name ?? message.authorUser?.email ?? message.fromEmail}`;
-  }
-  return `Customer: ${message.fromEmail}`;
-}
-
-function ThreadMessage({ message }: { message: Message }) {
-  const fromStaff = message.author !== "customer";
-  return (
-    <li
-      className={`card message ${fromStaff ? "from-staff" : "from-customer"}`}
-      data-author={message.author}
-      data-testid="message"
-    >
-      <p>
-        <strong>{authorName(message)}</strong>{" "}
-        {message.unverifiedSender ? (
-          <span
-            className="badge unverified"
-            title="Nothing shows this came from the requester: it did not answer our email or reply address, and the mail provider did not vouch for the sender. It changed no status."
-          >
-            Unverified sender
-          </span>
-        ) : null}{" "}
-        {message.isAutoReply ? <span className="badge">Auto-reply</span> : null}{" "}
-        <span className="muted">
-          {message.direction === "inbound" ? "received" : "sent"} <LocalTime iso={message.createdAt} />
-        </span>
-      </p>
-      <div className="message-body">{message.body}</div>
-      {message.attachments.length > 0 ? <AttachmentList attachments={message.attachments} /> : null}
-      {message.notKept.map((line) => (
-        <p key={line} className="notice warn" data-testid="not-kept">
-          {line}
-        </p>
-      ))}
-      {message.hasQuotedText ? (
-        <details>
-          <summary>Show the full email (quoted text)</summary>
-          <pre>{message.fullBody}</pre>
-        </details>
-      ) : null}
-      {message.delivery ? (
-        <p className={message.delivery.status === "sent" ? "muted" : "notice warn"} data-testid="delivery">
-          {deliveryText(message.delivery)}
-        </p>
-      ) : null}
-    </li>
-  );
-}
-
-function AttachmentList({ attachments }: { attachments: Message["attachments"] }) {
-  return (
-    <ul className="attachments" aria-label="Attachments" data-testid="attachments">
-      {attachments.map((file) => (
-        <li key={file.id}>
-          <a href={file.url} download={file.filename}>
-            {file.filename}
-          </a>{" "}
-          <span className="muted">
-            ({file.contentType}, {formatSize(file.size)})
-          </span>
-        </li>
-      ))}
-    </ul>
   );
 }
 

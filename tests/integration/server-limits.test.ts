@@ -81,6 +81,46 @@ describe("a malformed Host header", () => {
   });
 });
 
+describe("a malformed request target", () => {
+  const targets = [
+    "//",
+    "///",
+    "//a:b",
+    "//evil.example/healthz",
+    "/\\evil.example/x",
+    "/..//x",
+    "*",
+    "http://x/healthz",
+  ];
+
+  it("answers 400 in the JSON error shape, or as a page to a browser, never a 500", async () => {
+    for (const target of targets) {
+      for (const method of ["GET", "POST", "HEAD"]) {
+        const { reply } = await raw(
+          server.url,
+          `${method} ${target} HTTP/1.1\r\nHost: localhost\r\nContent-Length: 0\r\nConnection: close\r\n\r\n`,
+        );
+        expect(statusOf(reply), `${method} ${target}`).toBe(400);
+        if (method !== "HEAD") expect(reply, `${method} ${target}`).toContain('{"error":{"code":"bad_request"');
+      }
+      const page = await raw(
+        server.url,
+        `GET ${target} HTTP/1.1\r\nHost: localhost\r\nAccept: text/html\r\nConnection: close\r\n\r\n`,
+      );
+      expect(statusOf(page.reply), target).toBe(400);
+      expect(page.reply).toContain("text/html");
+    }
+    expect(server.output()).not.toMatch(/request failed|Invalid URL/);
+  });
+
+  it("still serves paths with a double slash later on, and a query with one", async () => {
+    for (const target of ["/healthz?next=//x", "/healthz?a=b//c"]) {
+      const { reply } = await raw(server.url, `GET ${target} HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n`);
+      expect(statusOf(reply), target).toBe(200);
+    }
+  });
+});
+
 describe("slow clients", () => {
   it("closes a connection whose headers do not arrive within HEADERS_TIMEOUT_MS", async () => {
     const { reply, closedAfterMs } = await raw(server.url, "GET /healthz HTTP/1.1\r\nHost: localhost\r\n", 6_000);

@@ -67,6 +67,9 @@ export async function startServer(
       NODE_ENV: dev ? "development" : "production",
       PORT: "0",
       HOST: "127.0.0.1",
+      // Every test client is 127.0.0.1, standing for many clients: a test of the per-client
+      // cap sets its own.
+      MAX_CONNECTIONS_PER_CLIENT: "1000",
       ...env,
     },
     stdio: ["ignore", "pipe", "pipe"],

@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { clientAddressOf, compileTrustProxy } from "../../server/client-address";
 import { serverLimits } from "../../server/limits";
+import { connectionOwner } from "../../server/sockets";
 import type { IncomingMessage } from "node:http";
 
 const request = (socket: string, forwardedFor?: string) =>
@@ -43,9 +44,28 @@ describe("the client address behind proxies (TRUST_PROXY)", () => {
 
 describe("server limits from the environment", () => {
   it("takes the documented defaults and refuses nonsense with the variable named", () => {
-    expect(serverLimits({})).toEqual({ headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, maxConnections: 1_000 });
+    expect(serverLimits({})).toEqual({
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
+      maxConnections: 1_000,
+      maxConnectionsPerClient: 100,
+    });
+    expect(() => serverLimits({ MAX_CONNECTIONS_PER_CLIENT: "-1" })).toThrow(/MAX_CONNECTIONS_PER_CLIENT/);
     expect(() => serverLimits({ MAX_CONNECTIONS: "0" })).toThrow(/MAX_CONNECTIONS/);
     expect(() => serverLimits({ HEADERS_TIMEOUT_MS: "soon" })).toThrow(/HEADERS_TIMEOUT_MS/);
     expect(() => serverLimits({ HEADERS_TIMEOUT_MS: "40000" })).toThrow(/must not be larger than REQUEST_TIMEOUT_MS/);
+  });
+});
+
+describe("whose share a connection counts against (MAX_CONNECTIONS_PER_CLIENT)", () => {
+  it("is the IPv4 address, written either way", () => {
+    expect(connectionOwner("192.0.2.7")).toBe("192.0.2.7");
+    expect(connectionOwner("::ffff:192.0.2.7")).toBe("192.0.2.7");
+  });
+
+  it("is an IPv6 address's /64, so one subscriber cannot rotate through its addresses", () => {
+    expect(connectionOwner("2001:db8:1:2::1")).toBe("2001:db8:1:2::/64");
+    expect(connectionOwner("2001:db8:1:2:aaaa:bbbb:cccc:dddd")).toBe("2001:db8:1:2::/64");
+    expect(connectionOwner("2001:db8:1:3::1")).not.toBe(connectionOwner("2001:db8:1:2::1"));
   });
 });
