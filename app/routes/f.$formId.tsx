@@ -7,9 +7,11 @@
 import { data } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
+import { BrandHeader, brandStyle } from "~/components/BrandHeader";
 import { FormFields } from "~/components/FormFields";
 import { Honeypot } from "~/components/Honeypot";
 import { RouteError } from "~/components/RouteError";
+import { getBrand } from "~/models/brand.server";
 import { HttpUrlSchema, type FormField, type LeadValue } from "~/models/form-schema";
 import { countView, hostOfUrl, isBotAgent } from "~/models/form-views.server";
 import { HONEYPOT_FIELD, UTM_KEYS } from "~/models/lead-fields";
@@ -85,6 +87,7 @@ export const loader = page(async function loader({ request, params }: LoaderFunc
   const draft = takeDraft(leadDraftScope(form.id), url.searchParams.get("draft"));
   return data(
     {
+      brand: await getBrand(),
       form: { id: form.id, name: form.name, description: form.description, fields: form.fields },
       closed: form.status === "archived",
       hidden,
@@ -108,7 +111,16 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 type Problem = { path: string; message: string };
 
 export default function HostedForm() {
-  const { form, closed, hidden, honeypot, errors: serverErrors, values, doneUrl } = useLoaderData<typeof loader>();
+  const {
+    brand,
+    form,
+    closed,
+    hidden,
+    honeypot,
+    errors: serverErrors,
+    values,
+    doneUrl,
+  } = useLoaderData<typeof loader>();
   const [errors, setErrors] = useState<Record<string, string>>(serverErrors);
   const [busy, setBusy] = useState(false);
   const formError = errors._form ?? (Object.keys(errors).length > 0 ? "Please correct the fields marked below." : null);
@@ -149,7 +161,8 @@ export default function HostedForm() {
   }
 
   return (
-    <main className="centered hosted-form">
+    <main className="centered hosted-form" style={brandStyle(brand)}>
+      <BrandHeader brand={brand} />
       <h1>{form.name}</h1>
       {form.description ? <p className="muted">{form.description}</p> : null}
       {closed ? (

@@ -1,7 +1,9 @@
 import { data, redirect } from "@remix-run/node";
-import { Form, Link, useActionData, useNavigation, useSearchParams } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { z } from "zod";
+import { BrandHeader, brandStyle } from "~/components/BrandHeader";
+import { getBrand } from "~/models/brand.server";
 import { defaultTimeZone } from "~/models/user.server";
 import {
   InvalidCredentialsError,
@@ -22,7 +24,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   if (await getOptionalUser(request)) {
     throw redirect(safeRedirect(new URL(request.url).searchParams.get("redirectTo"), "/"));
   }
-  return null;
+  return { brand: await getBrand() };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -50,6 +52,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function LoginPage() {
+  const { brand } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const [searchParams] = useSearchParams();
   const navigation = useNavigation();
@@ -59,7 +62,8 @@ export default function LoginPage() {
   const [timeZone, setTimeZone] = useState("");
   useEffect(() => setTimeZone(Intl.DateTimeFormat().resolvedOptions().timeZone ?? ""), []);
   return (
-    <main className="centered">
+    <main className="centered" style={brandStyle(brand)}>
+      <BrandHeader brand={brand} />
       <h1>Log in</h1>
       {searchParams.get("reset") === "1" ? (
         <p className="notice" role="status">
