@@ -45,8 +45,21 @@ export function getBrand(): Promise<Brand> {
   return cached.brand;
 }
 
-/** The logo's bytes, for /brand/logo/<hash> and for emails; null when there is none. */
-export async function getBrandLogo(): Promise<BrandLogo | null> {
+let cachedLogo: { expiresAt: number; logo: Promise<BrandLogo | null> } | undefined;
+
+/** The logo's bytes, for /brand/logo/<hash> and for every email (so cached as the brand is); null when there is none. */
+export function getBrandLogo(): Promise<BrandLogo | null> {
+  if (!cachedLogo || cachedLogo.expiresAt < Date.now()) {
+    const logo = loadLogo();
+    cachedLogo = { expiresAt: Date.now() + CACHE_TTL_MS, logo };
+    logo.catch(() => {
+      cachedLogo = undefined;
+    });
+  }
+  return cachedLogo.logo;
+}
+
+async function loadLogo(): Promise<BrandLogo | null> {
   const row = await db.brand.findUnique({
     where: { id: BRAND_ID },
     select: { logo: true, logoType: true, logoHash: true },
@@ -126,6 +139,7 @@ export async function updateBrand(input: unknown, audit: Audit, logoFile?: LogoC
     select: { id: true },
   });
   cached = undefined;
+  cachedLogo = undefined;
   await audit("branding.update", "branding", {
     fields: Object.keys(patch).filter((key) => key !== "logo"),
     logo: logo === undefined ? "unchanged" : logo === null ? "removed" : "replaced",
