@@ -207,7 +207,10 @@ export const FormSettingsSchema = z
     /** Where a plain HTML form post lands after success; unset: the built-in thank-you page. */
     redirectUrl: HttpUrlSchema.nullable().optional(),
     successMessage: z.string().trim().min(1).max(500).default(DEFAULT_SUCCESS_MESSAGE),
-    thankYou: ThankYouSchema.nullable().optional(),
+    // null removes it: stored settings (and the API) have it or not, never null.
+    thankYou: ThankYouSchema.nullable()
+      .optional()
+      .transform((thankYou) => thankYou ?? undefined),
     notifications: NotificationSettingsSchema.prefault({}),
   })
   .strict();

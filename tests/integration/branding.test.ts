@@ -209,6 +209,35 @@ describe("settings.thankYou", () => {
     expect(after.html).toContain('<a class="button" href="https://www.example.com/?a=1&amp;b=2">Back to Example</a>');
   });
 
+  it("is edited in the builder's Settings section without JavaScript, and cleared there", async () => {
+    const form = await owner("POST", "/api/forms", {
+      name: "Builder thanks",
+      fields: [{ key: "email", label: "Email", type: "email", required: true }],
+    });
+    const post = (fields: Record<string, string>) =>
+      fetch(`${server.url}/forms/${form.body.id}/settings`, {
+        method: "POST",
+        headers: { Cookie: ownerCookie },
+        body: new URLSearchParams({
+          intent: "update-settings",
+          allowedOrigins: "",
+          successMessage: "Thanks",
+          ...fields,
+        }),
+      });
+    const saved = await post({ thankYouLinkUrl: "https://shop.example/", thankYouLinkText: "Back to the shop" });
+    expect(saved.status).toBe(200);
+    expect((await owner("GET", `/api/forms/${form.body.id}`)).body.settings.thankYou).toEqual({
+      linkUrl: "https://shop.example/",
+      linkText: "Back to the shop",
+    });
+    const refused = await post({ thankYouLinkUrl: "javascript:alert(1)" });
+    expect(refused.status).toBe(422);
+    expect(await refused.text()).toContain('id="settings-thankYouLinkUrl-error"');
+    expect((await post({})).status).toBe(200);
+    expect((await owner("GET", `/api/forms/${form.body.id}`)).body.settings).not.toHaveProperty("thankYou");
+  });
+
   it("refuses a link that is not http or https", async () => {
     const form = await owner("POST", "/api/forms", {
       name: "Bad link",
