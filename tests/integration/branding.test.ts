@@ -147,6 +147,13 @@ describe("/settings/branding without JavaScript", () => {
     const svg = await post({ name: "Plain Post Inc", accentColor: "#7a1f5c" }, Buffer.from("<svg/>"));
     expect(svg.status).toBe(422);
     expect(svg.html).toContain("SVG (or other markup) is refused");
+
+    const tooBig = await post(
+      { name: "Plain Post Inc", accentColor: "#7a1f5c" },
+      Buffer.concat([PNG, Buffer.alloc(600 * 1024)]),
+    );
+    expect(tooBig.status).toBe(413);
+    expect(tooBig.html).toContain("The logo is larger than 512 KiB.");
   });
 
   it("is not shown to an agent", async () => {
