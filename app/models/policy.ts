@@ -60,7 +60,7 @@ export const TOKEN_SCOPES = [
 ] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
 
-/** The scope a token needs for each permission; null: no token may (staff management and the audit log need a login). */
+/** The scope a token needs for each permission; null: no token may (staff management, the audit log and the brand need a login). */
 export const SCOPE_FOR: Record<Permission, TokenScope | null> = {
   "forms.read": "forms:read",
   "forms.write": "forms:write",
