@@ -32,6 +32,7 @@ export const AUDIT_ACTIONS = [
   "webhook.update",
   "webhook.delete",
   "webhook.rotate_secret",
+  "branding.update",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 

@@ -185,6 +185,21 @@ export const NotificationSettingsSchema = z
   .strict();
 export type NotificationSettings = z.output<typeof NotificationSettingsSchema>;
 
+/** What the hosted thank-you page says, and its way back to the customer's site. */
+export const ThankYouSchema = z
+  .object({
+    /** Shown instead of successMessage (which stays the fallback). */
+    message: z.string().trim().min(1).max(500).optional(),
+    linkUrl: HttpUrlSchema.optional(),
+    linkText: z.string().trim().min(1).max(100).optional(),
+  })
+  .strict()
+  .refine((thankYou) => !thankYou.linkText || thankYou.linkUrl, {
+    message: "A link text needs a link address.",
+    path: ["linkUrl"],
+  });
+export type ThankYou = z.output<typeof ThankYouSchema>;
+
 export const FormSettingsSchema = z
   .object({
     /** Origins allowed to post to the submit endpoint; empty means any. */
@@ -192,6 +207,10 @@ export const FormSettingsSchema = z
     /** Where a plain HTML form post lands after success; unset: the built-in thank-you page. */
     redirectUrl: HttpUrlSchema.nullable().optional(),
     successMessage: z.string().trim().min(1).max(500).default(DEFAULT_SUCCESS_MESSAGE),
+    // null removes it: stored settings (and the API) have it or not, never null.
+    thankYou: ThankYouSchema.nullable()
+      .optional()
+      .transform((thankYou) => thankYou ?? undefined),
     notifications: NotificationSettingsSchema.prefault({}),
   })
   .strict();
@@ -215,6 +234,9 @@ export const SettingsFormSchema = z.object({
   allowedOrigins: z.preprocess(linesOf, FormSettingsSchema.shape.allowedOrigins),
   redirectUrl: HttpUrlSchema.optional(),
   successMessage: FormSettingsSchema.shape.successMessage,
+  thankYouMessage: z.string().trim().min(1).max(500).optional(),
+  thankYouLinkUrl: HttpUrlSchema.optional(),
+  thankYouLinkText: z.string().trim().min(1).max(100).optional(),
 });
 
 /** The builder's notifications form: recipients one per line (or comma-separated). */

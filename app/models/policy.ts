@@ -38,6 +38,8 @@ export const policy = {
   "staff.read": anyone,
   /** Invite staff, change roles, disable and enable accounts (owners: see canChangeStaff). */
   "staff.manage": managers,
+  /** Set the company's name, logo and accent colour (public pages and emails). */
+  "branding.manage": managers,
   /** Read the audit log (who exported, deleted or changed what). */
   "audit.read": managers,
 } satisfies Record<string, (actor: Actor) => boolean>;
@@ -80,7 +82,7 @@ export const TOKEN_SCOPES = [
 ] as const;
 export type TokenScope = (typeof TOKEN_SCOPES)[number];
 
-/** The scope a token needs for each permission; null: no token may (staff management and the audit log need a login). */
+/** The scope a token needs for each permission; null: no token may (staff management, the audit log and the brand need a login). */
 export const SCOPE_FOR: Record<Permission, TokenScope | null> = {
   "forms.read": "forms:read",
   "forms.write": "forms:write",
@@ -94,6 +96,7 @@ export const SCOPE_FOR: Record<Permission, TokenScope | null> = {
   "staff.read": null,
   "staff.manage": null,
   "audit.read": null,
+  "branding.manage": null,
 };
 
 /** The scopes `actor` may put on a token: those whose permissions the role has. */
@@ -164,6 +167,7 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   },
   "_dashboard.leads.sources": { GET: "leads.read" },
   "_dashboard.settings.audit": { GET: "audit.read" },
+  "_dashboard.settings.branding": { GET: "branding.manage", POST: "branding.manage" },
   "_dashboard.settings.replies": { GET: "support.read", POST: "support.write" },
   "_dashboard.settings.staff": {
     GET: "staff.read",
@@ -195,6 +199,7 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   "api.staff.$id": { PATCH: "staff.manage" },
   "api.tokens._index": { GET: "session", POST: "session" },
   "api.tokens.$id": { DELETE: "session" },
+  "api.settings.branding": { GET: "branding.manage", PATCH: "branding.manage" },
   "api.saved-replies._index": { GET: "support.read", POST: "support.write" },
   "api.saved-replies.$id": { PATCH: "support.write", DELETE: "support.write" },
   "api.support-requests._index": { GET: "support.read", POST: "public" },
@@ -208,6 +213,7 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   "api.webhooks.$id.deliveries.$deliveryId.retry": { POST: "webhooks.manage" },
   "api.webhooks.$id.rotate-secret": { POST: "webhooks.manage" },
   "api.webhooks.$id.test": { POST: "webhooks.manage" },
+  "brand.logo.$hash": { GET: "public" },
   "embed[.]js": { GET: "public" },
   "forgot-password": { GET: "public", POST: "public" },
   "invite.$token": { GET: "public", POST: "public" },

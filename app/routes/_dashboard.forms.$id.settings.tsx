@@ -19,8 +19,20 @@ export const action = builderAction({
   "update-settings": {
     permission: "forms.write",
     run: ({ formId, form }) =>
-      savePanel("update-settings", parseWithZod(form, { schema: SettingsFormSchema }), (settings) =>
-        updateForm(formId, { settings: { ...settings, redirectUrl: settings.redirectUrl ?? null } }),
+      savePanel(
+        "update-settings",
+        parseWithZod(form, { schema: SettingsFormSchema }),
+        ({ thankYouMessage, thankYouLinkUrl, thankYouLinkText, ...settings }) =>
+          updateForm(formId, {
+            settings: {
+              ...settings,
+              redirectUrl: settings.redirectUrl ?? null,
+              thankYou:
+                thankYouMessage || thankYouLinkUrl || thankYouLinkText
+                  ? { message: thankYouMessage, linkUrl: thankYouLinkUrl, linkText: thankYouLinkText }
+                  : null,
+            },
+          }),
       ),
   },
 });

@@ -15,11 +15,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
     timeZone: timeZone ?? "UTC",
     managesWebhooks: can(user, "webhooks.manage"),
     readsAudit: can(user, "audit.read"),
+    managesBrand: can(user, "branding.manage"),
   };
 }
 
 function NavLinks() {
-  const { user, managesWebhooks, readsAudit } = useLoaderData<typeof loader>();
+  const { user, managesWebhooks, readsAudit, managesBrand } = useLoaderData<typeof loader>();
   return (
     <>
       <NavLink to="/forms">Forms</NavLink>
@@ -27,6 +28,7 @@ function NavLinks() {
       <NavLink to="/support">Support</NavLink>
       {managesWebhooks && <NavLink to="/settings/webhooks">Webhooks</NavLink>}
       <NavLink to="/settings/staff">Staff</NavLink>
+      {managesBrand && <NavLink to="/settings/branding">Branding</NavLink>}
       {readsAudit && <NavLink to="/settings/audit">Audit</NavLink>}
       <div className="who">
         <NavLink to="/account" className="account">

@@ -8,9 +8,11 @@
 import { data } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
+import { BrandHeader, brandStyle } from "~/components/BrandHeader";
 import { FormFields } from "~/components/FormFields";
 import { Honeypot } from "~/components/Honeypot";
 import { RouteError } from "~/components/RouteError";
+import { getBrand } from "~/models/brand.server";
 import { HttpUrlSchema, type FormField, type LeadValue } from "~/models/form-schema";
 import { countView, hostOfUrl, isBotAgent } from "~/models/form-views.server";
 import { HONEYPOT_FIELD, UTM_KEYS } from "~/models/lead-fields";
@@ -88,6 +90,7 @@ export const loader = page(async function loader({ request, params, context }: L
   const draft = takeDraft(leadDraftScope(form.id), url.searchParams.get("draft"));
   return data(
     {
+      brand: await getBrand(),
       form: { id: form.id, name: form.name, description: form.description, fields: form.fields },
       closed: form.status === "archived",
       hidden,
@@ -113,6 +116,7 @@ type Problem = { path: string; message: string };
 
 export default function HostedForm() {
   const {
+    brand,
     form,
     closed,
     hidden,
@@ -162,7 +166,8 @@ export default function HostedForm() {
   }
 
   return (
-    <main className="centered hosted-form">
+    <main className="centered hosted-form" style={brandStyle(brand)}>
+      <BrandHeader brand={brand} />
       <h1>{form.name}</h1>
       {form.description ? <p className="muted">{form.description}</p> : null}
       {closed ? (

@@ -1,6 +1,9 @@
 // /f/:formId/thanks: where a plain form post lands after a lead is stored, when the
-// form has no redirectUrl of its own. Shows the form's success message.
+// form has no redirectUrl of its own. Shows the company's brand, the form's thank-you
+// message (its success message when none is set) and its link back to the site.
 import { useLoaderData } from "@remix-run/react";
+import { BrandHeader, brandStyle } from "~/components/BrandHeader";
+import { getBrand } from "~/models/brand.server";
 import { getPublicForm } from "~/models/public-form.server";
 import { page } from "~/utils/page.server";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
@@ -8,7 +11,14 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 export const loader = page(async function loader({ params }: LoaderFunctionArgs) {
   const form = await getPublicForm(params.formId ?? "");
   if (!form) throw new Response("This form does not exist.", { status: 404 });
-  return { name: form.name, successMessage: form.settings.successMessage };
+  const thankYou = form.settings.thankYou;
+  const link = thankYou?.linkUrl ? { url: thankYou.linkUrl, text: thankYou.linkText ?? "Back to the site" } : null;
+  return {
+    brand: await getBrand(),
+    name: form.name,
+    message: thankYou?.message ?? form.settings.successMessage,
+    link,
+  };
 });
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [
@@ -17,12 +27,20 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 ];
 
 export default function ThankYou() {
-  const { name, successMessage } = useLoaderData<typeof loader>();
+  const { brand, name, message, link } = useLoaderData<typeof loader>();
   return (
-    <main className="centered hosted-form">
-      {/* The form's own success message says the thanks (no second "Thank you" above it). */}
+    <main className="centered hosted-form" style={brandStyle(brand)}>
+      <BrandHeader brand={brand} />
+      {/* The form's own message says the thanks (no second "Thank you" above it). */}
       <p className="muted">{name}</p>
-      <h1 role="status">{successMessage}</h1>
+      <h1 role="status">{message}</h1>
+      {link ? (
+        <p>
+          <a className="button" href={link.url}>
+            {link.text}
+          </a>
+        </p>
+      ) : null}
     </main>
   );
 }

@@ -2,6 +2,8 @@ import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { z } from "zod";
+import { BrandHeader, brandStyle } from "~/components/BrandHeader";
+import { getBrand } from "~/models/brand.server";
 import { defaultTimeZone } from "~/models/user.server";
 import {
   InvalidCredentialsError,
@@ -22,7 +24,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   // Checked here too, so the form never carries a target the action would refuse.
   const redirectTo = safeRedirect(new URL(request.url).searchParams.get("redirectTo"), "/");
   if (await getOptionalUser(request)) throw redirect(redirectTo);
-  return { redirectTo };
+  return { redirectTo, brand: await getBrand() };
 }
 
 export async function action({ request, context }: ActionFunctionArgs) {
@@ -50,8 +52,8 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function LoginPage() {
+  const { brand, redirectTo } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
-  const { redirectTo } = useLoaderData<typeof loader>();
   const [searchParams] = useSearchParams();
   const navigation = useNavigation();
   const busy = navigation.state !== "idle" && navigation.formAction === "/login";
@@ -60,7 +62,8 @@ export default function LoginPage() {
   const [timeZone, setTimeZone] = useState("");
   useEffect(() => setTimeZone(Intl.DateTimeFormat().resolvedOptions().timeZone ?? ""), []);
   return (
-    <main className="centered">
+    <main className="centered" style={brandStyle(brand)}>
+      <BrandHeader brand={brand} />
       <h1>Log in</h1>
       {searchParams.get("reset") === "1" ? (
         <p className="notice" role="status">

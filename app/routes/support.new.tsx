@@ -4,8 +4,10 @@
 // come back in the page with what the customer typed.
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { BrandHeader, brandStyle } from "~/components/BrandHeader";
 import { Honeypot } from "~/components/Honeypot";
 import { RouteError } from "~/components/RouteError";
+import { getBrand } from "~/models/brand.server";
 import { isBotAgent } from "~/models/form-views.server";
 import { isSpamBySignals, signTimestamp, timestampVerdict } from "~/models/lead-signatures.server";
 import {
@@ -31,7 +33,7 @@ type Values = Record<Field, string>;
 
 export const meta: MetaFunction = () => [{ title: "Ask for help" }, { name: "robots", content: "noindex" }];
 
-export function loader({ request }: LoaderFunctionArgs) {
+export async function loader({ request }: LoaderFunctionArgs) {
   // A site's own contact form posted to /api/support-requests without JavaScript lands
   // here: with the reference, or refused with what was typed (kept on the server, read once).
   const draft = takeDraft(SUPPORT_DRAFT_SCOPE, new URL(request.url).searchParams.get("draft"));
@@ -44,7 +46,7 @@ export function loader({ request }: LoaderFunctionArgs) {
     ) as Values;
     shown = { errors: draft.errors ?? {}, values, timestamp };
   }
-  return data({ timestamp, shown }, { headers: { "Cache-Control": "private, no-store" } });
+  return data({ brand: await getBrand(), timestamp, shown }, { headers: { "Cache-Control": "private, no-store" } });
 }
 
 type ActionResult =
@@ -104,11 +106,12 @@ const LABELS: Record<Field, string> = {
 };
 
 export default function NewSupportRequest() {
-  const { timestamp, shown } = useLoaderData<typeof loader>();
+  const { brand, timestamp, shown } = useLoaderData<typeof loader>();
   const result = useActionData<typeof action>() ?? shown ?? undefined;
   if (result && "sent" in result) {
     return (
-      <main className="centered">
+      <main className="centered" style={brandStyle(brand)}>
+        <BrandHeader brand={brand} />
         <h1>We have your request</h1>
         <p role="status">
           Its reference is <strong>{result.sent}</strong>. We have emailed you a confirmation; reply to that email to
@@ -120,7 +123,8 @@ export default function NewSupportRequest() {
   const errors = result?.errors ?? {};
   const values = result?.values;
   return (
-    <main className="centered">
+    <main className="centered" style={brandStyle(brand)}>
+      <BrandHeader brand={brand} />
       <h1>Ask for help</h1>
       {errors._form || Object.keys(errors).length > 0 ? (
         <p className="error" role="alert">

@@ -132,6 +132,13 @@ const EnvSchema = z
       .string()
       .regex(/^[^\s@<>]+@[^\s@<>]+$/, "must be an email address")
       .default("support@localhost"),
+    // The From display name; unset: the brand's name (settings/branding), else none.
+    SUPPORT_FROM_NAME: z
+      .string()
+      .trim()
+      .max(100)
+      .regex(/^[^\u0000-\u001f\u007f]*$/, "must be one line of text")
+      .optional(),
     // The domain of the per-ticket reply addresses (support+sr-1042.<token>@domain).
     SUPPORT_REPLY_DOMAIN: z
       .string()

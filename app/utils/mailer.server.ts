@@ -83,15 +83,30 @@ function getTransport(): Transporter {
   return transport;
 }
 
+/** An image that travels inside the email, shown by its `cid:` (the brand's logo). */
+export type InlineImage = { cid: string; content: Buffer; contentType: string; filename: string };
+
+/**
+ * Sends one email: the text part as composed, and with `html` a multipart/alternative
+ * whose HTML part may show `inlineImages`; From carries `fromName` when given.
+ */
 export async function sendEmail(
-  email: OutgoingEmail & { autoSubmitted?: "auto-replied" | "auto-generated"; replyTo?: string },
+  email: OutgoingEmail & {
+    autoSubmitted?: "auto-replied" | "auto-generated";
+    replyTo?: string;
+    html?: string;
+    inlineImages?: InlineImage[];
+    fromName?: string;
+  },
 ): Promise<void> {
   await getTransport().sendMail({
-    from: env.SUPPORT_FROM_EMAIL,
+    from: email.fromName ? { name: email.fromName, address: env.SUPPORT_FROM_EMAIL } : env.SUPPORT_FROM_EMAIL,
     replyTo: email.replyTo,
     to: email.toEmail,
     subject: email.subject,
     text: email.text,
+    html: email.html,
+    attachments: email.inlineImages?.map((image) => ({ ...image, contentDisposition: "inline" as const })),
     messageId: email.messageId,
     inReplyTo: email.inReplyTo ?? undefined,
     references: email.references ?? undefined,

@@ -12,6 +12,8 @@ export type SeededPages = {
   visitor: string[];
 };
 
+const ONE_PIXEL_PNG =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
 const LONG_EMAIL = "maximiliana.vandenberghe-oppenheimer@a-rather-long-company-name.example";
 
 export async function seedEveryPage(serverUrl: string): Promise<SeededPages> {
@@ -73,6 +75,16 @@ export async function seedEveryPage(serverUrl: string): Promise<SeededPages> {
     body: "Thanks for writing to us, we will answer shortly.",
   });
   await api("POST", "/api/tokens", { name: "CRM sync", scopes: ["leads:read"] });
+  // The brand and a way back on the thank-you page, so the visitor pages are checked with them.
+  const brand = await api("PATCH", "/api/settings/branding", {
+    name: "Analytical Engines",
+    accentColor: "#0a7d5a",
+    logo: `data:image/png;base64,${ONE_PIXEL_PNG}`,
+  });
+  if (brand.status !== 200) throw new Error(`branding: ${brand.status} ${brand.text}`);
+  await api("PATCH", `/api/forms/${form.id}`, {
+    settings: { thankYou: { linkUrl: "https://www.example.com/", linkText: "Back to Analytical Engines" } },
+  });
 
   return {
     dashboard: [
@@ -89,6 +101,7 @@ export async function seedEveryPage(serverUrl: string): Promise<SeededPages> {
       "/settings/staff",
       "/settings/replies",
       "/settings/audit",
+      "/settings/branding",
       "/account",
       "/account/tokens",
     ],

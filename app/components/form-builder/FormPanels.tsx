@@ -98,11 +98,52 @@ export function DetailsForm({
   );
 }
 
+const THANK_YOU_INPUTS = [
+  { name: "thankYouMessage", label: "Message (optional; otherwise the success message)", type: "text" },
+  { name: "thankYouLinkUrl", label: "Link back to your site (optional)", type: "url" },
+  { name: "thankYouLinkText", label: "Link text (optional)", type: "text" },
+] as const;
+
+/** The thank-you page's message and link back (settings.thankYou), in the settings form. */
+function ThankYouFieldset({
+  initial,
+  errorOf,
+  described,
+}: {
+  initial: Record<string, string | undefined> | undefined;
+  errorOf: (name: string) => string | undefined;
+  described: (name: string, errorId: string) => Record<string, unknown>;
+}) {
+  return (
+    <fieldset>
+      <legend>Hosted thank-you page</legend>
+      {THANK_YOU_INPUTS.map(({ name, label, type }) => (
+        <p key={name}>
+          <label htmlFor={`settings-${name}`}>{label}</label>
+          <input
+            id={`settings-${name}`}
+            name={name}
+            type={type}
+            defaultValue={initial?.[name] ?? ""}
+            {...described(name, `settings-${name}-error`)}
+          />
+          <FieldError id={`settings-${name}-error`} message={errorOf(name)} />
+        </p>
+      ))}
+    </fieldset>
+  );
+}
+
 export function SettingsForm({
   settings,
   actionData,
 }: {
-  settings: { allowedOrigins: string[]; redirectUrl?: string | null; successMessage: string };
+  settings: {
+    allowedOrigins: string[];
+    redirectUrl?: string | null;
+    successMessage: string;
+    thankYou?: { message?: string; linkUrl?: string; linkText?: string } | null;
+  };
   actionData: ActionResult | undefined;
 }) {
   const { fetcher, form, errorOf, described, saved } = usePanelForm(
@@ -112,6 +153,9 @@ export function SettingsForm({
       allowedOrigins: settings.allowedOrigins.join("\n"),
       redirectUrl: settings.redirectUrl ?? "",
       successMessage: settings.successMessage,
+      thankYouMessage: settings.thankYou?.message ?? "",
+      thankYouLinkUrl: settings.thankYou?.linkUrl ?? "",
+      thankYouLinkText: settings.thankYou?.linkText ?? "",
     },
     actionData,
   );
@@ -150,6 +194,7 @@ export function SettingsForm({
           {...described("successMessage", "settings-successMessage-error")}
         />
         <FieldError id="settings-successMessage-error" message={errorOf("successMessage")} />
+        <ThankYouFieldset initial={initial} errorOf={errorOf} described={described} />
         <PanelError errors={form.errors} />
         <p className="actions">
           <button type="submit" disabled={fetcher.state !== "idle"}>
