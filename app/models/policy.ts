@@ -59,6 +59,7 @@ export const PERMISSION_WORDS: Record<Permission, string> = {
   "webhooks.manage": "manage webhooks",
   "staff.read": "see the team",
   "staff.manage": "manage the team",
+  "branding.manage": "change the brand",
   "audit.read": "read the audit log",
 };
 
