@@ -17,10 +17,12 @@ import { clientIp, isApiRequest, isCrossSiteMutation } from "./request.server";
 import { getActiveSession } from "./session.server";
 import type { AppLoadContext } from "@remix-run/node";
 
-export const LoginSchema = z.object({
-  email: z.string().trim().toLowerCase().pipe(z.email("Enter a valid email address.").max(254)),
-  password: z.string().min(1, "Enter your password.").max(200),
-});
+export const LoginSchema = z
+  .object({
+    email: z.string().trim().toLowerCase().pipe(z.email("Enter a valid email address.").max(254)),
+    password: z.string().min(1, "Enter your password.").max(200),
+  })
+  .strict();
 
 export class InvalidCredentialsError extends Error {
   constructor() {
