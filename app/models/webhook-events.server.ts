@@ -4,7 +4,7 @@
 // an endpoint and read again at most every second, so a change made on another instance
 // applies there within a second.
 import type { UnbuiltEvent } from "~/storage/webhook-fan-out-store.server";
-import { db, type Prisma } from "~/utils/db.server";
+import { db, slices, type Prisma } from "~/utils/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
 import type { WebhookEventType } from "./webhook-schemas";
 
@@ -101,12 +101,19 @@ const EPOCH = new Date(0);
  * built. Read from the index on fanOutAt, where the events waiting start: a range, so that
  * neither database passes the events done.
  */
-export function unbuiltLeadEvents(leadIds: string[]): Promise<UnbuiltEvent[]> {
-  if (leadIds.length === 0) return Promise.resolve([]);
-  return db.webhookEvent.findMany({
-    where: { fanOutAt: { gt: EPOCH }, payload: null, leadId: { in: leadIds } },
-    select: { id: true, leadId: true, createdAt: true },
-  });
+export async function unbuiltLeadEvents(leadIds: string[]): Promise<UnbuiltEvent[]> {
+  const events: UnbuiltEvent[] = [];
+  // In slices: a bulk delete's batch of 1,000 ids beside the fanOutAt bound is more than
+  // Prisma binds on SQLite (IN_LIST_SLICE).
+  for (const ids of slices(leadIds)) {
+    events.push(
+      ...(await db.webhookEvent.findMany({
+        where: { fanOutAt: { gt: EPOCH }, payload: null, leadId: { in: ids } },
+        select: { id: true, leadId: true, createdAt: true },
+      })),
+    );
+  }
+  return events;
 }
 
 /**
