@@ -49,13 +49,19 @@ export default function SourcesPage() {
         <div className="row">
           <div>
             <label htmlFor="sources-form">Form</label>
-            <select id="sources-form" name="formId" defaultValue={values.formId}>
+            <select
+              id="sources-form"
+              name="formId"
+              defaultValue={values.formId}
+              aria-invalid={errorFor("formId") ? true : undefined}
+            >
               {forms.map((form) => (
                 <option key={form.id} value={form.id}>
                   {form.name}
                 </option>
               ))}
             </select>
+            {errorFor("formId") ? <p className="field-error">{errorFor("formId")}</p> : null}
           </div>
           {(["from", "to"] as const).map((name) => (
             <div key={name}>

@@ -8,6 +8,7 @@ import {
   type DomainErrorCode,
   type ErrorDetail,
 } from "./domain-error";
+import { isNulRefusal, NUL_REFUSED } from "./text-policy";
 import type { z } from "zod";
 
 export { textPolicyDetails, zodDetails, type ErrorDetail } from "./domain-error";
@@ -207,6 +208,8 @@ export function apiRoute<Args extends { request: Request }>(handler: (args: Args
     } catch (thrown) {
       if (thrown instanceof Response) return thrown;
       if (thrown instanceof DomainError) return domainErrorResponse(thrown);
+      // A NUL the route's parsing let through (a query value read as is) is the client's.
+      if (isNulRefusal(thrown)) return errorResponse(400, "bad_request", NUL_REFUSED);
       if (args.request.signal.aborted) {
         return errorResponse(499, "client_closed", "The client closed the request.");
       }
