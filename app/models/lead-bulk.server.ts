@@ -7,6 +7,7 @@ import { z } from "zod";
 import { leadStore } from "~/storage/index.server";
 import { db, Prisma } from "~/utils/db.server";
 import { DomainError, invalidFields, parseOrThrow, UNKNOWN_FIELD } from "~/utils/domain-error";
+import { deleteLeads } from "./lead-delete.server";
 import {
   LEAD_FILTER_KEYS,
   TagSchema,
@@ -17,7 +18,6 @@ import {
   type LeadFilters,
 } from "./lead-filters.server";
 import { MAX_TAGS, StatusSchema, type Actor } from "./lead-work.server";
-import { deleteLeads } from "./lead.server";
 import { workingStaffOrFail } from "./staff.server";
 
 /**

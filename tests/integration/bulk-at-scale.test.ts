@@ -29,7 +29,9 @@ beforeAll(async () => {
   await insertLeads(process.env.DATABASE_URL!, { formId: named, count: BY_IDS, prefix: "ids" });
   await createLeads(bystander, [{ data: { name: "Stays" } }, { data: { name: "Stays too" } }]);
   console.log(`seeded ${BY_FILTER + BY_IDS} leads in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  server = await startServer();
+  // The webhook worker waits: the lead.created events seeded below must still be unbuilt
+  // when their leads are deleted.
+  server = await startServer({ WEBHOOK_ALLOW_HTTP: "true", WEBHOOK_ALLOW_PRIVATE: "true", WEBHOOK_POLL_MS: "600000" });
   api = apiClient(server.url, await loginAsStaff(server.url));
 }, 300_000);
 afterAll(async () => {
@@ -79,4 +81,29 @@ describe(`bulk actions over ${BY_FILTER.toLocaleString("en")} leads`, () => {
     expect(await db.leadActivity.count()).toBe(0);
     expect(await db.lead.count({ where: { formId: bystander } })).toBe(2);
   }, 300_000);
+
+  it("deletes 1,100 leads whose lead.created still waits for its fan-out, announcing each deletion", async () => {
+    const hooked = (await createForm("Hooked", [[field("name", "Name")]])).id;
+    const hook = await api("POST", "/api/webhooks", {
+      url: "http://127.0.0.1:9/hook",
+      events: ["lead.created", "lead.deleted"],
+    });
+    expect(hook.status, hook.text).toBe(201);
+    await insertLeads(process.env.DATABASE_URL!, { formId: hooked, count: 1100, prefix: "hok" });
+    const leads = await db.lead.findMany({ where: { formId: hooked }, select: { id: true, createdAt: true } });
+    await db.webhookEvent.createMany({
+      data: leads.map((lead) => ({
+        id: `msg_${lead.id}`,
+        type: "lead.created",
+        createdAt: lead.createdAt,
+        fanOutTo: hook.body.id,
+        fanOutAt: lead.createdAt,
+        leadId: lead.id,
+      })),
+    });
+    expect(await timed("delete with unbuilt events", { filter: { formId: hooked }, action: "delete" })).toBe(1100);
+    // Each lead.created was built from its lead before the lead went, and each deletion announced.
+    expect(await db.webhookEvent.count({ where: { type: "lead.created", payload: null } })).toBe(0);
+    expect(await db.webhookEvent.count({ where: { type: "lead.deleted" } })).toBe(1100);
+  }, 120_000);
 });
