@@ -8,7 +8,7 @@ import {
   subscribersOf,
   unbuiltLeadEvents,
   writeBuiltBodies,
-  writeWebhookEvent,
+  writeWebhookEvents,
   type NewWebhookEvent,
 } from "./webhook-events.server";
 
@@ -34,13 +34,10 @@ export async function deleteLeads(ids: readonly string[]): Promise<number> {
     // announced twice.
     const gone = await tx.$queryRaw<Array<{ id: string }>>`
       DELETE FROM "Lead" WHERE "id" IN (${Prisma.join(leads.map((lead) => lead.id))}) RETURNING "id"`;
-    let announced = 0;
-    for (const { id } of gone) {
-      const event = events.get(id);
-      if (!event) continue;
-      await writeWebhookEvent(event, tx);
-      announced++;
-    }
+    const announced = await writeWebhookEvents(
+      gone.flatMap(({ id }) => events.get(id) ?? []),
+      tx,
+    );
     return { count: gone.length, announced };
   });
   if (deleted.announced > 0) nudgeWebhooks();

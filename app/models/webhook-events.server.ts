@@ -135,27 +135,45 @@ export async function writeBuiltBodies(
  * skipped rather than failing the caller's write.
  */
 export async function writeWebhookEvent(event: NewWebhookEvent, tx: Prisma.TransactionClient = db): Promise<void> {
-  const ids = event.deliveries.map((delivery) => delivery.endpointId);
+  await writeWebhookEvents([event], tx);
+}
+
+/**
+ * Writes many events and their deliveries at once (a bulk delete's batch of lead.deleted):
+ * one read of the endpoints, then the events and the deliveries each in one insert. An event
+ * left with no endpoint that still exists is not written. Answers how many were.
+ */
+export async function writeWebhookEvents(
+  events: readonly NewWebhookEvent[],
+  tx: Prisma.TransactionClient = db,
+): Promise<number> {
+  const ids = [...new Set(events.flatMap((event) => event.deliveries.map((delivery) => delivery.endpointId)))];
+  if (ids.length === 0) return 0;
   const existing = new Set(
     (await tx.webhookEndpoint.findMany({ where: { id: { in: ids } }, select: { id: true } })).map((row) => row.id),
   );
-  const deliveries = event.deliveries.filter((delivery) => existing.has(delivery.endpointId));
-  if (deliveries.length === 0) return;
-  await tx.webhookEvent.create({
-    data: {
+  const written = events
+    .map((event) => ({ event, deliveries: event.deliveries.filter((delivery) => existing.has(delivery.endpointId)) }))
+    .filter(({ deliveries }) => deliveries.length > 0);
+  if (written.length === 0) return 0;
+  await tx.webhookEvent.createMany({
+    data: written.map(({ event }) => ({
       id: event.id,
       type: event.type,
       payload: event.payload,
       createdAt: event.createdAt,
-      deliveries: {
-        create: deliveries.map((delivery) => ({
-          id: delivery.id,
-          endpointId: delivery.endpointId,
-          nextAttemptAt: event.createdAt,
-          createdAt: event.createdAt,
-        })),
-      },
-    },
-    select: { id: true },
+    })),
   });
+  await tx.webhookDelivery.createMany({
+    data: written.flatMap(({ event, deliveries }) =>
+      deliveries.map((delivery) => ({
+        id: delivery.id,
+        eventId: event.id,
+        endpointId: delivery.endpointId,
+        nextAttemptAt: event.createdAt,
+        createdAt: event.createdAt,
+      })),
+    ),
+  });
+  return written.length;
 }
