@@ -1,6 +1,6 @@
 // The lead list's bulk form (/leads, works without JavaScript): which leads (ticked rows,
 // or every lead matching the list's filter), what to do with them (one select), and the
-// tag to add or remove. It is read into the BulkRequest the API takes (lead-work.server.ts),
+// tag to add or remove. It is read into the BulkRequest the API takes (lead-bulk.server.ts),
 // so the page and POST /api/leads/bulk change leads the one same way.
 import { DomainError, invalidFields, type ErrorDetail } from "~/utils/domain-error";
 import { parseBulkRequest, type BulkRequest } from "./lead-bulk.server";

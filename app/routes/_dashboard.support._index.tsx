@@ -20,8 +20,9 @@ export const loader = page(async function loader({ request }: LoaderFunctionArgs
   // A control character is refused as the input policy says (422, a page saying so); another
   // bad value of a hand-edited address shows the unfiltered list rather than an error.
   const refused = textPolicyIssues(params);
-  if (refused.length > 0)
+  if (refused.length > 0) {
     throw invalidFields(textPolicyDetails(refused), "Remove the control characters from the search.");
+  }
   const parsed = ListTicketsSchema.safeParse(params);
   const query = parsed.success ? parsed.data : ListTicketsSchema.parse({});
   const [{ tickets, nextCursor }, staff] = await Promise.all([listTickets(query, user), listStaff()]);
