@@ -1,5 +1,6 @@
-// Requests refused before routing: an unreadable path or Host, and page posts that are
-// cross-site or not well-formed form data (Remix would answer those with a bare 500).
+// Requests refused before routing: an unreadable path or Host, a path no route can name
+// (a control character), and page posts that are cross-site or not well-formed form data
+// (Remix would answer those with a bare 500).
 import { isCrossSiteMutation } from "../app/utils/request.server";
 import { publicHost, requestUrl, type Trust } from "./client-address";
 import { htmlError, jsonError, readBody, refuse, requestHeaders } from "./node-http";
@@ -8,6 +9,8 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 export const MUTATIONS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
 const KNOWN_METHODS = new Set(["GET", "HEAD", "OPTIONS", ...MUTATIONS]);
 export const BODY_CAP = 1024 * 1024;
+// C0 controls and DEL, as decodeURI gives them back (%00, %0A…).
+const CONTROL = /[\u0000-\u001f\u007f]/;
 const FORM_TYPES = new Set(["application/x-www-form-urlencoded", "multipart/form-data"]);
 
 /** Answers a request whose method, path or Host no route of ours can take; true when it did. */
@@ -23,12 +26,20 @@ export function refusedBeforeRouting(req: IncomingMessage, res: ServerResponse, 
     void refuseByAccept(req, res, 400, "bad_request", target);
     return true;
   }
+  let decoded: string;
   try {
-    decodeURI(pathname);
+    decoded = decodeURI(pathname);
   } catch {
     // A malformed percent-encoding names no page of ours (the router would log a warning).
     const message = "The request path is not valid percent-encoding.";
     void refuse(res, pathname, 400, "bad_request", message);
+    return true;
+  }
+  if (CONTROL.test(decoded)) {
+    // No id, reference or token of ours holds a control character, so such a path names
+    // nothing: 404 here, for every route at once, before a NUL reaches PostgreSQL (which
+    // refuses it with an error of its own) through a route's parameter.
+    void refuse(res, pathname, 404, "not_found", "Nothing here has this address: it holds a control character.");
     return true;
   }
   if (publicHost(req, trust) === null) {

@@ -73,6 +73,9 @@ export const NewTokenSchema = z
       .refine((date) => date.getTime() > Date.now(), "Use a time in the future.")
       .nullable()
       .optional(),
+    // Sudo mode's re-authentication (a change of its own) reads it; taken here so that a
+    // client sending it is not refused as an unknown key.
+    password: z.string().max(200).optional(),
   })
   .strict();
 

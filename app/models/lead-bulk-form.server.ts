@@ -1,10 +1,10 @@
 // The lead list's bulk form (/leads, works without JavaScript): which leads (ticked rows,
 // or every lead matching the list's filter), what to do with them (one select), and the
-// tag to add or remove. It is read into the BulkRequest the API takes (lead-work.server.ts),
+// tag to add or remove. It is read into the BulkRequest the API takes (lead-bulk.server.ts),
 // so the page and POST /api/leads/bulk change leads the one same way.
 import { DomainError, invalidFields, type ErrorDetail } from "~/utils/domain-error";
+import { parseBulkRequest, type BulkRequest } from "./lead-bulk.server";
 import { MAX_PAGE_SIZE, filtersToSearchParams, parseLeadFilters } from "./lead-filters.server";
-import { parseBulkRequest, type BulkRequest } from "./lead-work.server";
 
 /** Ticked rows, or every lead the filter matches. */
 export type BulkScope = "selected" | "all";
@@ -65,10 +65,13 @@ export function readBulkForm(form: FormData, viewerId: string): { request: BulkR
     if (selection.scope === "selected" && selection.ids.length === 0) {
       throw invalidFields([{ path: "ids", message: NO_LEADS }]);
     }
+    // "All N leads matching this filter" is the person's explicit choice, even of a view with
+    // no filter: it is sent as `all`. The view's page size travels with its filters, and is
+    // not one of them.
+    const filter = new URLSearchParams(selection.filter);
+    filter.delete("limit");
     const leads =
-      selection.scope === "all"
-        ? { filter: Object.fromEntries(new URLSearchParams(selection.filter)) }
-        : { ids: selection.ids };
+      selection.scope === "all" ? { all: true, filter: Object.fromEntries(filter) } : { ids: selection.ids };
     return { request: parseBulkRequest({ action, value, ...leads }, viewerId), selection };
   } catch (error) {
     throw asFormError(error, operation);

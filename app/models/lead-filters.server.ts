@@ -32,42 +32,54 @@ export const TagSchema = z
   .transform((value) => value.trim().replace(/\s+/g, " ").toLowerCase())
   .pipe(z.string().min(1, "A tag cannot be empty.").max(MAX_TAG_LENGTH, `Use at most ${MAX_TAG_LENGTH} characters.`));
 
-export const LeadFilterSchema = z
-  .object({
-    formId: optional(text(64)),
-    from: optional(DaySchema),
-    to: optional(DaySchema),
-    utm_source: optional(text(200)),
-    utm_medium: optional(text(200)),
-    utm_campaign: optional(text(200)),
-    q: optional(text(200).transform((value) => value.toLowerCase())),
-    spam: optional(z.enum(SPAM_VALUES, { error: "Use false, true or all." })).transform(
-      (value): SpamFilter => value ?? "false",
-    ),
-    status: optional(z.enum(LEAD_STATUSES, { error: `Use one of ${LEAD_STATUSES.join(", ")}.` })),
-    ownerId: optional(text(64)),
-    tag: optional(TagSchema),
-    // Chosen rows (an export of the selection): comma-separated lead ids.
-    ids: optional(
-      z
-        .string()
-        .transform((value) => [
-          ...new Set(
-            value
-              .split(",")
-              .map((id) => id.trim())
-              .filter(Boolean),
-          ),
-        ])
-        .pipe(z.array(z.string().max(64)).min(1).max(MAX_PAGE_SIZE, `Name at most ${MAX_PAGE_SIZE} leads.`)),
-    ),
-  })
-  .superRefine((filters, ctx) => {
-    if (filters.from && filters.to && filters.from > filters.to) {
-      ctx.addIssue({ code: "custom", path: ["to"], message: "The end date is before the start date." });
-    }
-  });
+const LeadFilterShape = z.object({
+  formId: optional(text(64)),
+  from: optional(DaySchema),
+  to: optional(DaySchema),
+  utm_source: optional(text(200)),
+  utm_medium: optional(text(200)),
+  utm_campaign: optional(text(200)),
+  q: optional(text(200).transform((value) => value.toLowerCase())),
+  spam: optional(z.enum(SPAM_VALUES, { error: "Use false, true or all." })).transform(
+    (value): SpamFilter => value ?? "false",
+  ),
+  status: optional(z.enum(LEAD_STATUSES, { error: `Use one of ${LEAD_STATUSES.join(", ")}.` })),
+  ownerId: optional(text(64)),
+  tag: optional(TagSchema),
+  // Chosen rows (an export of the selection): comma-separated lead ids.
+  ids: optional(
+    z
+      .string()
+      .transform((value) => [
+        ...new Set(
+          value
+            .split(",")
+            .map((id) => id.trim())
+            .filter(Boolean),
+        ),
+      ])
+      .pipe(z.array(z.string().max(64)).min(1).max(MAX_PAGE_SIZE, `Name at most ${MAX_PAGE_SIZE} leads.`)),
+  ),
+});
+
+function datesInOrder(filters: { from?: string; to?: string }, ctx: z.RefinementCtx) {
+  if (filters.from && filters.to && filters.from > filters.to) {
+    ctx.addIssue({ code: "custom", path: ["to"], message: "The end date is before the start date." });
+  }
+}
+
+/** The filters of a query string; other parameters (limit, cursor, format…) sit beside them. */
+export const LeadFilterSchema = LeadFilterShape.superRefine(datesInOrder);
 export type LeadFilters = z.output<typeof LeadFilterSchema>;
+
+/** The keys of a filter sent as an object of its own (a bulk request's `filter`): no other is taken. */
+export const LEAD_FILTER_KEYS: readonly string[] = Object.keys(LeadFilterShape.shape);
+
+/** The parameters that narrow a selection; `spam` alone only says which side of the flag. */
+export function narrowsSelection(filters: LeadFilters): boolean {
+  const { spam, ...others } = filters;
+  return spam === "true" || Object.values(others).some((value) => value !== undefined);
+}
 
 const ListQuerySchema = z.object({
   limit: optional(

@@ -1,34 +1,19 @@
 // Working leads: a lead's status, owner and tags, staff notes, the timeline of who changed
-// what, one person's history (their other leads and support requests), and bulk actions
-// over a selection or a whole filter. Reading leads is lead.server.ts; storing them is
-// lead-capture.server.ts.
+// what, and one person's history (their other leads and support requests). Bulk actions
+// over a selection or a whole filter are lead-bulk.server.ts. Reading leads is
+// lead.server.ts; storing them is lead-capture.server.ts.
 //
 // Status: the stage is the `status` column; spam is the `isSpam` flag every list index
 // leads with. A spam lead shows as `spam`; marking it anything else clears the flag.
 import { z } from "zod";
-import { leadStore } from "~/storage/index.server";
-import { db, Prisma } from "~/utils/db.server";
-import { DomainError, invalidFields, parseOrThrow } from "~/utils/domain-error";
-import {
-  LEAD_STATUSES,
-  TagSchema,
-  forViewer,
-  parseLeadFilters,
-  type Cursor,
-  type LeadFilters,
-  type LeadStatusValue,
-} from "./lead-filters.server";
-import { deleteLeads } from "./lead.server";
+import { db, type Prisma } from "~/utils/db.server";
+import { DomainError, parseOrThrow } from "~/utils/domain-error";
+import { LEAD_STATUSES, TagSchema, type LeadStatusValue } from "./lead-filters.server";
 import { workingStaffOrFail } from "./staff.server";
 
 export const MAX_TAGS = 10;
 export const MAX_NOTE_LENGTH = 5000;
-/** Ids one bulk request may name; a larger selection is a filter. */
-export const MAX_BULK_IDS = 10_000;
-/** Leads changed per transaction by a bulk action (keyset batches). */
-export const BULK_BATCH = 1000;
-
-type Actor = { id: string };
+export type Actor = { id: string };
 type Stage = Exclude<LeadStatusValue, "spam">;
 
 export const statusOf = (lead: { status: string; isSpam: boolean }): LeadStatusValue =>
@@ -39,7 +24,7 @@ function statusColumns(status: LeadStatusValue): { isSpam: boolean; status?: Sta
   return status === "spam" ? { isSpam: true } : { isSpam: false, status };
 }
 
-const StatusSchema = z.enum(LEAD_STATUSES, { error: `Use one of ${LEAD_STATUSES.join(", ")}.` });
+export const StatusSchema = z.enum(LEAD_STATUSES, { error: `Use one of ${LEAD_STATUSES.join(", ")}.` });
 const TagsSchema = z
   .array(TagSchema, { error: "Use a list of tags." })
   .max(MAX_TAGS, `Use at most ${MAX_TAGS} tags.`)
@@ -54,13 +39,15 @@ export const LeadPatchSchema = z
   .strict();
 export type LeadPatch = z.output<typeof LeadPatchSchema>;
 
-export const NoteSchema = z.object({
-  body: z
-    .string({ error: "Write the note." })
-    .trim()
-    .min(1, "Write the note.")
-    .max(MAX_NOTE_LENGTH, `Use at most ${MAX_NOTE_LENGTH} characters.`),
-});
+export const NoteSchema = z
+  .object({
+    body: z
+      .string({ error: "Write the note." })
+      .trim()
+      .min(1, "Write the note.")
+      .max(MAX_NOTE_LENGTH, `Use at most ${MAX_NOTE_LENGTH} characters.`),
+  })
+  .strict();
 
 function notFound(id: string): never {
   throw new DomainError("not_found", `No lead with id ${JSON.stringify(id)}.`);
@@ -218,123 +205,4 @@ export async function tagSuggestions(limit = 50): Promise<string[]> {
     take: limit,
   });
   return rows.map((row) => row.tag);
-}
-
-// ---------------------------------------------------------------------------
-// Bulk actions
-
-export const BULK_ACTIONS = ["set_status", "assign", "tag", "untag", "delete"] as const;
-export type BulkAction = (typeof BULK_ACTIONS)[number];
-
-const BulkActionSchema = z.discriminatedUnion(
-  "action",
-  [
-    z.object({ action: z.literal("set_status"), value: StatusSchema }),
-    z.object({
-      action: z.literal("assign"),
-      value: z.string({ error: "Use a staff user's id, or null." }).max(64).nullable(),
-    }),
-    z.object({ action: z.literal("tag"), value: TagSchema }),
-    z.object({ action: z.literal("untag"), value: TagSchema }),
-    z.object({ action: z.literal("delete"), value: z.unknown().optional() }),
-  ],
-  { error: `Use one of ${BULK_ACTIONS.join(", ")}.` },
-);
-
-const IdsSchema = z.object({
-  ids: z
-    .array(z.string().max(64), { error: "Use a list of lead ids." })
-    .max(MAX_BULK_IDS, `Name at most ${MAX_BULK_IDS} leads; use a filter for more.`),
-});
-const FilterSchema = z.object({
-  filter: z.record(z.string(), z.string(), { error: "Use an object of filter parameters (strings)." }),
-});
-
-export type BulkRequest = z.output<typeof BulkActionSchema> &
-  ({ ids: string[]; filter?: undefined } | { filter: LeadFilters; ids?: undefined });
-
-/** Reads a bulk request: 422 for a bad action or value, 400 for a malformed filter. */
-export function parseBulkRequest(input: unknown, viewerId: string): BulkRequest {
-  const body = input !== null && typeof input === "object" ? (input as Record<string, unknown>) : {};
-  const action = parseOrThrow(BulkActionSchema, { action: body.action, value: body.value });
-  if ("ids" in body) return { ...action, ids: [...new Set(parseOrThrow(IdsSchema, { ids: body.ids }).ids)] };
-  if (!("filter" in body)) {
-    throw invalidFields([{ path: "(body)", message: "Name the leads: {ids: [...]} or {filter: {...}}." }]);
-  }
-  const filters = parseLeadFilters(parseOrThrow(FilterSchema, { filter: body.filter }).filter);
-  if (!filters.ok) {
-    throw new DomainError(
-      "malformed_body",
-      "The filter has invalid parameters.",
-      filters.details.map((detail) => ({ ...detail, path: `filter.${detail.path}` })),
-    );
-  }
-  return { ...action, filter: forViewer(filters.value, viewerId) };
-}
-
-/**
- * Applies one action to the named leads or to every lead matching a filter, in keyset
- * batches of BULK_BATCH leads, each in its own transaction: a large filter never holds
- * the database for long, and submissions go on between batches. Answers how many leads
- * it changed (a lead already in that state is not counted).
- */
-export async function bulkUpdate(request: BulkRequest, actor: Actor | null): Promise<number> {
-  if (request.action === "assign" && request.value) await workingStaffOrFail(request.value, "value");
-  let affected = 0;
-  for await (const ids of selectionBatches(request)) affected += await applyToBatch(request, ids, actor);
-  return affected;
-}
-
-async function* selectionBatches(request: BulkRequest): AsyncGenerator<string[]> {
-  if (request.ids) {
-    for (let i = 0; i < request.ids.length; i += BULK_BATCH) yield request.ids.slice(i, i + BULK_BATCH);
-    return;
-  }
-  // Keyset over (createdAt, id): a lead the action moves out of the filter does not shift
-  // the next batch, since the cursor is a position, not an offset.
-  let cursor: Cursor | undefined;
-  for (;;) {
-    const rows = await leadStore.positions(request.filter, cursor, BULK_BATCH);
-    if (rows.length === 0) return;
-    yield rows.map((row) => row.id);
-    const last = rows[rows.length - 1];
-    cursor = { createdAt: new Date(last.createdAt), id: last.id };
-    if (rows.length < BULK_BATCH) return;
-  }
-}
-
-async function applyToBatch(request: BulkRequest, ids: string[], actor: Actor | null): Promise<number> {
-  const actorId = actor?.id ?? null;
-  switch (request.action) {
-    case "delete":
-      return deleteLeads(ids);
-    // The store writes these in one statement per database: a bulk action over 100,000
-    // leads through Prisma's client took a minute (decision 030).
-    case "set_status":
-      return leadStore.changeLeads(ids, { kind: "status", to: request.value }, actorId);
-    case "assign":
-      return leadStore.changeLeads(ids, { kind: "owner", to: request.value }, actorId);
-    case "tag":
-    case "untag": {
-      const tag = request.value;
-      return db.$transaction(async (tx) => {
-        // RETURNING names the leads that changed: those that lacked (or had) the tag.
-        const rows =
-          request.action === "tag"
-            ? await tx.$queryRaw<Array<{ leadId: string }>>`
-                INSERT INTO "LeadTag" ("leadId", "tag")
-                SELECT "id", ${tag} FROM "Lead" WHERE "id" IN (${Prisma.join(ids)})
-                  AND (SELECT COUNT(*) FROM "LeadTag" t WHERE t."leadId" = "Lead"."id") < ${MAX_TAGS}
-                ON CONFLICT DO NOTHING RETURNING "leadId"`
-            : await tx.$queryRaw<Array<{ leadId: string }>>`
-                DELETE FROM "LeadTag" WHERE "tag" = ${tag} AND "leadId" IN (${Prisma.join(ids)}) RETURNING "leadId"`;
-        if (rows.length === 0) return 0;
-        const [fromValue, toValue] = request.action === "tag" ? [null, tag] : [tag, null];
-        await tx.leadActivity.createMany({
-          data: rows.map((row) => ({ leadId: row.leadId, kind: "tags" as const, fromValue, toValue, actorId })),
-        });
-        return rows.length;
-      });
-    }
-  }
 }

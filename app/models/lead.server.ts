@@ -1,24 +1,15 @@
-// Reading and removing stored leads: the filtered, keyset-paginated list (API and
-// dashboard) and one lead labelled by the schema version it was stored under (the per-form
-// source breakdown is in form-stats.server.ts). The filters are in lead-filters.server.ts; pages are read
-// through the LeadStore (app/storage); storing leads lives in lead-capture.server.ts,
-// files in lead-export.server.ts.
+// Reading stored leads: the filtered, keyset-paginated list (API and dashboard) and one lead
+// labelled by the schema version it was stored under (the per-form source breakdown is in
+// form-stats.server.ts). The filters are in lead-filters.server.ts; pages are read through
+// the LeadStore (app/storage); storing leads lives in lead-capture.server.ts, deleting them
+// in lead-delete.server.ts, files in lead-export.server.ts.
 import type { FormField, LeadData } from "~/models/form-schema";
 import { leadStore } from "~/storage/index.server";
 import type { UnbuiltEvent } from "~/storage/webhook-fan-out-store.server";
-import { db, Prisma, type Lead } from "~/utils/db.server";
+import { db, type Prisma, type Lead } from "~/utils/db.server";
 import { cursorOf, type LeadFilters, type LeadListQuery, type LeadStatusValue } from "./lead-filters.server";
 import { leadTimeline, personHistory, statusOf, type PersonHistory, type TimelineEntry } from "./lead-work.server";
-import { nudgeWebhooks } from "./webhook-delivery.server";
-import {
-  eventBody,
-  newWebhookEvent,
-  subscribersOf,
-  unbuiltLeadEvents,
-  writeBuiltBodies,
-  writeWebhookEvent,
-  type NewWebhookEvent,
-} from "./webhook-events.server";
+import { eventBody } from "./webhook-events.server";
 
 // ---------------------------------------------------------------------------
 // List
@@ -202,15 +193,24 @@ export async function getLead(id: string): Promise<LeadRecord | null> {
 
 /** A lead with its owner and tags (what its webhook events carry) and its stage, or null. */
 async function getLeadDetail(id: string): Promise<(LeadDetail & { stage: LeadRecord["stage"] }) | null> {
-  const [lead] = await leadsWithFields([id]);
-  if (!lead) return null;
-  const { tags, owners } = await tagsAndOwners([lead]);
-  const detail = leadDetailOf({
-    ...lead,
-    owner: (lead.ownerId && owners.get(lead.ownerId)) || null,
-    tags: tags.get(id) ?? [],
-  });
-  return { ...detail, stage: lead.status };
+  return (await leadDetails([id])).get(id) ?? null;
+}
+
+/** Leads by id with their owners and tags, in three queries (the ids: at most IN_LIST_SLICE). */
+export async function leadDetails(
+  ids: readonly string[],
+): Promise<Map<string, LeadDetail & { stage: LeadRecord["stage"] }>> {
+  const leads = await leadsWithFields(ids);
+  const { tags, owners } = await tagsAndOwners(leads);
+  const details = leads.map((lead) => ({
+    ...leadDetailOf({
+      ...lead,
+      owner: (lead.ownerId && owners.get(lead.ownerId)) || null,
+      tags: tags.get(lead.id) ?? [],
+    }),
+    stage: lead.status,
+  }));
+  return new Map(details.map((detail) => [detail.id, detail]));
 }
 
 /** Leads by id, each with its form's name and the fields of the schema version it was stored under. */
@@ -333,60 +333,6 @@ export function leadDetailOf(lead: LeadParts): LeadDetail {
     landingPageUrl: lead.landingPageUrl,
     userAgent: lead.userAgent,
   };
-}
-
-/**
- * Deletes a lead; false when there was none with this id. Endpoints subscribed to
- * `lead.deleted` get the lead as it was, written in the same transaction as the delete.
- */
-export async function deleteLead(id: string): Promise<boolean> {
-  return (await deleteLeads([id])) > 0;
-}
-
-/** Deletes leads by id (a bulk action's batch), with their `lead.deleted` events; answers how many. */
-export async function deleteLeads(ids: readonly string[]): Promise<number> {
-  const leads = await db.lead.findMany({
-    where: { id: { in: [...ids] } },
-    select: { id: true, formId: true, isSpam: true },
-  });
-  // A lead.created not fanned out yet is built now, while its lead is there to build it
-  // from, and written with the delete: it still goes out, due before the lead.deleted.
-  const created = await leadCreatedBodies(await unbuiltLeadEvents(leads.map((lead) => lead.id)));
-  const events = new Map<string, NewWebhookEvent>();
-  for (const lead of leads) {
-    // Spam was never announced, so its deletion is not either. The lead is read whole only
-    // when an endpoint is subscribed.
-    if (lead.isSpam) continue;
-    const event = await deletedEvent(lead.id, lead.formId);
-    if (event) events.set(lead.id, event);
-  }
-  if (leads.length === 0) return 0;
-  const deleted = await db.$transaction(async (tx) => {
-    await writeBuiltBodies(created, tx);
-    // RETURNING: a lead another delete took first (two bulk deletes overlapping) is not
-    // announced twice.
-    const gone = await tx.$queryRaw<Array<{ id: string }>>`
-      DELETE FROM "Lead" WHERE "id" IN (${Prisma.join(leads.map((lead) => lead.id))}) RETURNING "id"`;
-    let announced = 0;
-    for (const { id } of gone) {
-      const event = events.get(id);
-      if (!event) continue;
-      await writeWebhookEvent(event, tx);
-      announced++;
-    }
-    return { count: gone.length, announced };
-  });
-  if (deleted.announced > 0) nudgeWebhooks();
-  return deleted.count;
-}
-
-async function deletedEvent(id: string, formId: string): Promise<NewWebhookEvent | null> {
-  const endpointIds = await subscribersOf("lead.deleted", formId);
-  if (endpointIds.length === 0) return null;
-  const lead = await getLeadDetail(id);
-  if (!lead) return null;
-  const { stage: _, ...detail } = lead;
-  return newWebhookEvent("lead.deleted", detail, endpointIds);
 }
 
 /** Forms to pick from in filters: id and name, newest first (bounded). */

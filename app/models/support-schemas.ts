@@ -17,7 +17,10 @@ export const MessageTextSchema = z
   .transform((value) => value.replace(/\r\n?/g, "\n"))
   .refine((value) => value.length <= 20_000, "Use at most 20000 characters.");
 
+/** A staff reply, as the dashboard's form sends it (beside its `intent`). */
 export const ReplySchema = z.object({ message: MessageTextSchema });
+/** A staff reply as the JSON API takes it: nothing but the message. */
+export const ReplyBodySchema = ReplySchema.strict();
 
 export const StatusSchema = z.object({
   status: z.enum(TICKET_STATUSES, { error: "Use open, pending or closed." }),
@@ -38,4 +41,4 @@ export const TicketPatchSchema = z
   .refine((patch) => Object.keys(patch).length > 0, "Send status, assigneeId or both.");
 
 /** A staff note: the same text rules as a message. */
-export const NoteSchema = z.object({ body: MessageTextSchema });
+export const NoteSchema = z.object({ body: MessageTextSchema }).strict();

@@ -44,6 +44,13 @@ export const CreateTicketSchema = z.object({
   message: MessageTextSchema,
 });
 
+/**
+ * A request as a JSON body: its fields and the `website` honeypot, nothing else. A site's
+ * plain HTML form post is read with CreateTicketSchema alone: its own extra inputs (a
+ * submit button's name) are dropped, as the lead submit endpoint drops them.
+ */
+export const CreateTicketBodySchema = CreateTicketSchema.extend({ website: z.unknown().optional() }).strict();
+
 export const ListTicketsSchema = z.object({
   status: z.enum(TICKET_STATUSES, { error: "Use open, pending or closed." }).optional(),
   q: z

@@ -4,7 +4,7 @@
 // an endpoint and read again at most every second, so a change made on another instance
 // applies there within a second.
 import type { UnbuiltEvent } from "~/storage/webhook-fan-out-store.server";
-import { db, type Prisma } from "~/utils/db.server";
+import { db, slices, type Prisma } from "~/utils/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
 import type { WebhookEventType } from "./webhook-schemas";
 
@@ -101,12 +101,19 @@ const EPOCH = new Date(0);
  * built. Read from the index on fanOutAt, where the events waiting start: a range, so that
  * neither database passes the events done.
  */
-export function unbuiltLeadEvents(leadIds: string[]): Promise<UnbuiltEvent[]> {
-  if (leadIds.length === 0) return Promise.resolve([]);
-  return db.webhookEvent.findMany({
-    where: { fanOutAt: { gt: EPOCH }, payload: null, leadId: { in: leadIds } },
-    select: { id: true, leadId: true, createdAt: true },
-  });
+export async function unbuiltLeadEvents(leadIds: string[]): Promise<UnbuiltEvent[]> {
+  const events: UnbuiltEvent[] = [];
+  // In slices: a bulk delete's batch of 1,000 ids beside the fanOutAt bound is more than
+  // Prisma binds on SQLite (IN_LIST_SLICE).
+  for (const ids of slices(leadIds)) {
+    events.push(
+      ...(await db.webhookEvent.findMany({
+        where: { fanOutAt: { gt: EPOCH }, payload: null, leadId: { in: ids } },
+        select: { id: true, leadId: true, createdAt: true },
+      })),
+    );
+  }
+  return events;
 }
 
 /**
@@ -128,27 +135,45 @@ export async function writeBuiltBodies(
  * skipped rather than failing the caller's write.
  */
 export async function writeWebhookEvent(event: NewWebhookEvent, tx: Prisma.TransactionClient = db): Promise<void> {
-  const ids = event.deliveries.map((delivery) => delivery.endpointId);
+  await writeWebhookEvents([event], tx);
+}
+
+/**
+ * Writes many events and their deliveries at once (a bulk delete's batch of lead.deleted):
+ * one read of the endpoints, then the events and the deliveries each in one insert. An event
+ * left with no endpoint that still exists is not written. Answers how many were.
+ */
+export async function writeWebhookEvents(
+  events: readonly NewWebhookEvent[],
+  tx: Prisma.TransactionClient = db,
+): Promise<number> {
+  const ids = [...new Set(events.flatMap((event) => event.deliveries.map((delivery) => delivery.endpointId)))];
+  if (ids.length === 0) return 0;
   const existing = new Set(
     (await tx.webhookEndpoint.findMany({ where: { id: { in: ids } }, select: { id: true } })).map((row) => row.id),
   );
-  const deliveries = event.deliveries.filter((delivery) => existing.has(delivery.endpointId));
-  if (deliveries.length === 0) return;
-  await tx.webhookEvent.create({
-    data: {
+  const written = events
+    .map((event) => ({ event, deliveries: event.deliveries.filter((delivery) => existing.has(delivery.endpointId)) }))
+    .filter(({ deliveries }) => deliveries.length > 0);
+  if (written.length === 0) return 0;
+  await tx.webhookEvent.createMany({
+    data: written.map(({ event }) => ({
       id: event.id,
       type: event.type,
       payload: event.payload,
       createdAt: event.createdAt,
-      deliveries: {
-        create: deliveries.map((delivery) => ({
-          id: delivery.id,
-          endpointId: delivery.endpointId,
-          nextAttemptAt: event.createdAt,
-          createdAt: event.createdAt,
-        })),
-      },
-    },
-    select: { id: true },
+    })),
   });
+  await tx.webhookDelivery.createMany({
+    data: written.flatMap(({ event, deliveries }) =>
+      deliveries.map((delivery) => ({
+        id: delivery.id,
+        eventId: event.id,
+        endpointId: delivery.endpointId,
+        nextAttemptAt: event.createdAt,
+        createdAt: event.createdAt,
+      })),
+    ),
+  });
+  return written.length;
 }

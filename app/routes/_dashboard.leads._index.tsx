@@ -8,6 +8,7 @@ import { ExportLinks, Pagination } from "~/components/leads/ListLinks";
 import { RouteError } from "~/components/RouteError";
 import { auditor } from "~/models/audit.server";
 import { asFormError, bulkNotice, exportHref, readBulkForm, selectionOf } from "~/models/lead-bulk-form.server";
+import { bulkUpdate } from "~/models/lead-bulk.server";
 import {
   DEFAULT_PAGE_SIZE,
   LEAD_STATUSES,
@@ -16,7 +17,7 @@ import {
   parseLeadListQuery,
   type LeadListQuery,
 } from "~/models/lead-filters.server";
-import { bulkUpdate, tagSuggestions } from "~/models/lead-work.server";
+import { tagSuggestions } from "~/models/lead-work.server";
 import { countLeads, listFormChoices, listLeads, type LeadSummary } from "~/models/lead.server";
 import { can } from "~/models/policy";
 import { listStaff } from "~/models/staff.server";

@@ -10,8 +10,8 @@ import {
   type SourceStats,
 } from "~/models/form-stats.server";
 import { listFormChoices } from "~/models/lead.server";
-import { zodDetails } from "~/utils/api.server";
 import { authorize } from "~/utils/auth.server";
+import { checkInput } from "~/utils/domain-error";
 import { page } from "~/utils/page.server";
 import { plural } from "~/utils/plural";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
@@ -30,11 +30,9 @@ export const loader = page(async function loader({ request }: LoaderFunctionArgs
   // Without a form chosen, show the newest one rather than an empty page.
   const formId = values.formId || forms[0]?.id;
   if (!formId) return { values, forms, stats: null, errors: [] };
-  const parsed = SourceStatsQuerySchema.safeParse({ ...values, formId });
-  if (!parsed.success) {
-    return data({ values, forms, stats: null, errors: zodDetails(parsed.error) }, { status: 422 });
-  }
-  const stats = await getSourceStats(parsed.data);
+  const parsed = checkInput(SourceStatsQuerySchema, { ...values, formId });
+  if (!parsed.ok) return data({ values, forms, stats: null, errors: parsed.details }, { status: 422 });
+  const stats = await getSourceStats(parsed.value);
   return { values: { ...values, formId, from: stats.from, to: stats.to }, forms, stats, errors: [] };
 });
 
@@ -51,13 +49,19 @@ export default function SourcesPage() {
         <div className="row">
           <div>
             <label htmlFor="sources-form">Form</label>
-            <select id="sources-form" name="formId" defaultValue={values.formId}>
+            <select
+              id="sources-form"
+              name="formId"
+              defaultValue={values.formId}
+              aria-invalid={errorFor("formId") ? true : undefined}
+            >
               {forms.map((form) => (
                 <option key={form.id} value={form.id}>
                   {form.name}
                 </option>
               ))}
             </select>
+            {errorFor("formId") ? <p className="field-error">{errorFor("formId")}</p> : null}
           </div>
           {(["from", "to"] as const).map((name) => (
             <div key={name}>

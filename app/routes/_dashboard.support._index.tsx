@@ -6,7 +6,9 @@ import { listStaff } from "~/models/staff.server";
 import { ListTicketsSchema, listTickets } from "~/models/support.server";
 import { TICKET_STATUSES } from "~/models/ticket-status";
 import { authorize } from "~/utils/auth.server";
+import { invalidFields, textPolicyDetails } from "~/utils/domain-error";
 import { page } from "~/utils/page.server";
+import { textPolicyIssues } from "~/utils/text-policy";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Support · Lead Capture" }];
@@ -16,8 +18,13 @@ export const loader = page(async function loader({ request }: LoaderFunctionArgs
   const url = new URL(request.url);
   // Empty fields of the filter form are no filter.
   const params = Object.fromEntries([...url.searchParams].filter(([, value]) => value !== ""));
+  // A control character is refused as the input policy says (422, a page saying so); another
+  // bad value of a hand-edited address shows the unfiltered list rather than an error.
+  const refused = textPolicyIssues(params);
+  if (refused.length > 0) {
+    throw invalidFields(textPolicyDetails(refused), "Remove the control characters from the search.");
+  }
   const parsed = ListTicketsSchema.safeParse(params);
-  // A hand-edited address with a bad value shows the unfiltered list rather than an error.
   const query = parsed.success ? parsed.data : ListTicketsSchema.parse({});
   const [{ tickets, nextCursor }, staff] = await Promise.all([listTickets(query, user), listStaff()]);
   return {

@@ -2,8 +2,9 @@
 // tags, notes, timeline and history. PATCH {status?, ownerId?, tags?}: work it (200 with
 // the lead). DELETE: 204. Unknown id: 404.
 import { auditor } from "~/models/audit.server";
+import { deleteLead } from "~/models/lead-delete.server";
 import { updateLead } from "~/models/lead-work.server";
-import { deleteLead, getLead } from "~/models/lead.server";
+import { getLead } from "~/models/lead.server";
 import { apiRoute, fail, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
 import { authorize } from "~/utils/auth.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";

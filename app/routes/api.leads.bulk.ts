@@ -1,7 +1,7 @@
-// POST /api/leads/bulk {ids: [...]} | {filter: {...}}, {action, value?}: one action over
-// many leads, in keyset batches; answers {affected}. See docs/api/leads.md.
+// POST /api/leads/bulk {ids: [...]} | {filter: {...}} | {all: true}, {action, value?}: one
+// action over many leads, in keyset batches; answers {affected}. See docs/api/leads.md.
 import { auditor } from "~/models/audit.server";
-import { bulkUpdate, parseBulkRequest } from "~/models/lead-work.server";
+import { BULK_BODY_LIMIT, bulkUpdate, parseBulkRequest } from "~/models/lead-bulk.server";
 import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
 import { authorize } from "~/utils/auth.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
@@ -11,7 +11,7 @@ export const loader = apiRoute(() => methodNotAllowed(["POST"]));
 export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) => {
   if (request.method !== "POST") methodNotAllowed(["POST"]);
   const user = await authorize(request, "leads.write");
-  const bulk = parseBulkRequest(await readJsonBody(request), user.id);
+  const bulk = parseBulkRequest(await readJsonBody(request, BULK_BODY_LIMIT), user.id);
   const affected = await bulkUpdate(bulk, user);
   await auditor(context, user)("lead.bulk", null, {
     action: bulk.action,

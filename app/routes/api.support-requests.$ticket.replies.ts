@@ -1,5 +1,5 @@
 // POST: a staff reply. It joins the thread at once and is emailed by the outbox worker.
-import { ReplySchema } from "~/models/support-schemas";
+import { ReplyBodySchema } from "~/models/support-schemas";
 import { addStaffReply } from "~/models/support.server";
 import { apiRoute, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
 import { requireStaff } from "~/utils/auth.server";
@@ -10,7 +10,7 @@ export const loader = apiRoute(() => methodNotAllowed(["POST"]));
 export const action = apiRoute(async ({ request, params, context }: ActionFunctionArgs) => {
   if (request.method !== "POST") methodNotAllowed(["POST"]);
   const caller = await requireStaff(request, context, "support.write");
-  const { message } = parseOrFail(ReplySchema, await readJsonBody(request));
+  const { message } = parseOrFail(ReplyBodySchema, await readJsonBody(request));
   const result = await addStaffReply(params.ticket!, message, caller);
   return json(result, 201);
 });

@@ -2,6 +2,7 @@
 // with a honeypot), by JSON or by a site's plain HTML form (answered with our support page).
 // GET: staff list the requests.
 import {
+  CreateTicketBodySchema,
   CreateTicketSchema,
   ListTicketsSchema,
   createTicket,
@@ -59,7 +60,8 @@ export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) 
   try {
     await limitSupportRequestsFrom(clientIp(context));
     body = await readCreateBody(request);
-    const input = parseOrFail(CreateTicketSchema, body);
+    const isJson = /json/.test(mediaType(request));
+    const input = parseOrFail(isJson ? CreateTicketBodySchema : CreateTicketSchema, body);
     // A filled `website` field (hidden from people) is a bot: it gets a normal-looking
     // answer, so it does not learn to avoid the trap, but nothing is stored or sent.
     const website = body.website;

@@ -9,6 +9,7 @@ import {
   type ErrorDetail,
 } from "./domain-error";
 import { noteClientIp } from "./request.server";
+import { isNulRefusal, NUL_REFUSED } from "./text-policy";
 import type { AppLoadContext } from "@remix-run/node";
 import type { z } from "zod";
 
@@ -213,6 +214,8 @@ export function apiRoute<Args extends { request: Request; context?: AppLoadConte
     } catch (thrown) {
       if (thrown instanceof Response) return thrown;
       if (thrown instanceof DomainError) return domainErrorResponse(thrown);
+      // A NUL the route's parsing let through (a query value read as is) is the client's.
+      if (isNulRefusal(thrown)) return errorResponse(400, "bad_request", NUL_REFUSED);
       if (args.request.signal.aborted) {
         return errorResponse(499, "client_closed", "The client closed the request.");
       }

@@ -18,10 +18,12 @@ import { clientIp, clientIpOf, isApiRequest, isCrossSiteMutation } from "./reque
 import { getActiveSession } from "./session.server";
 import type { AppLoadContext } from "@remix-run/node";
 
-export const LoginSchema = z.object({
-  email: z.string().trim().toLowerCase().pipe(z.email("Enter a valid email address.").max(254)),
-  password: z.string().min(1, "Enter your password.").max(200),
-});
+export const LoginSchema = z
+  .object({
+    email: z.string().trim().toLowerCase().pipe(z.email("Enter a valid email address.").max(254)),
+    password: z.string().min(1, "Enter your password.").max(200),
+  })
+  .strict();
 
 export class InvalidCredentialsError extends Error {
   constructor() {

@@ -68,6 +68,20 @@ export const db: Db = globalForDb.__db.db;
 
 export const isPostgres = env.DATABASE_PROVIDER === "postgresql";
 
+/**
+ * Values one Prisma `in` list may hold. Prisma binds at most 999 values in a SQLite
+ * statement and splits a long list itself only when it is the whole filter: beside another
+ * condition it refuses the query (P2029), so such lists are read in slices of this size.
+ */
+export const IN_LIST_SLICE = 500;
+
+/** `list` in consecutive slices of at most `size` items. */
+export function slices<T>(list: readonly T[], size = IN_LIST_SLICE): T[][] {
+  const parts: T[][] = [];
+  for (let i = 0; i < list.length; i += size) parts.push(list.slice(i, i + size));
+  return parts;
+}
+
 /** A unique constraint refused the write: Prisma (P2002), better-sqlite3 and PostgreSQL (23505) each name it their own way. */
 export function isUniqueViolation(error: unknown): boolean {
   const code = typeof error === "object" && error !== null ? (error as { code?: unknown }).code : undefined;

@@ -58,10 +58,19 @@ export function invalidFields(details: ErrorDetail[], message = "The request has
   return new DomainError("validation_failed", message, details);
 }
 
+export const UNKNOWN_FIELD = "Unknown field: check its spelling, or leave it out.";
+
+/**
+ * One detail per bad field. An unknown key of a strict object is named itself
+ * (`filter.formid`), not its object: the caller sees which key to fix.
+ */
 export function zodDetails(error: z.ZodError, prefix?: string): ErrorDetail[] {
-  return error.issues.map((issue) => {
+  return error.issues.flatMap((issue) => {
     const path = [prefix, ...issue.path.map(String)].filter(Boolean).join(".");
-    return { path: path || "(body)", message: issue.message };
+    if (issue.code === "unrecognized_keys") {
+      return issue.keys.map((key) => ({ path: path ? `${path}.${key}` : key, message: UNKNOWN_FIELD }));
+    }
+    return [{ path: path || "(body)", message: issue.message }];
   });
 }
 
@@ -72,13 +81,24 @@ export function textPolicyDetails(issues: TextIssue[], prefix?: string): ErrorDe
   }));
 }
 
+export type Checked<T> = { ok: true; value: T } | { ok: false; details: ErrorDetail[] };
+
+/**
+ * Parses a value with a schema after the text policy (a control character is refused like
+ * any bad value, and never reaches a database): for a page that shows the details itself.
+ */
+export function checkInput<S extends z.ZodType>(schema: S, value: unknown, prefix?: string): Checked<z.output<S>> {
+  const refused = textPolicyIssues(value);
+  if (refused.length > 0) return { ok: false, details: textPolicyDetails(refused, prefix) };
+  const result = schema.safeParse(value);
+  return result.success ? { ok: true, value: result.data } : { ok: false, details: zodDetails(result.error, prefix) };
+}
+
 /** Parses a value with a schema (after the text policy), or throws validation_failed naming every bad field. */
 export function parseOrThrow<S extends z.ZodType>(schema: S, value: unknown, prefix?: string): z.output<S> {
-  const refused = textPolicyIssues(value);
-  if (refused.length > 0) throw invalidFields(textPolicyDetails(refused, prefix));
-  const result = schema.safeParse(value);
-  if (!result.success) throw invalidFields(zodDetails(result.error, prefix));
-  return result.data;
+  const checked = checkInput(schema, value, prefix);
+  if (!checked.ok) throw invalidFields(checked.details);
+  return checked.value;
 }
 
 /** JSON text as a value, or malformed_json. */

@@ -82,3 +82,18 @@ export function withTextPolicy<S extends z.ZodType>(schema: S) {
     })
     .pipe(schema);
 }
+
+/**
+ * PostgreSQL refused a NUL character in a value (22021, "invalid byte sequence"): text no
+ * column can hold, which SQLite takes and finds nothing with. The input policy refuses
+ * control characters where input is parsed; this names what one that slipped past does.
+ */
+export function isNulRefusal(error: unknown): boolean {
+  const codeOf = (value: unknown) =>
+    typeof value === "object" && value !== null ? (value as { code?: unknown; cause?: unknown }) : {};
+  const { code, cause } = codeOf(error);
+  return code === "22021" || codeOf(cause).code === "22021";
+}
+
+/** What a request whose value holds a NUL is told (400), on a page or in the API. */
+export const NUL_REFUSED = "The request holds a NUL character, which no value here can hold.";

@@ -291,13 +291,13 @@ describe("updating a form", () => {
   it("refuses unknown properties, a bad status, bad settings and an empty patch with 422, changing nothing", async () => {
     const form = await createForm();
     const cases: [unknown, string][] = [
-      [{ name: "x", colour: "red" }, "(body)"],
+      [{ name: "x", colour: "red" }, "colour"],
       [{ status: "deleted" }, "status"],
       [{ name: "" }, "name"],
-      [{ fields: [] }, "(body)"],
+      [{ fields: [] }, "fields"],
       [{ settings: { allowedOrigins: ["https://ok.example", "https://x.example/path"] } }, "settings.allowedOrigins.1"],
       [{ settings: { redirectUrl: "javascript:alert(1)" } }, "settings.redirectUrl"],
-      [{ settings: { unknownSetting: 1 } }, "settings"],
+      [{ settings: { unknownSetting: 1 } }, "settings.unknownSetting"],
       [{}, "(body)"],
     ];
     for (const [body, path] of cases) {

@@ -112,6 +112,47 @@ describe("control characters in submitted values", () => {
   });
 });
 
+describe("a NUL where an id or a query value goes", () => {
+  it("answers 404 in a path id, on every kind of route, never reaching the database", async () => {
+    const cookie = await loginAsStaff(server.url);
+    for (const [method, path] of [
+      ["GET", "/api/leads/%00"],
+      ["GET", "/api/forms/%00"],
+      ["GET", "/api/webhooks/%00"],
+      ["GET", "/api/support-requests/%00"],
+      ["PATCH", "/api/leads/%00"],
+      ["PATCH", "/api/staff/%00"],
+      ["DELETE", "/api/tokens/%00"],
+      ["GET", "/forms/%00"],
+      ["GET", "/support/%00"],
+      ["GET", "/api/leads/a%00b/notes"],
+    ]) {
+      const res = await fetch(`${server.url}${path}`, {
+        method,
+        headers: { Cookie: cookie, "Content-Type": "application/json", Accept: "application/json" },
+        body: method === "GET" ? undefined : "{}",
+      });
+      expect(res.status, `${method} ${path}`).toBe(404);
+      const type = res.headers.get("content-type") ?? "";
+      expect(type, path).toMatch(path.startsWith("/api/") ? /application\/json/ : /text\/html/);
+    }
+  });
+
+  it("refuses it in a page's query with 422, and never answers a query read as is with a 5xx", async () => {
+    const cookie = await loginAsStaff(server.url);
+    for (const path of ["/support?q=%00", "/leads/sources?formId=%00"]) {
+      const res = await fetch(`${server.url}${path}`, { headers: { Cookie: cookie } });
+      expect(res.status, path).toBe(422);
+      expect(await res.text(), path).toMatch(/control character/i);
+    }
+    // Read without the input policy: SQLite finds no such user (403); PostgreSQL refuses
+    // the NUL itself, which the API answers 400 (bad_request) wherever it comes from.
+    const tokens = await fetch(`${server.url}/api/tokens?userId=%00`, { headers: { Cookie: cookie } });
+    expect([400, 403]).toContain(tokens.status);
+    expect(server.output()).not.toMatch(/0x00|failed:/);
+  });
+});
+
 describe("dates and cursors outside what the databases store", () => {
   const cursorOf = (text: string) => Buffer.from(text, "utf8").toString("base64url");
 

@@ -118,7 +118,7 @@ describe("PATCH /api/leads/:id", () => {
       [{ tags: Array.from({ length: 11 }, (_, i) => `t${i}`) }, "tags"],
       [{ tags: ["x".repeat(41)] }, "tags.0"],
       [{ tags: [""] }, "tags.0"],
-      [{ colour: "red" }, "(body)"],
+      [{ colour: "red" }, "colour"],
     ] as const) {
       const res = await api("PATCH", `/api/leads/${id}`, body);
       expect(res.status, JSON.stringify(body)).toBe(422);

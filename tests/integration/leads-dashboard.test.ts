@@ -211,6 +211,18 @@ describe("bulk actions without JavaScript", () => {
     expect(await db.lead.count({ where: { ownerId: { not: null } } })).toBe(0);
   });
 
+  it("acts on every lead of an unfiltered view when 'all matching' is chosen there, whatever its page size", async () => {
+    // The page's explicit choice is sent as `all`: the API refuses an empty filter without it.
+    const total = await db.lead.count({ where: { isSpam: false } });
+    const res = await post("/leads?limit=10", bulk("tag", [], { filter: "limit=10", scope: "all", tag: "everyone" }));
+    expect(res.status, res.html.slice(0, 300)).toBe(302);
+    expect(res.location).toBe("/leads?limit=10");
+    expect(await db.leadTag.count({ where: { tag: "everyone" } })).toBe(total);
+    const untag = await post("/leads", bulk("untag", [], { filter: "", scope: "all", tag: "everyone" }));
+    expect(untag.status).toBe(302);
+    expect(await db.leadTag.count({ where: { tag: "everyone" } })).toBe(0);
+  });
+
   it("adds and removes a tag on the ticked leads", async () => {
     const [ada, zoe] = await idsOf("Ada", "Zoe");
     const tagged = await post("/leads", bulk("tag", [ada, zoe], { tag: " Hot  Lead " }));

@@ -114,13 +114,12 @@ describe("invitations", () => {
     expect(again.status).toBe(409);
     const bad = await owner("POST", "/api/staff", { email: "nope", role: "king", extra: 1 });
     expect(bad.status).toBe(422);
-    // The unknown field is named as the body's.
+    // The unknown field is named itself.
     expect(bad.body.error.details.map((detail: { path: string }) => detail.path).sort()).toEqual([
-      "(body)",
       "email",
+      "extra",
       "role",
     ]);
-    expect(bad.text).toContain("extra");
     await createOrResetUser({ email: "agent@accounts.example", password: PASSWORD, role: "agent" });
     await createOrResetUser({ email: "admin@accounts.example", password: PASSWORD, role: "admin" });
     const agent = apiClient(server.url, (await logIn("agent@accounts.example", PASSWORD)).cookie);
