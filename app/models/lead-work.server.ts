@@ -7,6 +7,7 @@
 // leads with. A spam lead shows as `spam`; marking it anything else clears the flag.
 import { z } from "zod";
 import { leadStore } from "~/storage/index.server";
+import type { LeadChange } from "~/storage/lead-store";
 import { db, Prisma } from "~/utils/db.server";
 import { DomainError, invalidFields, parseOrThrow } from "~/utils/domain-error";
 import {
@@ -18,6 +19,14 @@ import {
   type LeadFilters,
   type LeadStatusValue,
 } from "./lead-filters.server";
+import {
+  announceLeadUpdate,
+  announceTagging,
+  bulkChangeAnnouncer,
+  sendLeadUpdatesNow,
+  type LeadChanges,
+  type Person,
+} from "./lead-updates.server";
 import { deleteLeads } from "./lead.server";
 import { workingStaffOrFail } from "./staff.server";
 
@@ -28,7 +37,8 @@ export const MAX_BULK_IDS = 10_000;
 /** Leads changed per transaction by a bulk action (keyset batches). */
 export const BULK_BATCH = 1000;
 
-type Actor = { id: string };
+/** Who changes a lead (for an API token, its owner): the timeline and lead.updated name them. */
+type Actor = Person;
 type Stage = Exclude<LeadStatusValue, "spam">;
 
 export const statusOf = (lead: { status: string; isSpam: boolean }): LeadStatusValue =>
@@ -70,7 +80,7 @@ const joinTags = (tags: readonly string[]) => (tags.length > 0 ? tags.join(", ")
 
 /**
  * Changes a lead's status, owner and tags; each change goes on the lead's timeline with
- * who made it. Changing nothing writes nothing.
+ * who made it, and the lead.updated event says what changed. Changing nothing writes nothing.
  */
 export async function updateLead(id: string, input: unknown, actor: Actor | null): Promise<void> {
   const patch = parseOrThrow(LeadPatchSchema, input);
@@ -78,12 +88,13 @@ export async function updateLead(id: string, input: unknown, actor: Actor | null
   const current = await db.lead.findUnique({ where: { id }, select: { ownerId: true } });
   if (!current) notFound(id);
   if (patch.ownerId && patch.ownerId !== current.ownerId) await workingStaffOrFail(patch.ownerId, "ownerId");
-  await db.$transaction(async (tx) => {
+  const announced = await db.$transaction(async (tx) => {
     const lead = await tx.lead.findUnique({
       where: { id },
-      select: { status: true, isSpam: true, ownerId: true, tags: { select: { tag: true } } },
+      select: { formId: true, status: true, isSpam: true, ownerId: true, tags: { select: { tag: true } } },
     });
     if (!lead) notFound(id);
+    const changes: Parameters<typeof announceLeadUpdate>[2] = {};
     const activity: Prisma.LeadActivityCreateManyInput[] = [];
     const entry = (kind: "status" | "owner" | "tags", fromValue: string | null, toValue: string | null) =>
       activity.push({ leadId: id, kind, fromValue, toValue, actorId: actor?.id ?? null });
@@ -92,10 +103,12 @@ export async function updateLead(id: string, input: unknown, actor: Actor | null
     if (patch.status !== undefined && patch.status !== before) {
       Object.assign(data, statusColumns(patch.status));
       entry("status", before, patch.status);
+      changes.status = { from: before, to: patch.status };
     }
     if (patch.ownerId !== undefined && patch.ownerId !== lead.ownerId) {
       data.owner = patch.ownerId ? { connect: { id: patch.ownerId } } : { disconnect: true };
       entry("owner", lead.ownerId, patch.ownerId);
+      changes.owner = { from: lead.ownerId, to: patch.ownerId };
     }
     if (patch.tags !== undefined) {
       const had = lead.tags.map((row) => row.tag);
@@ -104,11 +117,16 @@ export async function updateLead(id: string, input: unknown, actor: Actor | null
       if (removed.length > 0) await tx.leadTag.deleteMany({ where: { leadId: id, tag: { in: removed } } });
       if (added.length > 0) await tx.leadTag.createMany({ data: added.map((tag) => ({ leadId: id, tag })) });
       // A tags entry keeps what was taken off (from) and what was put on (to).
-      if (added.length + removed.length > 0) entry("tags", joinTags(removed), joinTags(added));
+      if (added.length + removed.length > 0) {
+        entry("tags", joinTags(removed), joinTags(added));
+        changes.tags = { added, removed };
+      }
     }
     if (Object.keys(data).length > 0) await tx.lead.update({ where: { id }, data, select: { id: true } });
     if (activity.length > 0) await tx.leadActivity.createMany({ data: activity });
+    return announceLeadUpdate(tx, { id, formId: lead.formId }, changes, actor);
   });
+  if (announced) sendLeadUpdatesNow();
 }
 
 /** A staff note on a lead's timeline. */
@@ -282,6 +300,7 @@ export async function bulkUpdate(request: BulkRequest, actor: Actor | null): Pro
   if (request.action === "assign" && request.value) await workingStaffOrFail(request.value, "value");
   let affected = 0;
   for await (const ids of selectionBatches(request)) affected += await applyToBatch(request, ids, actor);
+  if (affected > 0 && request.action !== "delete") sendLeadUpdatesNow();
   return affected;
 }
 
@@ -311,9 +330,12 @@ async function applyToBatch(request: BulkRequest, ids: string[], actor: Actor | 
     // The store writes these in one statement per database: a bulk action over 100,000
     // leads through Prisma's client took a minute (decision 030).
     case "set_status":
-      return leadStore.changeLeads(ids, { kind: "status", to: request.value }, actorId);
-    case "assign":
-      return leadStore.changeLeads(ids, { kind: "owner", to: request.value }, actorId);
+    case "assign": {
+      const change: LeadChange =
+        request.action === "set_status" ? { kind: "status", to: request.value } : { kind: "owner", to: request.value };
+      // Each batch's lead.updated events are written in its transaction (decision 041).
+      return leadStore.changeLeads(ids, change, actorId, await bulkChangeAnnouncer(change, actor));
+    }
     case "tag":
     case "untag": {
       const tag = request.value;
@@ -333,6 +355,13 @@ async function applyToBatch(request: BulkRequest, ids: string[], actor: Actor | 
         await tx.leadActivity.createMany({
           data: rows.map((row) => ({ leadId: row.leadId, kind: "tags" as const, fromValue, toValue, actorId })),
         });
+        const tags: LeadChanges["tags"] = { added: toValue ? [toValue] : [], removed: fromValue ? [fromValue] : [] };
+        await announceTagging(
+          tx,
+          rows.map((row) => row.leadId),
+          tags,
+          actor,
+        );
         return rows.length;
       });
     }
