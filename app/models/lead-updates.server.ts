@@ -21,10 +21,15 @@ export type LeadChanges = {
 
 type Lead = { id: string; formId: string };
 /** The event of one lead's changes, built without waiting; null when no endpoint hears of it. */
-type Announcer = (lead: Lead, changes: LeadChanges, at: Date) => LeadUpdatedEventRow | null;
+export type Announcer = (lead: Lead, changes: LeadChanges, at: Date) => LeadUpdatedEventRow | null;
 
-/** Null when no endpoint is subscribed to lead.updated: then nothing is built or read. */
-async function announcer(actor: Person | null): Promise<Announcer | null> {
+/**
+ * What builds the lead.updated events of `actor`'s changes; null when no endpoint is
+ * subscribed to lead.updated (then nothing is built or read). Asked before the change's
+ * transaction: the subscriptions may be read from the database, which on SQLite waits for
+ * the transaction's connection.
+ */
+export async function leadUpdateAnnouncer(actor: Person | null): Promise<Announcer | null> {
   const subscribers = await leadUpdatedSubscribers();
   if (!subscribers) return null;
   // An API token acts as its owner: the event names them (decision 041).
@@ -49,7 +54,7 @@ function personOf(people: ReadonlyMap<string, Person>, id: string | null): Perso
   return id === null ? null : (people.get(id) ?? { id, email: "", name: null });
 }
 
-type OneLeadChanges = Omit<LeadChanges, "owner"> & { owner?: { from: string | null; to: string | null } };
+export type OneLeadChanges = Omit<LeadChanges, "owner"> & { owner?: { from: string | null; to: string | null } };
 
 /**
  * Writes the lead.updated of one lead's changes in the change's transaction (`tx`), owners
@@ -57,13 +62,11 @@ type OneLeadChanges = Omit<LeadChanges, "owner"> & { owner?: { from: string | nu
  */
 export async function announceLeadUpdate(
   tx: Prisma.TransactionClient,
+  announce: Announcer | null,
   lead: Lead,
   { owner, ...changes }: OneLeadChanges,
-  actor: Person | null,
 ): Promise<boolean> {
-  if (!owner && Object.keys(changes).length === 0) return false;
-  const announce = await announcer(actor);
-  if (!announce) return false;
+  if (!announce || (!owner && Object.keys(changes).length === 0)) return false;
   let named: LeadChanges = changes;
   if (owner) {
     const ids = [owner.from, owner.to].filter((id): id is string => id !== null);
@@ -87,7 +90,7 @@ export async function bulkChangeAnnouncer(
   change: LeadChange,
   actor: Person | null,
 ): Promise<AnnounceChanges | undefined> {
-  const announce = await announcer(actor);
+  const announce = await leadUpdateAnnouncer(actor);
   if (!announce) return undefined;
   const people: ReadonlyMap<string, Person> =
     change.kind === "owner"
@@ -106,11 +109,10 @@ export async function bulkChangeAnnouncer(
 /** Writes the lead.updated events of a bulk tag or untag over `leadIds` (the leads it changed), in its transaction. */
 export async function announceTagging(
   tx: Prisma.TransactionClient,
+  announce: Announcer | null,
   leadIds: readonly string[],
   tags: { added: string[]; removed: string[] },
-  actor: Person | null,
 ): Promise<boolean> {
-  const announce = await announcer(actor);
   if (!announce || leadIds.length === 0) return false;
   const leads = await tx.lead.findMany({ where: { id: { in: [...leadIds] } }, select: { id: true, formId: true } });
   const at = new Date();

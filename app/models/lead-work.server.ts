@@ -23,8 +23,9 @@ import {
   announceLeadUpdate,
   announceTagging,
   bulkChangeAnnouncer,
+  leadUpdateAnnouncer,
   sendLeadUpdatesNow,
-  type LeadChanges,
+  type OneLeadChanges,
   type Person,
 } from "./lead-updates.server";
 import { deleteLeads } from "./lead.server";
@@ -88,13 +89,14 @@ export async function updateLead(id: string, input: unknown, actor: Actor | null
   const current = await db.lead.findUnique({ where: { id }, select: { ownerId: true } });
   if (!current) notFound(id);
   if (patch.ownerId && patch.ownerId !== current.ownerId) await workingStaffOrFail(patch.ownerId, "ownerId");
+  const announce = await leadUpdateAnnouncer(actor);
   const announced = await db.$transaction(async (tx) => {
     const lead = await tx.lead.findUnique({
       where: { id },
       select: { formId: true, status: true, isSpam: true, ownerId: true, tags: { select: { tag: true } } },
     });
     if (!lead) notFound(id);
-    const changes: Parameters<typeof announceLeadUpdate>[2] = {};
+    const changes: OneLeadChanges = {};
     const activity: Prisma.LeadActivityCreateManyInput[] = [];
     const entry = (kind: "status" | "owner" | "tags", fromValue: string | null, toValue: string | null) =>
       activity.push({ leadId: id, kind, fromValue, toValue, actorId: actor?.id ?? null });
@@ -124,7 +126,7 @@ export async function updateLead(id: string, input: unknown, actor: Actor | null
     }
     if (Object.keys(data).length > 0) await tx.lead.update({ where: { id }, data, select: { id: true } });
     if (activity.length > 0) await tx.leadActivity.createMany({ data: activity });
-    return announceLeadUpdate(tx, { id, formId: lead.formId }, changes, actor);
+    return announceLeadUpdate(tx, announce, { id, formId: lead.formId }, changes);
   });
   if (announced) sendLeadUpdatesNow();
 }
@@ -339,6 +341,7 @@ async function applyToBatch(request: BulkRequest, ids: string[], actor: Actor | 
     case "tag":
     case "untag": {
       const tag = request.value;
+      const announce = await leadUpdateAnnouncer(actor);
       return db.$transaction(async (tx) => {
         // RETURNING names the leads that changed: those that lacked (or had) the tag.
         const rows =
@@ -355,12 +358,12 @@ async function applyToBatch(request: BulkRequest, ids: string[], actor: Actor | 
         await tx.leadActivity.createMany({
           data: rows.map((row) => ({ leadId: row.leadId, kind: "tags" as const, fromValue, toValue, actorId })),
         });
-        const tags: LeadChanges["tags"] = { added: toValue ? [toValue] : [], removed: fromValue ? [fromValue] : [] };
+        const tags = { added: toValue ? [toValue] : [], removed: fromValue ? [fromValue] : [] };
         await announceTagging(
           tx,
+          announce,
           rows.map((row) => row.leadId),
           tags,
-          actor,
         );
         return rows.length;
       });
