@@ -191,7 +191,10 @@ export async function resendInvitation(actor: Actor & { email: string }, id: str
 export async function revokeInvitation(actor: Actor, id: string): Promise<StaffMember> {
   return db.$transaction(async (tx) => {
     const target = await pendingInvitee(tx, actor, id, "disable them instead.");
-    await tx.user.delete({ where: { id }, select: { id: true } });
+    // Only while they still have no password: one who joins at this moment is not removed.
+    const removed = await tx.user.deleteMany({ where: { id, passwordHash: null } });
+    if (removed.count === 0)
+      throw new DomainError("conflict", `${target.email} has joined already: disable them instead.`);
     return memberOf(target);
   });
 }
