@@ -25,6 +25,8 @@ export const AUDIT_ACTIONS = [
   "form.archive",
   "form.unarchive",
   "staff.invite",
+  "staff.invite_resend",
+  "staff.invite_revoke",
   "staff.update",
   "token.create",
   "token.revoke",

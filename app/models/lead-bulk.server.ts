@@ -5,6 +5,7 @@
 // that narrows nothing, is refused rather than read as "every lead" (decision 036).
 import { z } from "zod";
 import { leadStore } from "~/storage/index.server";
+import type { LeadChange } from "~/storage/lead-store";
 import { db, Prisma } from "~/utils/db.server";
 import { DomainError, invalidFields, parseOrThrow, UNKNOWN_FIELD } from "~/utils/domain-error";
 import { deleteLeads } from "./lead-delete.server";
@@ -17,6 +18,7 @@ import {
   type Cursor,
   type LeadFilters,
 } from "./lead-filters.server";
+import { announceTagging, bulkChangeAnnouncer, leadUpdateAnnouncer, sendLeadUpdatesNow } from "./lead-updates.server";
 import { MAX_TAGS, StatusSchema, type Actor } from "./lead-work.server";
 import { workingStaffOrFail } from "./staff.server";
 
@@ -117,6 +119,7 @@ export async function bulkUpdate(request: BulkRequest, actor: Actor | null): Pro
   if (request.action === "assign" && request.value) await workingStaffOrFail(request.value, "value");
   let affected = 0;
   for await (const ids of selectionBatches(request)) affected += await applyToBatch(request, ids, actor);
+  if (affected > 0 && request.action !== "delete") sendLeadUpdatesNow();
   return affected;
 }
 
@@ -146,12 +149,16 @@ async function applyToBatch(request: BulkRequest, ids: string[], actor: Actor | 
     // The store writes these in one statement per database: a bulk action over 100,000
     // leads through Prisma's client took a minute (decision 030).
     case "set_status":
-      return leadStore.changeLeads(ids, { kind: "status", to: request.value }, actorId);
-    case "assign":
-      return leadStore.changeLeads(ids, { kind: "owner", to: request.value }, actorId);
+    case "assign": {
+      const change: LeadChange =
+        request.action === "set_status" ? { kind: "status", to: request.value } : { kind: "owner", to: request.value };
+      // Each batch's lead.updated events are written in its transaction (decision 041).
+      return leadStore.changeLeads(ids, change, actorId, await bulkChangeAnnouncer(change, actor));
+    }
     case "tag":
     case "untag": {
       const tag = request.value;
+      const announce = await leadUpdateAnnouncer(actor);
       return db.$transaction(async (tx) => {
         // RETURNING names the leads that changed: those that lacked (or had) the tag.
         const rows =
@@ -168,6 +175,13 @@ async function applyToBatch(request: BulkRequest, ids: string[], actor: Actor | 
         await tx.leadActivity.createMany({
           data: rows.map((row) => ({ leadId: row.leadId, kind: "tags" as const, fromValue, toValue, actorId })),
         });
+        const tags = { added: toValue ? [toValue] : [], removed: fromValue ? [fromValue] : [] };
+        await announceTagging(
+          tx,
+          announce,
+          rows.map((row) => row.leadId),
+          tags,
+        );
         return rows.length;
       });
     }

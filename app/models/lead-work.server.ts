@@ -9,11 +9,19 @@ import { z } from "zod";
 import { db, type Prisma } from "~/utils/db.server";
 import { DomainError, parseOrThrow } from "~/utils/domain-error";
 import { LEAD_STATUSES, TagSchema, type LeadStatusValue } from "./lead-filters.server";
+import {
+  announceLeadUpdate,
+  leadUpdateAnnouncer,
+  sendLeadUpdatesNow,
+  type OneLeadChanges,
+  type Person,
+} from "./lead-updates.server";
 import { workingStaffOrFail } from "./staff.server";
 
 export const MAX_TAGS = 10;
 export const MAX_NOTE_LENGTH = 5000;
-export type Actor = { id: string };
+/** Who changes a lead (for an API token, its owner): the timeline and lead.updated name them. */
+export type Actor = Person;
 type Stage = Exclude<LeadStatusValue, "spam">;
 
 export const statusOf = (lead: { status: string; isSpam: boolean }): LeadStatusValue =>
@@ -57,7 +65,7 @@ const joinTags = (tags: readonly string[]) => (tags.length > 0 ? tags.join(", ")
 
 /**
  * Changes a lead's status, owner and tags; each change goes on the lead's timeline with
- * who made it. Changing nothing writes nothing.
+ * who made it, and the lead.updated event says what changed. Changing nothing writes nothing.
  */
 export async function updateLead(id: string, input: unknown, actor: Actor | null): Promise<void> {
   const patch = parseOrThrow(LeadPatchSchema, input);
@@ -65,12 +73,14 @@ export async function updateLead(id: string, input: unknown, actor: Actor | null
   const current = await db.lead.findUnique({ where: { id }, select: { ownerId: true } });
   if (!current) notFound(id);
   if (patch.ownerId && patch.ownerId !== current.ownerId) await workingStaffOrFail(patch.ownerId, "ownerId");
-  await db.$transaction(async (tx) => {
+  const announce = await leadUpdateAnnouncer(actor);
+  const announced = await db.$transaction(async (tx) => {
     const lead = await tx.lead.findUnique({
       where: { id },
-      select: { status: true, isSpam: true, ownerId: true, tags: { select: { tag: true } } },
+      select: { formId: true, status: true, isSpam: true, ownerId: true, tags: { select: { tag: true } } },
     });
     if (!lead) notFound(id);
+    const changes: OneLeadChanges = {};
     const activity: Prisma.LeadActivityCreateManyInput[] = [];
     const entry = (kind: "status" | "owner" | "tags", fromValue: string | null, toValue: string | null) =>
       activity.push({ leadId: id, kind, fromValue, toValue, actorId: actor?.id ?? null });
@@ -79,10 +89,12 @@ export async function updateLead(id: string, input: unknown, actor: Actor | null
     if (patch.status !== undefined && patch.status !== before) {
       Object.assign(data, statusColumns(patch.status));
       entry("status", before, patch.status);
+      changes.status = { from: before, to: patch.status };
     }
     if (patch.ownerId !== undefined && patch.ownerId !== lead.ownerId) {
       data.owner = patch.ownerId ? { connect: { id: patch.ownerId } } : { disconnect: true };
       entry("owner", lead.ownerId, patch.ownerId);
+      changes.owner = { from: lead.ownerId, to: patch.ownerId };
     }
     if (patch.tags !== undefined) {
       const had = lead.tags.map((row) => row.tag);
@@ -91,11 +103,16 @@ export async function updateLead(id: string, input: unknown, actor: Actor | null
       if (removed.length > 0) await tx.leadTag.deleteMany({ where: { leadId: id, tag: { in: removed } } });
       if (added.length > 0) await tx.leadTag.createMany({ data: added.map((tag) => ({ leadId: id, tag })) });
       // A tags entry keeps what was taken off (from) and what was put on (to).
-      if (added.length + removed.length > 0) entry("tags", joinTags(removed), joinTags(added));
+      if (added.length + removed.length > 0) {
+        entry("tags", joinTags(removed), joinTags(added));
+        changes.tags = { added, removed };
+      }
     }
     if (Object.keys(data).length > 0) await tx.lead.update({ where: { id }, data, select: { id: true } });
     if (activity.length > 0) await tx.leadActivity.createMany({ data: activity });
+    return announceLeadUpdate(tx, announce, { id, formId: lead.formId }, changes);
   });
+  if (announced) sendLeadUpdatesNow();
 }
 
 /** A staff note on a lead's timeline. */

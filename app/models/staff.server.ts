@@ -53,6 +53,13 @@ export async function listStaff(): Promise<StaffMember[]> {
   return users.map(memberOf);
 }
 
+/** One staff user as listed; 404 for an unknown id. */
+export async function getStaffMember(id: string): Promise<StaffMember> {
+  const user = await db.user.findUnique({ where: { id }, select: staffSelect });
+  if (!user) throw new DomainError("not_found", `No staff user with id ${JSON.stringify(id)}.`);
+  return memberOf(user);
+}
+
 export const StaffChangeSchema = z
   .object({
     role: z.enum(STAFF_ROLES, { error: `Use one of: ${STAFF_ROLES.join(", ")}.` }).optional(),
@@ -141,6 +148,55 @@ export async function inviteStaff(actor: Actor & { email: string }, input: unkno
     });
   sendLinksNow();
   return memberOf(created);
+}
+
+/**
+ * The invitation of a user who has not joined yet, in a manager's transaction: 404 for an
+ * unknown id, 403 when the actor may not change them (an admin and an owner's invitation),
+ * 409 when they have joined (set a password) already.
+ */
+async function pendingInvitee(tx: Prisma.TransactionClient, actor: Actor, id: string, joined: string) {
+  const target = await tx.user.findUnique({ where: { id }, select: staffSelect });
+  if (!target) throw new DomainError("not_found", `No staff user with id ${JSON.stringify(id)}.`);
+  if (!canChangeStaff(actor, target)) {
+    throw new DomainError("forbidden", "Only an owner may change an owner or make someone an owner.");
+  }
+  if (target.passwordHash !== null) throw new DomainError("conflict", `${target.email} has joined already: ${joined}`);
+  return target;
+}
+
+/**
+ * Sends an invitation again: a new link, valid 7 days, by email (through the outbox); the
+ * link sent before stops working. 409 for a user who has joined, or is disabled (enable
+ * them first: a disabled account's link would not work).
+ */
+export async function resendInvitation(actor: Actor & { email: string }, id: string): Promise<StaffMember> {
+  const member = await db.$transaction(async (tx) => {
+    const target = await pendingInvitee(tx, actor, id, "there is no invitation to send.");
+    if (target.disabledAt) {
+      throw new DomainError("conflict", `${target.email} is disabled: enable them first, then send the invitation.`);
+    }
+    await sendAccountLink(tx, target, "invite", actor.email);
+    return memberOf(target);
+  });
+  sendLinksNow();
+  return member;
+}
+
+/**
+ * Revokes the invitation of a user who never joined: their account goes, and with it
+ * (cascade) every link sent to them, so no link of theirs works any more. 409 for a user
+ * who has joined: they are disabled instead, which keeps what they did attributed to them.
+ */
+export async function revokeInvitation(actor: Actor, id: string): Promise<StaffMember> {
+  return db.$transaction(async (tx) => {
+    const target = await pendingInvitee(tx, actor, id, "disable them instead.");
+    // Only while they still have no password: one who joins at this moment is not removed.
+    const removed = await tx.user.deleteMany({ where: { id, passwordHash: null } });
+    if (removed.count === 0)
+      throw new DomainError("conflict", `${target.email} has joined already: disable them instead.`);
+    return memberOf(target);
+  });
 }
 
 /** Who an invitation link is for (410 when it is used, expired or its account disabled). */

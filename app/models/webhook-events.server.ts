@@ -3,6 +3,7 @@
 // lead) from a cache of the enabled endpoints, dropped at once when this process changes
 // an endpoint and read again at most every second, so a change made on another instance
 // applies there within a second.
+import type { LeadUpdatedEventRow } from "~/storage/lead-store";
 import type { UnbuiltEvent } from "~/storage/webhook-fan-out-store.server";
 import { db, slices, type Prisma } from "~/utils/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
@@ -10,7 +11,12 @@ import type { WebhookEventType } from "./webhook-schemas";
 
 const TTL_MS = 1000;
 
-type Subscription = { endpointId: string; events: ReadonlySet<string>; formId: string | null };
+type Subscription = {
+  endpointId: string;
+  events: ReadonlySet<string>;
+  formId: string | null;
+  kind: "standard" | "slack";
+};
 let cache: { expiresAt: number; list: Promise<Subscription[]> } | null = null;
 
 export function invalidateSubscriptions(): void {
@@ -21,12 +27,13 @@ function subscriptions(): Promise<Subscription[]> {
   const now = Date.now();
   if (cache && cache.expiresAt > now) return cache.list;
   const list = db.webhookEndpoint
-    .findMany({ where: { disabledAt: null }, select: { id: true, events: true, formId: true } })
+    .findMany({ where: { disabledAt: null }, select: { id: true, events: true, formId: true, kind: true } })
     .then((rows) =>
       rows.map((row) => ({
         endpointId: row.id,
         events: new Set(Array.isArray(row.events) ? (row.events as string[]) : []),
         formId: row.formId,
+        kind: row.kind,
       })),
     );
   cache = { expiresAt: now + TTL_MS, list };
@@ -79,6 +86,45 @@ export async function subscribersOf(type: WebhookEventType, formId: string | nul
     endpointIds.push(subscription.endpointId);
   }
   return endpointIds;
+}
+
+/**
+ * Who hears of a change to a lead of `formId` (lead.updated), picked without waiting, so
+ * inside a change's transaction: Slack endpoints only when its status changed (decision
+ * 041). Null when no endpoint is subscribed to lead.updated at all.
+ */
+export type LeadUpdatedSubscribers = (formId: string, statusChanged: boolean) => string[];
+
+export async function leadUpdatedSubscribers(): Promise<LeadUpdatedSubscribers | null> {
+  const subscribed = (await subscriptions()).filter((subscription) => subscription.events.has("lead.updated"));
+  if (subscribed.length === 0) return null;
+  return (formId, statusChanged) =>
+    subscribed
+      .filter((subscription) => subscription.formId === null || subscription.formId === formId)
+      .filter((subscription) => statusChanged || subscription.kind !== "slack")
+      .map((subscription) => subscription.endpointId);
+}
+
+/**
+ * Writes lead.updated events, their bodies built, in the caller's transaction, in one
+ * statement: the webhook worker fans them out to their deliveries (decision 041).
+ */
+export async function writeLeadUpdatedEvents(
+  events: readonly LeadUpdatedEventRow[],
+  tx: Prisma.TransactionClient,
+): Promise<void> {
+  if (events.length === 0) return;
+  await tx.webhookEvent.createMany({
+    data: events.map((event) => ({
+      id: event.id,
+      type: "lead.updated",
+      leadId: event.leadId,
+      payload: event.payload,
+      createdAt: event.createdAt,
+      fanOutTo: event.fanOutTo,
+      fanOutAt: event.createdAt,
+    })),
+  });
 }
 
 /**

@@ -6,6 +6,7 @@ import { FORBIDDEN_TEXT_MESSAGE, hasForbiddenText } from "~/utils/text-policy";
 export const WEBHOOK_EVENTS = [
   "lead.created",
   "lead.deleted",
+  "lead.updated",
   "support_request.created",
   "support_request.message_received",
   "support_request.status_changed",

@@ -39,6 +39,24 @@ function leadBlocks(lead: LeadDetail, heading: string, appUrl: string) {
   return blocks;
 }
 
+type LeadUpdate = {
+  id: string;
+  changes: { status?: { from: string; to: string } };
+  actor: { email: string; name: string | null } | null;
+};
+
+/**
+ * A lead's new status in one line with a link to it. Slack endpoints hear only of status
+ * changes (an owner or tags changed alone are not written for them: decision 041).
+ */
+function statusMessage(update: LeadUpdate, appUrl: string): string | null {
+  const status = update.changes.status;
+  if (!status) return null;
+  const by = update.actor ? `, by ${slackEscape(update.actor.name ?? update.actor.email)}` : "";
+  const link = `<${appUrl}/leads/${encodeURIComponent(update.id)}|Open the lead>`;
+  return `Lead status: ${slackEscape(status.from)} → ${slackEscape(status.to)}${by}. ${link}`;
+}
+
 /** The Slack body (`{text, blocks}`) of a Standard Webhooks event body. */
 export function slackMessage(eventBody: string, appUrl: string): string {
   const event = JSON.parse(eventBody) as { type: string; data: unknown };
@@ -47,6 +65,10 @@ export function slackMessage(eventBody: string, appUrl: string): string {
     const verb = event.type === "lead.created" ? "New lead" : "Lead deleted";
     const heading = `${verb} in “${slackEscape(lead.formName)}”`;
     return JSON.stringify({ text: heading, blocks: leadBlocks(lead, heading, appUrl) });
+  }
+  if (event.type === "lead.updated") {
+    const message = statusMessage(event.data as LeadUpdate, appUrl);
+    if (message) return JSON.stringify({ text: message });
   }
   if (event.type === "ping")
     return JSON.stringify({ text: "A test event from Lead Capture: this channel is connected." });

@@ -1,13 +1,22 @@
-// /settings/staff: the staff with their roles; managers change roles, disable and enable
-// accounts (plain forms: no JavaScript needed). Every change is checked on the server
-// (app/models/policy.ts, app/models/staff.server.ts), whatever this page shows.
+// /settings/staff: the staff with their roles; managers invite, change roles, send an
+// invitation again or revoke it, disable (asked first) and enable accounts (plain forms: no
+// JavaScript needed). Every change is checked on the server (app/models/policy.ts,
+// app/models/staff.server.ts), whatever this page shows.
 import { data } from "@remix-run/node";
-import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
 import { ActionNotice } from "~/components/ActionNotice";
 import { RouteError } from "~/components/RouteError";
+import { DisableQuestion, StaffActions } from "~/components/staff/StaffActions";
 import { auditor } from "~/models/audit.server";
 import { can, canChangeStaff, STAFF_ROLES } from "~/models/policy";
-import { inviteStaff, listStaff, updateStaff } from "~/models/staff.server";
+import {
+  getStaffMember,
+  inviteStaff,
+  listStaff,
+  resendInvitation,
+  revokeInvitation,
+  updateStaff,
+} from "~/models/staff.server";
 import { statusOf } from "~/utils/api.server";
 import { authorize } from "~/utils/auth.server";
 import { DomainError } from "~/utils/domain-error";
@@ -27,7 +36,8 @@ export const loader = page(async function loader({ request }: LoaderFunctionArgs
   return { staff, manages: can(user, "staff.manage"), me: user.id };
 });
 
-type Answer = { error?: string; done?: string };
+type Answer = { error?: string; done?: string; confirmDisable?: { id: string; email: string } };
+type Audit = ReturnType<typeof auditor>;
 
 export const action = page(async function action({ request, context }: ActionFunctionArgs) {
   const actor = await authorize(request, "staff.manage");
@@ -36,6 +46,15 @@ export const action = page(async function action({ request, context }: ActionFun
   const id = String(form.get("id") ?? "");
   const intent = String(form.get("intent") ?? "");
   if (intent === "invite") return invite(actor, form, audit);
+  if (intent === "resend" || intent === "revoke") return answered(() => invitation(actor, intent, id, audit));
+  // Disabling is asked first: a post that does not say it was confirmed changes nothing
+  // and answers with the question.
+  if (intent === "disable" && form.get("confirmed") !== "yes") {
+    return answered(async () => {
+      const member = await getStaffMember(id);
+      return { confirmDisable: { id: member.id, email: member.email } };
+    });
+  }
   const change =
     intent === "role"
       ? { role: String(form.get("role") ?? "") }
@@ -43,20 +62,38 @@ export const action = page(async function action({ request, context }: ActionFun
         ? { disabled: intent === "disable" }
         : null;
   if (!change) throw new Response("Unknown action.", { status: 400 });
-  try {
+  return answered(async () => {
     const member = await updateStaff(actor, id, change);
     await audit("staff.update", `user:${member.id}`, { email: member.email, change });
     const what =
       intent === "role" ? `is now ${member.role}` : `is ${member.status === "disabled" ? "disabled" : "enabled"}`;
-    return data<Answer>({ done: `${member.email} ${what}.` });
+    return { done: `${member.email} ${what}.` };
+  });
+});
+
+/** The answer of a change, or the refusal's message (with its status) shown on the page. */
+async function answered(change: () => Promise<Answer>) {
+  try {
+    return data<Answer>(await change());
   } catch (thrown) {
     if (!(thrown instanceof DomainError)) throw thrown;
     const message = thrown.details[0] ? `${thrown.details[0].message}` : thrown.message;
     return data<Answer>({ error: message }, { status: statusOf(thrown) });
   }
-});
+}
 
-async function invite(actor: Parameters<typeof inviteStaff>[0], form: FormData, audit: ReturnType<typeof auditor>) {
+async function invitation(actor: Parameters<typeof inviteStaff>[0], intent: string, id: string, audit: Audit) {
+  if (intent === "resend") {
+    const member = await resendInvitation(actor, id);
+    await audit("staff.invite_resend", `user:${member.id}`, { email: member.email });
+    return { done: `A new invitation went to ${member.email}: the link sent before no longer works.` };
+  }
+  const member = await revokeInvitation(actor, id);
+  await audit("staff.invite_revoke", `user:${member.id}`, { email: member.email, role: member.role });
+  return { done: `The invitation of ${member.email} is revoked.` };
+}
+
+async function invite(actor: Parameters<typeof inviteStaff>[0], form: FormData, audit: Audit) {
   const name = String(form.get("name") ?? "").trim();
   try {
     const member = await inviteStaff(actor, {
@@ -84,6 +121,14 @@ export default function StaffPage() {
         they cannot delete or archive forms, export leads, or manage staff and webhooks.
       </p>
       <ActionNotice done={answer?.done} error={answer?.error} />
+      {answer?.confirmDisable ? (
+        <section className="card" aria-label="Confirm">
+          <DisableQuestion member={answer.confirmDisable} />
+          <p>
+            <Link to="/settings/staff">Keep them enabled</Link>
+          </p>
+        </section>
+      ) : null}
       {manages ? (
         <InviteForm ownerChoice={staff.some((member) => member.id === me && member.role === "owner")} />
       ) : null}
@@ -141,34 +186,6 @@ function InviteForm({ ownerChoice }: { ownerChoice: boolean }) {
         </p>
       </Form>
     </section>
-  );
-}
-
-type Member = { id: string; email: string; role: string; status: string; ownerChoice: boolean };
-
-function StaffActions({ member }: { member: Member }) {
-  return (
-    <div className="actions">
-      <Form method="post" aria-label={`Role of ${member.email}`}>
-        <input type="hidden" name="id" value={member.id} />
-        <input type="hidden" name="intent" value="role" />
-        <select name="role" defaultValue={member.role} aria-label={`Role of ${member.email}`}>
-          {STAFF_ROLES.filter((role) => role !== "owner" || member.ownerChoice).map((role) => (
-            <option key={role} value={role}>
-              {role}
-            </option>
-          ))}
-        </select>{" "}
-        <button type="submit">Change role</button>
-      </Form>
-      <Form method="post">
-        <input type="hidden" name="id" value={member.id} />
-        <input type="hidden" name="intent" value={member.status === "disabled" ? "enable" : "disable"} />
-        <button type="submit" className={member.status === "disabled" ? undefined : "danger"}>
-          {member.status === "disabled" ? `Enable ${member.email}` : `Disable ${member.email}`}
-        </button>
-      </Form>
-    </div>
   );
 }
 

@@ -1,14 +1,24 @@
 // PATCH /api/staff/:id with {role?, disabled?}: change a staff user's role, disable or enable them.
+// DELETE /api/staff/:id: revoke the invitation of a user who never joined (409 once they have).
 import { auditor } from "~/models/audit.server";
-import { updateStaff } from "~/models/staff.server";
+import { revokeInvitation, updateStaff } from "~/models/staff.server";
 import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
 import { authorize } from "~/utils/auth.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
-export const loader = apiRoute(() => methodNotAllowed(["PATCH"]));
+export const loader = apiRoute(() => methodNotAllowed(["PATCH", "DELETE"]));
 
 export const action = apiRoute(async ({ request, params, context }: ActionFunctionArgs) => {
-  if (request.method !== "PATCH") methodNotAllowed(["PATCH"]);
+  if (request.method === "DELETE") {
+    const actor = await authorize(request, "staff.manage");
+    const member = await revokeInvitation(actor, params.id!);
+    await auditor(context, actor)("staff.invite_revoke", `user:${member.id}`, {
+      email: member.email,
+      role: member.role,
+    });
+    return new Response(null, { status: 204 });
+  }
+  if (request.method !== "PATCH") methodNotAllowed(["PATCH", "DELETE"]);
   const actor = await authorize(request, "staff.manage");
   const change = await readJsonBody(request);
   const member = await updateStaff(actor, params.id!, change);

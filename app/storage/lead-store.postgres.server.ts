@@ -25,7 +25,9 @@ import {
   type NewLead,
   OUTBOX_EMAIL_INSERT,
   WEBHOOK_EVENT_INSERT,
+  LEAD_UPDATED_INSERT,
   fanOutList,
+  type ChangedLead,
 } from "./lead-store";
 
 const postgres: Dialect = {
@@ -202,7 +204,7 @@ export const postgresLeadStore: LeadStore = {
     });
   },
 
-  async changeLeads(ids, change, actorId) {
+  async changeLeads(ids, change, actorId, announce) {
     if (ids.length === 0) return 0;
     const { pending, set, before } = changeSql(change, {
       to: "$2",
@@ -213,19 +215,48 @@ export const postgresLeadStore: LeadStore = {
     // The new value is text for the timeline and, for a status, the enum for the column.
     const setTyped = change.kind === "status" ? set.replace(`"status" = $2`, `"status" = $2::"LeadStatus"`) : set;
     // One statement: the chosen leads not yet changed are locked, updated, and each gets its
-    // timeline entry (ids made here, one per chosen lead, used for those that change).
-    const rows = await query<{ id: string }>(
-      `WITH chosen AS (
-         SELECT l."id", ${before} AS "before", c.activity FROM "Lead" l
+    // timeline entry (ids made here, one per chosen lead, used for those that change); it
+    // answers the leads it changed.
+    const at = new Date();
+    const statement = {
+      text: `WITH chosen AS (
+         SELECT l."id", l."formId", ${before} AS "before", c.activity FROM "Lead" l
          JOIN unnest($1::text[], $5::text[]) AS c(lead_id, activity) ON c.lead_id = l."id"
          WHERE ${pending} FOR UPDATE OF l),
-       updated AS (UPDATE "Lead" SET ${setTyped} FROM chosen WHERE "Lead"."id" = chosen."id")
-       INSERT INTO "LeadActivity" ("id", "leadId", "kind", "fromValue", "toValue", "actorId", "createdAt")
-       SELECT chosen.activity, chosen."id", $6::"LeadActivityKind", chosen."before", $2::text, $3, $4::timestamp FROM chosen
-       RETURNING "id"`,
-      [ids, change.to, actorId, new Date().toISOString(), ids.map(() => timeOrderedId("c", "hex")), change.kind],
-    );
-    return rows.length;
+       updated AS (UPDATE "Lead" SET ${setTyped} FROM chosen WHERE "Lead"."id" = chosen."id"),
+       activity AS (INSERT INTO "LeadActivity" ("id", "leadId", "kind", "fromValue", "toValue", "actorId", "createdAt")
+         SELECT chosen.activity, chosen."id", $6::"LeadActivityKind", chosen."before", $2::text, $3, $4::timestamp FROM chosen)
+       SELECT "id", "formId", "before" FROM chosen`,
+      values: [ids, change.to, actorId, at.toISOString(), ids.map(() => timeOrderedId("c", "hex")), change.kind],
+    };
+    if (!announce) return (await query<ChangedLead>(statement.text, statement.values)).length;
+    // With its events: the change and their rows in one transaction, on one connection.
+    const client = await postgresPool().connect();
+    try {
+      await client.query("BEGIN");
+      const { rows } = await client.query<ChangedLead>({ ...statement, types: timestampsAsText });
+      const events = announce(rows, at);
+      if (events.length > 0) {
+        await client.query(
+          `${LEAD_UPDATED_INSERT} SELECT e.id, 'lead.updated', e.lead_id, $1::timestamp, e.fan_out_to, $1::timestamp, e.payload
+           FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS e(id, lead_id, fan_out_to, payload)`,
+          [
+            at.toISOString(),
+            events.map((event) => event.id),
+            events.map((event) => event.leadId),
+            events.map((event) => event.fanOutTo),
+            events.map((event) => event.payload),
+          ],
+        );
+      }
+      await client.query("COMMIT");
+      return rows.length;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
   },
 
   async count(filters) {

@@ -22,7 +22,9 @@ import {
   type LeadStore,
   OUTBOX_EMAIL_INSERT,
   WEBHOOK_EVENT_INSERT,
+  LEAD_UPDATED_INSERT,
   fanOutList,
+  type ChangedLead,
 } from "./lead-store";
 
 const sqlite: Dialect = {
@@ -53,6 +55,7 @@ const ROW_COLUMNS = quoted(LEAD_ROW_COLUMNS);
 const INSERT_EVENT = `${WEBHOOK_EVENT_INSERT} VALUES (?, 'lead.created', ?, ?, ?, ?)`;
 
 const INSERT_ACTIVITY = `INSERT INTO "LeadActivity" ("id", "leadId", "kind", "fromValue", "toValue", "actorId", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?)`;
+const INSERT_UPDATED_EVENT = `${LEAD_UPDATED_INSERT} VALUES (?, 'lead.updated', ?, ?, ?, ?, ?)`;
 const INSERT_EMAIL = `${OUTBOX_EMAIL_INSERT} VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0)`;
 
 /** One lead with its event and emails: written in a savepoint of its batch's transaction. */
@@ -160,27 +163,34 @@ export const sqliteLeadStore: LeadStore = {
     });
   },
 
-  async changeLeads(ids, change, actorId) {
+  async changeLeads(ids, change, actorId, announce) {
     if (ids.length === 0) return 0;
     const connection = await idleSqlite();
     const { pending, set, before } = changeSql(change, { to: "@to", yes: "1", no: "0", status: `"status"` });
     const chosen = `"id" IN (SELECT "value" FROM json_each(@ids))`;
-    const values = { ids: JSON.stringify(ids), to: change.to, actor: actorId, now: sqliteTime(new Date()) };
+    const at = new Date();
+    const values = { ids: JSON.stringify(ids), to: change.to, actor: actorId, now: sqliteTime(at) };
     const used = (sql: string) =>
       Object.fromEntries(Object.entries(values).filter(([name]) => sql.includes(`@${name}`)));
-    const select = `SELECT "id", ${before} AS "before" FROM "Lead" WHERE ${chosen} AND ${pending}`;
+    const select = `SELECT "id", "formId", ${before} AS "before" FROM "Lead" WHERE ${chosen} AND ${pending}`;
     const update = `UPDATE "Lead" SET ${set} WHERE ${chosen} AND ${pending}`;
     // IMMEDIATE: it reads before it writes, and a deferred transaction that must upgrade its
     // read lock while another process writes fails at once ("database is locked") instead of
     // waiting out the busy timeout.
     return connection
       .transaction(() => {
-        const rows = prepared(connection, select).all(used(select)) as Array<{ id: string; before: string | null }>;
+        const rows = prepared(connection, select).all(used(select)) as ChangedLead[];
         if (rows.length === 0) return 0;
         prepared(connection, update).run(used(update));
         const insert = prepared(connection, INSERT_ACTIVITY);
         for (const row of rows) {
           insert.run(timeOrderedId("c", "hex"), row.id, change.kind, row.before, change.to, actorId, values.now);
+        }
+        // One prepared INSERT per event in the batch's transaction: in-process, a row costs
+        // microseconds, and the batch commits once.
+        const event = prepared(connection, INSERT_UPDATED_EVENT);
+        for (const row of announce?.(rows, at) ?? []) {
+          event.run(row.id, row.leadId, values.now, row.fanOutTo, values.now, row.payload);
         }
         return rows.length;
       })

@@ -47,6 +47,19 @@ export type LeadPosition = Pick<LeadRow, "id" | "createdAt">;
 /** A bulk change: a status as staff see it (`spam` is the flag), or an owner (null: none). */
 export type LeadChange = { kind: "status"; to: LeadStatusValue } | { kind: "owner"; to: string | null };
 
+/** A lead a bulk change changed: its form, and its value before (for the timeline and the event). */
+export type ChangedLead = { id: string; formId: string; before: string | null };
+
+/**
+ * A lead.updated event with its body built, written in the change's transaction with the
+ * endpoints it is for in `fanOutTo` (comma-separated ids) and its time again in `fanOutAt`:
+ * the webhook worker writes its deliveries (decision 041).
+ */
+export type LeadUpdatedEventRow = { id: string; leadId: string; payload: string; createdAt: Date; fanOutTo: string };
+
+/** The events a batch of changed leads announces, built without waiting (inside its transaction). */
+export type AnnounceChanges = (changed: readonly ChangedLead[], at: Date) => LeadUpdatedEventRow[];
+
 /**
  * The SQL of a change: which leads it changes (`pending`), the SET of the UPDATE, and the
  * value before (for the timeline). `to` is the placeholder of the new value; `yes`/`no`
@@ -142,10 +155,15 @@ export interface LeadStore {
   count(filters: LeadFilters): Promise<number>;
   /**
    * Sets a status or an owner on the leads among `ids` that do not have it yet, each with
-   * its timeline entry, in one transaction; answers how many changed (a bulk action's
-   * batch: decision 030).
+   * its timeline entry and the events `announce` gives for them, in one transaction;
+   * answers how many changed (a bulk action's batch: decision 030).
    */
-  changeLeads(ids: readonly string[], change: LeadChange, actorId: string | null): Promise<number>;
+  changeLeads(
+    ids: readonly string[],
+    change: LeadChange,
+    actorId: string | null,
+    announce?: AnnounceChanges,
+  ): Promise<number>;
   /** The ids of the forms with at least one lead matching the filters. */
   formIdsMatching(filters: LeadFilters): Promise<string[]>;
   /** Form names by id (for the forms of a page of leads). */
@@ -161,6 +179,8 @@ export interface LeadStore {
  * ./webhook-fan-out-store.server.ts). The values: id, leadId, time, fanOutTo, time.
  */
 export const WEBHOOK_EVENT_INSERT = `INSERT INTO "WebhookEvent" ("id", "type", "leadId", "createdAt", "fanOutTo", "fanOutAt")`;
+/** The columns a lead.updated is written with, its body built: id, leadId, time, fanOutTo, time, payload. */
+export const LEAD_UPDATED_INSERT = `INSERT INTO "WebhookEvent" ("id", "type", "leadId", "createdAt", "fanOutTo", "fanOutAt", "payload")`;
 /** `fanOutTo`: the endpoints an event is to be fanned out to. */
 export const fanOutList = (event: LeadCreatedEvent) => event.endpointIds.join(",");
 /** The outbox's columns a staff notification is written with (its status `pending`, 0 attempts). */

@@ -99,6 +99,39 @@ describe.each([
   }, 90_000);
 });
 
+describe.each([
+  { javaScriptEnabled: true, tag: "js" },
+  { javaScriptEnabled: false, tag: "nojs" },
+])("the owner's staff page (JavaScript: $javaScriptEnabled)", ({ javaScriptEnabled, tag }) => {
+  it("sends an invitation again, revokes it, and disables someone only once asked", async () => {
+    const owner = apiClient(server.url, await loginAsStaff(server.url));
+    const invited = `pending-${tag}@team.example`;
+    const ada = `ada-${tag}@team.example`;
+    expect((await owner("POST", "/api/staff", { email: invited, role: "agent" })).status).toBe(201);
+    await createOrResetUser({ email: ada, password: "ada's long password", role: "agent" });
+
+    const context = await browser.newContext({ javaScriptEnabled });
+    const page = await context.newPage();
+    await logInAt(page, server.url, "/settings/staff");
+    await page.getByRole("button", { name: `Resend the invitation to ${invited}` }).click();
+    await page.getByText(`A new invitation went to ${invited}`).waitFor();
+
+    await page.locator("tr", { hasText: invited }).getByText("Revoke…").click();
+    await page.getByRole("button", { name: `Revoke the invitation of ${invited}` }).click();
+    await page.getByText(`The invitation of ${invited} is revoked.`).waitFor();
+    expect(await page.locator("tr", { hasText: invited }).count()).toBe(0);
+
+    // The real button is out of sight until the question is opened.
+    const disable = page.getByRole("button", { name: `Disable ${ada}` });
+    expect(await disable.isVisible()).toBe(false);
+    await page.locator("tr", { hasText: ada }).getByText("Disable…").click();
+    await disable.click();
+    await page.getByText(`${ada} is disabled.`).waitFor();
+    expect(await page.getByRole("button", { name: `Enable ${ada}` }).count()).toBe(1);
+    await context.close();
+  });
+});
+
 describe("a forgotten password, without JavaScript", () => {
   it("is reset from the login page through the emailed link", async () => {
     await createOrResetUser({ email: "forgot@team.example", password: "the old password 1", role: "agent" });

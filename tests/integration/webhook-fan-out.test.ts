@@ -160,7 +160,7 @@ describe("fanning out lead events", () => {
     // Before the worker's pass: staff work the lead and change the form's fields.
     const owner = await db.user.create({
       data: { email: "fan-out.owner@example.com", passwordHash: "not-a-hash" },
-      select: { id: true },
+      select: { id: true, email: true, name: true },
     });
     await updateLead(leadId, { status: "contacted", ownerId: owner.id, tags: ["hot"] }, owner);
     await replaceFormSchema(form.id, [field("name", "Full name"), field("city", "City")]);

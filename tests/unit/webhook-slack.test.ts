@@ -49,6 +49,18 @@ describe("slackMessage", () => {
     expect(JSON.parse(slackMessage(body("ping", {}), "https://x")).text).toMatch(/test event/);
   });
 
+  it("gives a lead's new status in one line, the actor's name escaped, with a link to the lead", () => {
+    const update = {
+      id: "lead1",
+      formId: "form1",
+      changes: { status: { from: "qualified", to: "won" } },
+      actor: { id: "u1", email: "grace@example.com", name: "Grace <!here>" },
+    };
+    expect(JSON.parse(slackMessage(body("lead.updated", update), "https://leads.example.com"))).toEqual({
+      text: "Lead status: qualified → won, by Grace &lt;!here&gt;. <https://leads.example.com/leads/lead1|Open the lead>",
+    });
+  });
+
   it("escapes Slack's three control characters", () => {
     expect(slackEscape("<@U123> & <https://evil.example|click>")).toBe(
       "&lt;@U123&gt; &amp; &lt;https://evil.example|click&gt;",

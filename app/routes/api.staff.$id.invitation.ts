@@ -1,0 +1,17 @@
+// POST /api/staff/:id/invitation: send the invitation of a user who has not joined again (a
+// new link; the one sent before stops working); 409 once they have joined. See docs/api/staff.md.
+import { auditor } from "~/models/audit.server";
+import { resendInvitation } from "~/models/staff.server";
+import { apiRoute, json, methodNotAllowed } from "~/utils/api.server";
+import { authorize } from "~/utils/auth.server";
+import type { ActionFunctionArgs } from "@remix-run/node";
+
+export const loader = apiRoute(() => methodNotAllowed(["POST"]));
+
+export const action = apiRoute(async ({ request, params, context }: ActionFunctionArgs) => {
+  if (request.method !== "POST") methodNotAllowed(["POST"]);
+  const actor = await authorize(request, "staff.manage");
+  const member = await resendInvitation(actor, params.id!);
+  await auditor(context, actor)("staff.invite_resend", `user:${member.id}`, { email: member.email });
+  return json(member);
+});
