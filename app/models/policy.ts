@@ -228,5 +228,6 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   login: { GET: "public", POST: "public" },
   logout: { POST: "public" },
   "support.$reference.attachments.$id": { GET: "support.read" },
+  "support.$reference.messages.$id.text": { GET: "support.read" },
   "support.new": { GET: "public", POST: "public" },
 };

@@ -4,7 +4,7 @@
 // means "every lead"; that takes an explicit `"all": true` (decision 036).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/utils/db.server";
-import { apiClient, loginAsStaff, type ApiClient } from "../support/http";
+import { apiClient, loginAsStaff, STAFF, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { createForm, createLeads, field } from "./leads.helpers";
 import { bearer } from "./support-mail.helpers";
@@ -110,8 +110,13 @@ describe("an unknown key in a JSON body", () => {
   });
 
   it("takes `password` beside a new token's fields (sudo mode's re-authentication reads it)", async () => {
-    const res = await api("POST", "/api/tokens", { name: "With password", scopes: ["leads:read"], password: "x" });
+    const withPassword = { name: "With password", scopes: ["leads:read"], password: STAFF.password };
+    const res = await api("POST", "/api/tokens", withPassword);
     expect(res.status, res.text).toBe(201);
+    // Read, not only let through: a wrong one is refused by name.
+    const wrong = await api("POST", "/api/tokens", { ...withPassword, password: "not the password" });
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.error.details[0].path).toBe("password");
   });
 
   it("is dropped, not refused, from a site's plain HTML form posts, which carry the site's own inputs", async () => {
