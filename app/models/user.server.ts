@@ -8,6 +8,7 @@ import { sessionUserOf, sessionUserSelect } from "~/storage/session-store.server
 import { db, type Prisma, type StaffRole } from "~/utils/db.server";
 import { parseOrThrow } from "~/utils/domain-error";
 import { EmailSchema, PasswordSchema } from "./account-schemas";
+import { revokeUserApiTokens } from "./api-tokens.server";
 import { revokeUserSessions } from "./session.server";
 import { canonicalTimeZone, TimeZoneSchema } from "./time-zone.server";
 
@@ -84,7 +85,7 @@ export async function verifyLogin(email: string, password: string): Promise<Sess
 }
 
 /**
- * Creates the staff user, or sets a new password (ending every session) when the email has
+ * Creates the staff user, or sets a new password (ending every session and API token) when the email has
  * one. A new user gets `role`, except the first one, who is always the owner; the default
  * role is owner too (the command line is the owner's tool).
  */
@@ -105,7 +106,7 @@ export async function createOrResetUser(input: {
     update: { passwordHash, ...(input.name ? { name: input.name } : {}) },
     select: sessionUserSelect,
   });
-  if (existing) await revokeUserSessions(user.id);
+  if (existing) await Promise.all([revokeUserSessions(user.id), revokeUserApiTokens(user.id)]);
   return { user: sessionUserOf(user), created: !existing };
 }
 

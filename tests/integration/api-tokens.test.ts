@@ -125,6 +125,15 @@ describe("API tokens", () => {
     expect((await db.apiToken.findUnique({ where: { id: second.id } }))!.revokedAt).toEqual(first);
   });
 
+  it("end when the password is reset from the command line (npm run user:create), as on /account", async () => {
+    const resetting = await staff("reset@tokens.example", "agent");
+    const token = (await resetting.call("POST", "/api/tokens", { name: "cli", scopes: ["leads:read"] })).body;
+    expect((await withToken(token.token)("GET", "/api/leads")).status).toBe(200);
+    await createOrResetUser({ email: "reset@tokens.example", password: "a new password from the shell" });
+    expect((await withToken(token.token)("GET", "/api/leads")).status).toBe(401);
+    expect((await resetting.call("GET", "/api/auth/me")).status).toBe(401);
+  });
+
   it("do not open dashboard pages, and work on the support routes beside the legacy key", async () => {
     const made = (await owner.call("POST", "/api/tokens", { name: "s", scopes: ["support:read"] })).body;
     const page = await fetch(`${server.url}/leads`, {
