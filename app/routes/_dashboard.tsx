@@ -21,19 +21,27 @@ export async function loader({ request }: LoaderFunctionArgs) {
 
 function NavLinks() {
   const { user, managesWebhooks, readsAudit, managesBrand } = useLoaderData<typeof loader>();
+  const { pathname } = useLocation();
+  const inSettings = pathname.startsWith("/settings") || pathname.startsWith("/account");
   return (
     <>
       <NavLink to="/forms">Forms</NavLink>
       <NavLink to="/leads">Leads</NavLink>
       <NavLink to="/support">Support</NavLink>
-      {managesWebhooks && <NavLink to="/settings/webhooks">Webhooks</NavLink>}
-      <NavLink to="/settings/staff">Staff</NavLink>
-      {managesBrand && <NavLink to="/settings/branding">Branding</NavLink>}
-      {readsAudit && <NavLink to="/settings/audit">Audit</NavLink>}
-      <div className="who">
-        <NavLink to="/account" className="account">
-          {user.email}
+      {/* One menu for everything that is not daily work; open while one of its pages is. */}
+      <details className="nav-group" open={inSettings}>
+        <summary>Settings</summary>
+        <NavLink to="/account" end>
+          Account
         </NavLink>
+        <NavLink to="/account/tokens">API tokens</NavLink>
+        <NavLink to="/settings/staff">Team</NavLink>
+        {managesBrand && <NavLink to="/settings/branding">Branding</NavLink>}
+        {managesWebhooks && <NavLink to="/settings/webhooks">Webhooks</NavLink>}
+        {readsAudit && <NavLink to="/settings/audit">Audit log</NavLink>}
+      </details>
+      <div className="who">
+        <span className="account">{user.email}</span>
         <Form method="post" action="/logout">
           <button type="submit" className="link">
             Log out

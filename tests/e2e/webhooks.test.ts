@@ -60,7 +60,13 @@ describe.each([
     // A step that cannot happen fails fast, naming the step, instead of the whole test timing out.
     page.setDefaultTimeout(10_000);
     await logIn(page, "/forms");
-    await page.getByRole("navigation", { name: "Main" }).getByRole("link", { name: "Webhooks" }).click();
+    const nav = page.getByRole("navigation", { name: "Main" });
+    // Webhooks sit in the Settings menu with Account, API tokens, Team, Branding and the audit log.
+    await nav.getByText("Settings", { exact: true }).click();
+    for (const name of ["Account", "API tokens", "Team", "Branding", "Audit log"]) {
+      expect(await nav.getByRole("link", { name, exact: true }).count(), name).toBe(1);
+    }
+    await nav.getByRole("link", { name: "Webhooks" }).click();
     await page.getByRole("heading", { name: "Webhooks", exact: true }).waitFor();
     expect(new URL(page.url()).pathname).toBe("/settings/webhooks");
 
