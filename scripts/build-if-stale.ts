@@ -53,6 +53,21 @@ export function buildIfStale(dir = root): void {
   }
   const startedAt = Date.now();
   fs.rmSync(path.join(dir, STAMP), { force: true });
-  execFileSync(process.platform === "win32" ? "npm.cmd" : "npm", ["run", "build"], { cwd: dir, stdio: "inherit" });
+  console.log("Building the app (about 30 s on a first start)…");
+  // Quiet unless it fails: Vite's progress lines and warnings about empty chunks look like
+  // errors to someone starting the service, and push the sign-in details out of sight.
+  try {
+    execFileSync(process.platform === "win32" ? "npm.cmd" : "npm", ["run", "build"], {
+      cwd: dir,
+      stdio: ["ignore", "pipe", "pipe"],
+      maxBuffer: 64 * 1024 * 1024,
+    });
+  } catch (error) {
+    const failed = error as { stdout?: Buffer; stderr?: Buffer };
+    process.stdout.write(failed.stdout ?? "");
+    process.stderr.write(failed.stderr ?? "");
+    throw new Error("The build failed (its output is above).");
+  }
   fs.writeFileSync(path.join(dir, STAMP), `${startedAt}\n`);
+  console.log(`Built in ${Math.round((Date.now() - startedAt) / 1000)} s.`);
 }

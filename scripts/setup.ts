@@ -82,19 +82,29 @@ if (await migrationsApplied(databaseUrl)) {
   console.log("Database migrated.");
 }
 
+// `npm start` (setup.ts --build): the build, unless it is newer than its sources.
+if (process.argv.includes("--build")) {
+  try {
+    buildIfStale();
+  } catch (error) {
+    console.error((error as Error).message);
+    process.exit(1);
+  }
+}
+
+// Last, so that on a first start the sign-in details are the last lines before the
+// server's own "listening" line, not lost above the build's output.
 const [{ users }] = await readOne<{ users: number | string }>(databaseUrl, `SELECT COUNT(*) AS users FROM "User"`);
 if (Number(users) === 0) {
   const { createOrResetUser } = await import("../app/models/user.server").catch(exitOnConfigError);
   const email = process.env.ADMIN_EMAIL || "admin@example.com";
   const password = process.env.ADMIN_PASSWORD || randomBytes(12).toString("base64url");
   await createOrResetUser({ email, password });
-  console.log("\nFirst staff user created. Log in with:");
+  const url = process.env.APP_URL || `http://localhost:${process.env.PORT || 3000}`;
+  console.log(`\nFirst staff user created. Open ${url} and log in with:`);
   console.log(`  email:    ${email}`);
   if (process.env.ADMIN_PASSWORD) console.log("  password: (ADMIN_PASSWORD)\n");
   else console.log(`  password: ${password}\n  (shown once: write it down, or reset it with npm run user:create)\n`);
   const { db } = await import("../app/utils/db.server");
   await db.$disconnect();
 }
-
-// `npm start` (setup.ts --build): the build, unless it is newer than its sources.
-if (process.argv.includes("--build")) buildIfStale();

@@ -1,4 +1,5 @@
 // `npm start` builds only when the build is missing, incomplete or older than a source.
+import { spawnSync } from "node:child_process";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
@@ -52,5 +53,43 @@ describe("buildIsCurrent", () => {
     expect(buildIsCurrent(dir)).toBe(true);
     fs.rmSync(path.join(dir, BUILD_OUTPUTS[1]));
     expect(buildIsCurrent(dir)).toBe(false);
+  });
+});
+
+describe("buildIfStale", () => {
+  const root = path.resolve(import.meta.dirname, "..", "..");
+  /** Runs buildIfStale on `dir` in a process of its own, as `npm start` does; its output. */
+  const runBuild = () =>
+    spawnSync(
+      process.execPath,
+      [
+        "--import",
+        "tsx",
+        "--input-type=module",
+        "-e",
+        `import { buildIfStale } from ${JSON.stringify(path.join(root, "scripts", "build-if-stale.ts"))};
+         try { buildIfStale(${JSON.stringify(dir)}); } catch (error) { console.error(error.message); process.exit(1); }`,
+      ],
+      { cwd: root, encoding: "utf8", env: { ...process.env, npm_config_loglevel: "silent" } },
+    );
+  const script = (body: string) =>
+    write("package.json", JSON.stringify({ scripts: { build: `node -e ${JSON.stringify(body)}` } }));
+
+  it("keeps a build's own output to itself when it succeeds, and says how long it took", () => {
+    script("console.log('Generated an empty chunk: \\'x\\''); console.warn('(!) Some chunks are larger')");
+    const run = runBuild();
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout + run.stderr).not.toMatch(/empty chunk|Some chunks/);
+    expect(run.stdout).toMatch(/^Building the app .*\nBuilt in \d+ s\.\n$/);
+    expect(fs.existsSync(path.join(dir, STAMP))).toBe(true);
+  });
+
+  it("shows the build's output when it fails, and leaves no stamp", () => {
+    script("console.error('src/x.ts: unexpected token'); process.exit(2)");
+    const run = runBuild();
+    expect(run.status).toBe(1);
+    expect(run.stderr).toContain("src/x.ts: unexpected token");
+    expect(run.stderr).toContain("The build failed");
+    expect(fs.existsSync(path.join(dir, STAMP))).toBe(false);
   });
 });
