@@ -1,6 +1,7 @@
-// `npm run screenshots`: the README's pictures of the leads page, on a wide screen and on a
-// phone, taken in Chromium from the built app on a fresh SQLite database seeded as the
-// end-to-end tests seed it (tests/e2e/every-page.helpers.ts).
+// `npm run screenshots`: every page at 390 px (a phone) and 1,280 px, into screenshots/
+// (not committed: look through them after a change), and the README's pictures into
+// docs/screenshots/, taken in Chromium from the built app on a fresh SQLite database seeded
+// as the end-to-end tests seed it (tests/e2e/every-page.helpers.ts).
 //
 //   CHROMIUM_PATH   the browser (default /usr/bin/chromium)
 import { execFileSync } from "node:child_process";
@@ -12,6 +13,7 @@ import { fileURLToPath } from "node:url";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 const out = path.join(root, "docs", "screenshots");
+const every = path.join(root, "screenshots");
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), "screenshots-"));
 
 // The seeding below runs in this process against the same database as the server.
@@ -41,8 +43,48 @@ const { db } = await import("../app/utils/db.server");
 const server = await startServer(env);
 const browser = await launchBrowser();
 try {
-  await seedEveryPage(server.url);
+  const pages = await seedEveryPage(server.url);
   const form = await db.form.findFirstOrThrow({ select: { id: true } });
+  await addSampleLeads(form.id);
+  fs.mkdirSync(out, { recursive: true });
+  fs.rmSync(every, { recursive: true, force: true });
+  fs.mkdirSync(every, { recursive: true });
+  const ticket = pages.dashboard.find((page) => /^\/support\/./.test(page))!;
+  // The README's pictures: the dashboard's leads, the builder, a hosted form, a support thread.
+  const readme: Array<[string, string, number]> = [
+    ["leads-wide.png", "/leads", 1280],
+    ["leads-phone.png", "/leads", 390],
+    ["builder-wide.png", `/forms/${form.id}/fields`, 1280],
+    ["hosted-form-phone.png", `/f/${form.id}`, 390],
+    ["support-thread-wide.png", ticket, 1280],
+  ];
+  for (const width of [390, 1280]) {
+    const context = await browser.newContext({ viewport: { width, height: width === 390 ? 844 : 800 } });
+    const page = await context.newPage();
+    await logInAt(page, server.url, "/leads");
+    for (const pathname of [...pages.dashboard, ...pages.visitor]) {
+      await page.goto(`${server.url}${pathname}`);
+      await page.waitForLoadState("networkidle");
+      const name = `${pathname.replace(/[^a-z0-9]+/gi, "-").replace(/^-|-$/g, "") || "home"}-${width}.png`;
+      await page.screenshot({ path: path.join(every, name), fullPage: true });
+      for (const [file] of readme.filter(([, shown, at]) => shown === pathname && at === width)) {
+        // A phone's picture stops after the first screens (some pages are five screens long).
+        const clip = width === 390 ? { x: 0, y: 0, width, height: 1900 } : undefined;
+        await page.screenshot({ path: path.join(out, file), fullPage: true, clip });
+        console.log(`wrote docs/screenshots/${file}`);
+      }
+    }
+    await context.close();
+  }
+  console.log(`wrote ${fs.readdirSync(every).length} pictures of every page into screenshots/`);
+} finally {
+  await browser.close();
+  await server.stop();
+  await db.$disconnect();
+  fs.rmSync(tmp, { recursive: true, force: true });
+}
+
+async function addSampleLeads(formId: string) {
   const people = [
     ["Katherine Johnson", "katherine@orbit.example", "google", "brand"],
     ["Dorothy Vaughan", "dorothy@fortran.example", "newsletter", "spring-launch-2026"],
@@ -52,7 +94,7 @@ try {
     ["Barbara Liskov", "barbara@clu.example", "newsletter", "spring-launch-2026"],
   ] as const;
   await createLeads(
-    form.id,
+    formId,
     people.map(([name, email, utmSource, utmCampaign], i) => ({
       data: { name, email, company: "", message: "Interested in a demo" },
       utmSource,
@@ -60,24 +102,4 @@ try {
       createdAt: day(`2026-03-${String(4 + i).padStart(2, "0")}T${10 + i}:20:00`),
     })),
   );
-  fs.mkdirSync(out, { recursive: true });
-  // The phone's picture stops after the first few leads (the whole page is five screens long).
-  for (const [name, viewport, clip] of [
-    ["leads-wide.png", { width: 1280, height: 720 }, undefined],
-    ["leads-phone.png", { width: 390, height: 844 }, { x: 0, y: 0, width: 390, height: 1900 }],
-  ] as const) {
-    const context = await browser.newContext({ viewport, deviceScaleFactor: 1 });
-    const page = await context.newPage();
-    await logInAt(page, server.url, "/leads");
-    await page.getByRole("table", { name: "Leads" }).waitFor();
-    await page.waitForLoadState("networkidle");
-    await page.screenshot({ path: path.join(out, name), fullPage: true, clip });
-    await context.close();
-    console.log(`wrote docs/screenshots/${name}`);
-  }
-} finally {
-  await browser.close();
-  await server.stop();
-  await db.$disconnect();
-  fs.rmSync(tmp, { recursive: true, force: true });
 }
