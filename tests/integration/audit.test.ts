@@ -27,6 +27,7 @@ type Entry = {
   ipHash: string | null;
   at: string;
   details: Record<string, unknown>;
+  summary: string;
 };
 
 async function latest(action: string): Promise<Entry> {
@@ -130,6 +131,26 @@ describe("the audit log", () => {
     expect((await latest("webhook.delete")).target).toBe(`webhook:${hook.body.id}`);
   });
 
+  it("tells each entry as a sentence with names, not ids, in the API and on the page", async () => {
+    const form = await owner("POST", "/api/forms", {
+      name: "Contact us",
+      fields: [{ key: "name", label: "Name", type: "text", required: true }],
+    });
+    await owner("PATCH", `/api/forms/${form.body.id}`, { status: "archived" });
+    const archived = await latest("form.archive");
+    expect(archived.summary).toMatch(/ archived the form Contact us\.$/);
+    const hook = await owner("POST", "/api/webhooks", { url: "http://127.0.0.1:9/told", events: ["lead.created"] });
+    await owner("DELETE", `/api/webhooks/${hook.body.id}`);
+    // Gone from the table, still named by the URL its creation recorded.
+    expect((await latest("webhook.delete")).summary).toMatch(/ deleted the webhook http:\/\/127\.0\.0\.1:9\/told\.$/);
+
+    const html = await (await fetch(`${server.url}/settings/audit`, { headers: { Cookie: ownerCookie } })).text();
+    expect(html).toContain("archived the form Contact us.");
+    expect(html).toContain("deleted the webhook http://127.0.0.1:9/told.");
+    expect(html).not.toContain(`>${archived.target}<`);
+    expect(html).toContain("<summary>Details</summary>");
+  });
+
   it("pages newest first with a cursor, filters by person, and refuses bad filters (422)", async () => {
     const first = await owner("GET", "/api/audit?limit=2");
     expect(first.body.entries).toHaveLength(2);
@@ -176,6 +197,7 @@ describe("the audit log", () => {
     ).text();
     expect(html).toContain("token.create");
     expect(html).toContain("owner@audit.example");
+    expect(html).toMatch(/created the API token “all” \(leads:read, webhooks:manage\)\./);
     expect(html).not.toContain("session.login_failed</td>");
   });
 });
