@@ -12,6 +12,7 @@ import { setTimeZone } from "~/models/user.server";
 import { requireUserSession } from "~/utils/auth.server";
 import { DomainError, RateLimited } from "~/utils/domain-error";
 import { page, retryAfterOf } from "~/utils/page.server";
+import { deviceName } from "~/utils/device-name.server";
 import { clientIp } from "~/utils/request.server";
 import { commitUserSession } from "~/utils/session.server";
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
@@ -30,6 +31,7 @@ export const loader = page(async function loader({ request }: LoaderFunctionArgs
       key: index,
       createdAt: createdAt.toISOString(),
       lastSeenAt: lastSeenAt.toISOString(),
+      device: deviceName(userAgent),
       userAgent,
       current,
     })),
@@ -242,7 +244,7 @@ export default function AccountPage() {
           {sessions.map((session) => (
             <tr key={session.key}>
               <td data-label="Browser">
-                {session.userAgent || "Unknown browser"}
+                <span title={session.userAgent || undefined}>{session.device}</span>
                 {session.current ? <strong> (this device)</strong> : null}
               </td>
               <td data-label="Logged in">
