@@ -92,7 +92,8 @@ function staffChange(parts: Parts): string {
   const change = (parts.details.change ?? {}) as { role?: unknown; disabled?: unknown };
   const whom = member(parts);
   const said: string[] = [];
-  if (text(change.role)) said.push(`changed ${whom}’s role to ${String(change.role)}`);
+  const from = text(parts.details.previousRole);
+  if (text(change.role)) said.push(`changed ${whom}’s role ${from ? `from ${from} ` : ""}to ${String(change.role)}`);
   if (change.disabled === true) said.push(`disabled ${whom}`);
   if (change.disabled === false) said.push(`enabled ${whom}`);
   return said.join(" and ") || `changed ${whom}`;

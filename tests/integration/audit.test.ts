@@ -103,7 +103,9 @@ describe("the audit log", () => {
       details: { email: "new@audit.example", role: "agent" },
     });
     await owner("PATCH", `/api/staff/${invited.body.id}`, { role: "admin" });
-    expect((await latest("staff.update")).details).toEqual({ email: "new@audit.example", change: { role: "admin" } });
+    const update = await latest("staff.update");
+    expect(update.details).toEqual({ email: "new@audit.example", change: { role: "admin" }, previousRole: "agent" });
+    expect(update.summary).toMatch(/ changed new@audit\.example’s role from agent to admin\.$/);
 
     const token = await owner("POST", "/api/tokens", { name: "robot", scopes: ["leads:read"] });
     expect(await latest("token.create")).toMatchObject({

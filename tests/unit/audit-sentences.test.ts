@@ -46,8 +46,13 @@ describe("audit sentences", () => {
 
   it("names staff changes by the person's name", () => {
     const grace = { id: "u_grace", email: "grace@example.com" };
-    expect(sentence("staff.update", "user:u_sam", { email: "sam@example.com", change: { role: "admin" } }, grace)).toBe(
-      "Grace changed Sam’s role to admin.",
+    const promotion = { email: "sam@example.com", change: { role: "admin" }, previousRole: "agent" };
+    expect(sentence("staff.update", "user:u_sam", promotion, grace)).toBe(
+      "Grace changed Sam’s role from agent to admin.",
+    );
+    // Entries written before the previous role was kept.
+    expect(sentence("staff.update", "user:u_sam", { change: { role: "admin" } })).toBe(
+      "Ada changed Sam’s role to admin.",
     );
     expect(sentence("staff.update", "user:u_gone", { email: "x@example.com", change: { disabled: true } })).toBe(
       "Ada disabled x@example.com.",
