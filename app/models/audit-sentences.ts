@@ -130,7 +130,11 @@ function branding({ details }: Parts): string {
 /** What follows the actor's name, for each action: a missing action fails to compile. */
 const PREDICATES: Record<AuditAction, (parts: Parts) => string> = {
   "session.login": () => "signed in",
-  "session.login_failed": ({ details }) => `failed to sign in as ${text(details.email) ?? "an unknown address"}`,
+  // The address typed is kept only when it is one (auth.server.ts keeps no stray password).
+  "session.login_failed": ({ details }) =>
+    text(details.email)?.includes("@")
+      ? `failed to sign in as ${String(details.email)}`
+      : "failed to sign in with something that is not an email address",
   "password.reset": () => "set a new password from a reset link",
   "password.change": ({ details }) =>
     `changed their password, ending ${plural(count(details.sessionsEnded), "other session")} and revoking ${plural(count(details.tokensRevoked), "API token")}`,

@@ -68,6 +68,11 @@ describe("audit sentences", () => {
       names,
     );
     expect(failed).toBe("Someone failed to sign in as x@y.example.");
+    const typo = describeAuditEntry(
+      { action: "session.login_failed", actor: null, target: null, details: { email: "(not an email address)" } },
+      names,
+    );
+    expect(typo).toBe("Someone failed to sign in with something that is not an email address.");
   });
 
   it("names webhooks by URL, forms and leads by name, and says when they are gone", () => {
