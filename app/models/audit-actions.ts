@@ -26,3 +26,30 @@ export const AUDIT_ACTIONS = [
   "branding.update",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+/** Each action as the audit page's filter names it. */
+export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
+  "session.login": "Sign-in",
+  "session.login_failed": "Failed sign-in",
+  "password.reset": "Password reset",
+  "password.change": "Password change",
+  "staff.join": "Invitation accepted",
+  "lead.export_started": "Export started",
+  "lead.export": "Export finished",
+  "lead.delete": "Lead deleted",
+  "lead.bulk": "Leads changed in bulk",
+  "form.delete": "Form deleted",
+  "form.archive": "Form archived",
+  "form.unarchive": "Form brought back",
+  "staff.invite": "Invitation sent",
+  "staff.invite_resend": "Invitation sent again",
+  "staff.invite_revoke": "Invitation revoked",
+  "staff.update": "Staff role or access changed",
+  "token.create": "API token created",
+  "token.revoke": "API token revoked",
+  "webhook.create": "Webhook created",
+  "webhook.update": "Webhook changed",
+  "webhook.delete": "Webhook deleted",
+  "webhook.rotate_secret": "Webhook secret replaced",
+  "branding.update": "Brand changed",
+};

@@ -4,6 +4,7 @@ import { Form, Link, useLoaderData } from "@remix-run/react";
 import { LocalTime } from "~/components/LocalTime";
 import { RouteError } from "~/components/RouteError";
 import { TableScroll } from "~/components/TableScroll";
+import { AUDIT_ACTION_LABELS } from "~/models/audit-actions";
 import { AUDIT_ACTIONS, listAudit } from "~/models/audit.server";
 import { listStaff } from "~/models/staff.server";
 import { authorize } from "~/utils/auth.server";
@@ -42,7 +43,7 @@ export default function AuditPage() {
             <option value="">Any</option>
             {actions.map((action) => (
               <option key={action} value={action}>
-                {action}
+                {AUDIT_ACTION_LABELS[action]}
               </option>
             ))}
           </select>

@@ -1,6 +1,6 @@
 // Every audit entry reads as a sentence about people and things by name, never their ids.
 import { describe, expect, it } from "vitest";
-import { AUDIT_ACTIONS } from "~/models/audit-actions";
+import { AUDIT_ACTION_LABELS, AUDIT_ACTIONS } from "~/models/audit-actions";
 import { describeAuditEntry, type AuditNames, type DescribedEntry } from "~/models/audit-sentences";
 
 const names: AuditNames = {
@@ -28,6 +28,12 @@ describe("audit sentences", () => {
       expect(text, action).not.toContain(action);
       expect(text, action).not.toMatch(/u_|f_|l_1|w_1|t_1/);
     }
+  });
+
+  it("names every action in words for the page's filter, each name different", () => {
+    const labels = AUDIT_ACTIONS.map((action) => AUDIT_ACTION_LABELS[action]);
+    expect(labels.every((label) => /^[A-Z][\w -]+$/.test(label))).toBe(true);
+    expect(new Set(labels).size).toBe(AUDIT_ACTIONS.length);
   });
 
   it("says who exported how many leads of which form, with the count in words", () => {
