@@ -8,35 +8,13 @@ import { parseOrThrow } from "~/utils/domain-error";
 import { DaySchema, decodeCursorOrFail, encodeCursor } from "~/utils/keyset.server";
 import { timeOrderedId } from "~/utils/random-text.server";
 import { clientIp } from "~/utils/request.server";
+import { AUDIT_ACTIONS, type AuditAction } from "./audit-actions";
+import { auditNames } from "./audit-names.server";
+import { describeAuditEntry } from "./audit-sentences";
 import { hashIp } from "./lead-signatures.server";
 import type { AppLoadContext } from "@remix-run/node";
 
-export const AUDIT_ACTIONS = [
-  "session.login",
-  "session.login_failed",
-  "password.reset",
-  "password.change",
-  "staff.join",
-  "lead.export_started",
-  "lead.export",
-  "lead.delete",
-  "lead.bulk",
-  "form.delete",
-  "form.archive",
-  "form.unarchive",
-  "staff.invite",
-  "staff.invite_resend",
-  "staff.invite_revoke",
-  "staff.update",
-  "token.create",
-  "token.revoke",
-  "webhook.create",
-  "webhook.update",
-  "webhook.delete",
-  "webhook.rotate_secret",
-  "branding.update",
-] as const;
-export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+export { AUDIT_ACTIONS, type AuditAction } from "./audit-actions";
 
 export type AuditInput = {
   action: AuditAction;
@@ -96,6 +74,8 @@ export type AuditJson = {
   ipHash: string | null;
   at: string;
   details: Record<string, unknown>;
+  /** The entry as a sentence, with names for its ids ("Ada deleted the form Contact us."). */
+  summary: string;
 };
 
 /** Entries newest first, keyset-paged on (createdAt, id), filtered by action, actor and days (UTC). */
@@ -117,16 +97,18 @@ export async function listAudit(input: unknown): Promise<{ entries: AuditJson[];
   });
   const page = rows.slice(0, query.limit);
   const last = page[page.length - 1];
+  const entries = page.map((row) => ({
+    id: row.id,
+    action: row.action,
+    actor: row.actorId || row.actorEmail ? { id: row.actorId ?? "", email: row.actorEmail } : null,
+    target: row.target,
+    ipHash: row.ipHash,
+    at: row.createdAt.toISOString(),
+    details: JSON.parse(row.details) as Record<string, unknown>,
+  }));
+  const names = await auditNames(entries);
   return {
-    entries: page.map((row) => ({
-      id: row.id,
-      action: row.action,
-      actor: row.actorId || row.actorEmail ? { id: row.actorId ?? "", email: row.actorEmail } : null,
-      target: row.target,
-      ipHash: row.ipHash,
-      at: row.createdAt.toISOString(),
-      details: JSON.parse(row.details) as Record<string, unknown>,
-    })),
+    entries: entries.map((entry) => ({ ...entry, summary: describeAuditEntry(entry, names) })),
     nextCursor: rows.length > query.limit ? encodeCursor({ at: last.createdAt, id: last.id }) : null,
   };
 }

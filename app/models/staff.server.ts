@@ -72,9 +72,14 @@ export type StaffChange = z.output<typeof StaffChangeSchema>;
 /**
  * Changes a staff user's role or disables (ending every session at once) or enables them.
  * 403 when the actor may not (only an owner changes an owner or makes one), 404 for an
- * unknown id, 409 when it would leave no enabled owner.
+ * unknown id, 409 when it would leave no enabled owner. `previousRole` is for the audit log
+ * ("changed Sam's role from agent to admin"), read in the same transaction as the change.
  */
-export async function updateStaff(actor: Actor, id: string, input: unknown): Promise<StaffMember> {
+export async function updateStaff(
+  actor: Actor,
+  id: string,
+  input: unknown,
+): Promise<{ member: StaffMember; previousRole: StaffRole }> {
   const change = parseOrThrow(StaffChangeSchema, input);
   const updated = await db.$transaction(async (tx) => {
     // Two managers demoting the last two owners at once must not both succeed: on
@@ -100,10 +105,10 @@ export async function updateStaff(actor: Actor, id: string, input: unknown): Pro
     if (owners === 0) {
       throw new DomainError("conflict", "There must always be an enabled owner: make someone else an owner first.");
     }
-    return user;
+    return { user, previousRole: target.role };
   });
-  if (updated.disabledAt) await Promise.all([revokeUserSessions(id), revokeUserApiTokens(id)]);
-  return memberOf(updated);
+  if (updated.user.disabledAt) await Promise.all([revokeUserSessions(id), revokeUserApiTokens(id)]);
+  return { member: memberOf(updated.user), previousRole: updated.previousRole };
 }
 
 const NameSchema = z

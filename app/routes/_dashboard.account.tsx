@@ -10,6 +10,7 @@ import { listUserSessions, revokeUserSessions } from "~/models/session.server";
 import { TIME_ZONES } from "~/models/time-zone.server";
 import { setTimeZone } from "~/models/user.server";
 import { requireUserSession } from "~/utils/auth.server";
+import { deviceName } from "~/utils/device-name.server";
 import { DomainError, RateLimited } from "~/utils/domain-error";
 import { page, retryAfterOf } from "~/utils/page.server";
 import { clientIp } from "~/utils/request.server";
@@ -30,6 +31,7 @@ export const loader = page(async function loader({ request }: LoaderFunctionArgs
       key: index,
       createdAt: createdAt.toISOString(),
       lastSeenAt: lastSeenAt.toISOString(),
+      device: deviceName(userAgent),
       userAgent,
       current,
     })),
@@ -242,7 +244,7 @@ export default function AccountPage() {
           {sessions.map((session) => (
             <tr key={session.key}>
               <td data-label="Browser">
-                {session.userAgent || "Unknown browser"}
+                <span title={session.userAgent || undefined}>{session.device}</span>
                 {session.current ? <strong> (this device)</strong> : null}
               </td>
               <td data-label="Logged in">

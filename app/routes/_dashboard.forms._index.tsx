@@ -111,7 +111,7 @@ function NewFormSection({ creating }: { creating: boolean }) {
               defaultValue={fields.description.initialValue as string | undefined}
             />
           </div>
-          <div style={{ flex: "0 0 auto" }}>
+          <div className="row-button">
             <button type="submit" disabled={creating}>
               {creating ? "Creating…" : "Create form"}
             </button>

@@ -1,10 +1,10 @@
 // /settings/audit: the audit log for owners and admins, filtered by action, person and days
 // (a GET form: no JavaScript needed), newest first, 50 to a page (docs/api/audit.md).
 import { Form, Link, useLoaderData } from "@remix-run/react";
-import { Breakable } from "~/components/Breakable";
 import { LocalTime } from "~/components/LocalTime";
 import { RouteError } from "~/components/RouteError";
 import { TableScroll } from "~/components/TableScroll";
+import { AUDIT_ACTION_LABELS } from "~/models/audit-actions";
 import { AUDIT_ACTIONS, listAudit } from "~/models/audit.server";
 import { listStaff } from "~/models/staff.server";
 import { authorize } from "~/utils/auth.server";
@@ -43,7 +43,7 @@ export default function AuditPage() {
             <option value="">Any</option>
             {actions.map((action) => (
               <option key={action} value={action}>
-                {action}
+                {AUDIT_ACTION_LABELS[action]}
               </option>
             ))}
           </select>
@@ -86,10 +86,7 @@ function AuditTable({ entries }: { entries: Entry[] }) {
         <thead>
           <tr>
             <th scope="col">When</th>
-            <th scope="col">Action</th>
-            <th scope="col">Who</th>
-            <th scope="col">What</th>
-            <th scope="col">Details</th>
+            <th scope="col">What happened</th>
             <th scope="col">From (address hash)</th>
           </tr>
         </thead>
@@ -99,15 +96,18 @@ function AuditTable({ entries }: { entries: Entry[] }) {
               <td data-label="When">
                 <LocalTime iso={entry.at} seconds />
               </td>
-              <td data-label="Action">
-                <Breakable text={entry.action} />
+              <td data-label="What happened">
+                <p className="audit-summary">{entry.summary}</p>
+                <details className="audit-details">
+                  <summary>Details</summary>
+                  <code className="wrap-anywhere">
+                    {JSON.stringify({ action: entry.action, target: entry.target, ...entry.details })}
+                  </code>
+                </details>
               </td>
-              <td data-label="Who">{entry.actor?.email ? <Breakable text={entry.actor.email} /> : "—"}</td>
-              <td data-label="What">{entry.target ? <Breakable text={entry.target} /> : "—"}</td>
-              <td data-label="Details">
-                <code className="wrap-anywhere">{JSON.stringify(entry.details)}</code>
+              <td data-label="From (address hash)">
+                <code>{entry.ipHash?.slice(0, 12) ?? "—"}</code>
               </td>
-              <td data-label="From (address hash)">{entry.ipHash?.slice(0, 12) ?? "—"}</td>
             </tr>
           ))}
         </tbody>

@@ -63,8 +63,8 @@ export const action = page(async function action({ request, context }: ActionFun
         : null;
   if (!change) throw new Response("Unknown action.", { status: 400 });
   return answered(async () => {
-    const member = await updateStaff(actor, id, change);
-    await audit("staff.update", `user:${member.id}`, { email: member.email, change });
+    const { member, previousRole } = await updateStaff(actor, id, change);
+    await audit("staff.update", `user:${member.id}`, { email: member.email, change, previousRole });
     const what =
       intent === "role" ? `is now ${member.role}` : `is ${member.status === "disabled" ? "disabled" : "enabled"}`;
     return { done: `${member.email} ${what}.` };

@@ -41,7 +41,7 @@ export const loader = page(async function loader({ request }: LoaderFunctionArgs
 
 type CreateAnswer = {
   reply: SubmissionResult<string[]>;
-  created?: { id: string; url: string; secret: string };
+  created?: { id: string; url: string; secret: string; formId: string | null };
 };
 
 export const action = page(async function action({ request, context }: ActionFunctionArgs) {
@@ -53,9 +53,9 @@ export const action = page(async function action({ request, context }: ActionFun
   const submission = parseWithZod(form, { schema: NewEndpointFormSchema });
   if (submission.status !== "success") return data<CreateAnswer>({ reply: submission.reply() }, { status: 422 });
   try {
-    const { id, url, secret, events } = await createWebhook(submission.value);
+    const { id, url, secret, events, formId } = await createWebhook(submission.value);
     await auditor(context, user)("webhook.create", `webhook:${id}`, { url, events });
-    return data<CreateAnswer>({ reply: submission.reply({ resetForm: true }), created: { id, url, secret } });
+    return data<CreateAnswer>({ reply: submission.reply({ resetForm: true }), created: { id, url, secret, formId } });
   } catch (thrown) {
     if (!(thrown instanceof DomainError)) throw thrown;
     const reply = submission.reply({ formErrors: [thrown.message], fieldErrors: fieldErrorsFrom(thrown.details) });
@@ -85,7 +85,7 @@ export default function WebhooksPage() {
           </p>
         </SecretNotice>
       ) : null}
-      <NewEndpointSection forms={forms} lastResult={answer?.reply} />
+      <NewEndpointSection forms={forms} lastResult={answer?.reply} lastFormId={answer?.created?.formId} />
       <h2>Endpoints</h2>
       {endpoints.length === 0 ? (
         <p className="muted">No endpoints yet. Add one above.</p>
@@ -96,13 +96,17 @@ export default function WebhooksPage() {
   );
 }
 
-function NewEndpointSection({ forms, lastResult }: { forms: FormChoice[]; lastResult?: SubmissionResult<string[]> }) {
+type NewEndpointProps = { forms: FormChoice[]; lastResult?: SubmissionResult<string[]>; lastFormId?: string | null };
+
+function NewEndpointSection({ forms, lastResult, lastFormId }: NewEndpointProps) {
   const navigation = useNavigation();
   const creating = navigation.state !== "idle" && navigation.formData?.get("intent") === "create";
   const [form, fields] = useForm({
     id: "new-endpoint",
     lastResult,
-    defaultValue: { events: ["lead.created"], kind: "standard" },
+    // After a create the next endpoint most likely serves the same form: the choice stays
+    // (and the select is never left showing no option at all).
+    defaultValue: { events: ["lead.created"], kind: "standard", formId: lastFormId ?? "" },
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: NewEndpointFormSchema }),

@@ -21,7 +21,7 @@ export const action = apiRoute(async ({ request, params, context }: ActionFuncti
   if (request.method !== "PATCH") methodNotAllowed(["PATCH", "DELETE"]);
   const actor = await authorize(request, "staff.manage");
   const change = await readJsonBody(request);
-  const member = await updateStaff(actor, params.id!, change);
-  await auditor(context, actor)("staff.update", `user:${member.id}`, { email: member.email, change });
+  const { member, previousRole } = await updateStaff(actor, params.id!, change);
+  await auditor(context, actor)("staff.update", `user:${member.id}`, { email: member.email, change, previousRole });
   return json(member);
 });

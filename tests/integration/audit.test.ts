@@ -27,6 +27,7 @@ type Entry = {
   ipHash: string | null;
   at: string;
   details: Record<string, unknown>;
+  summary: string;
 };
 
 async function latest(action: string): Promise<Entry> {
@@ -102,7 +103,9 @@ describe("the audit log", () => {
       details: { email: "new@audit.example", role: "agent" },
     });
     await owner("PATCH", `/api/staff/${invited.body.id}`, { role: "admin" });
-    expect((await latest("staff.update")).details).toEqual({ email: "new@audit.example", change: { role: "admin" } });
+    const update = await latest("staff.update");
+    expect(update.details).toEqual({ email: "new@audit.example", change: { role: "admin" }, previousRole: "agent" });
+    expect(update.summary).toMatch(/ changed new@audit\.example’s role from agent to admin\.$/);
 
     const token = await owner("POST", "/api/tokens", { name: "robot", scopes: ["leads:read"] });
     expect(await latest("token.create")).toMatchObject({
@@ -128,6 +131,26 @@ describe("the audit log", () => {
     expect((await latest("webhook.rotate_secret")).target).toBe(`webhook:${hook.body.id}`);
     await owner("DELETE", `/api/webhooks/${hook.body.id}`);
     expect((await latest("webhook.delete")).target).toBe(`webhook:${hook.body.id}`);
+  });
+
+  it("tells each entry as a sentence with names, not ids, in the API and on the page", async () => {
+    const form = await owner("POST", "/api/forms", {
+      name: "Contact us",
+      fields: [{ key: "name", label: "Name", type: "text", required: true }],
+    });
+    await owner("PATCH", `/api/forms/${form.body.id}`, { status: "archived" });
+    const archived = await latest("form.archive");
+    expect(archived.summary).toMatch(/ archived the form Contact us\.$/);
+    const hook = await owner("POST", "/api/webhooks", { url: "http://127.0.0.1:9/told", events: ["lead.created"] });
+    await owner("DELETE", `/api/webhooks/${hook.body.id}`);
+    // Gone from the table, still named by the URL its creation recorded.
+    expect((await latest("webhook.delete")).summary).toMatch(/ deleted the webhook http:\/\/127\.0\.0\.1:9\/told\.$/);
+
+    const html = await (await fetch(`${server.url}/settings/audit`, { headers: { Cookie: ownerCookie } })).text();
+    expect(html).toContain("archived the form Contact us.");
+    expect(html).toContain("deleted the webhook http://127.0.0.1:9/told.");
+    expect(html).not.toContain(`>${archived.target}<`);
+    expect(html).toContain("<summary>Details</summary>");
   });
 
   it("pages newest first with a cursor, filters by person, and refuses bad filters (422)", async () => {
@@ -176,6 +199,7 @@ describe("the audit log", () => {
     ).text();
     expect(html).toContain("token.create");
     expect(html).toContain("owner@audit.example");
+    expect(html).toMatch(/created the API token “all” \(leads:read, webhooks:manage\)\./);
     expect(html).not.toContain("session.login_failed</td>");
   });
 });

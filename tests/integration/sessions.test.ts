@@ -180,6 +180,22 @@ describe("ending a session", () => {
     expect((await me(server.url, bystander)).status).toBe(200);
   });
 
+  it("/account names each session's browser and system, keeping the raw header in its title", async () => {
+    const user = { email: "devices@example.com", password: "which device 123" };
+    await loginAsStaff(server.url, user);
+    const chrome =
+      "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";
+    const login = await fetch(`${server.url}/api/auth/login`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "User-Agent": chrome },
+      body: JSON.stringify(user),
+    });
+    expect(login.status).toBe(200);
+    const html = await (await fetch(`${server.url}/account`, { headers: { Cookie: cookieFrom(login) } })).text();
+    expect(html).toContain(`<span title="${chrome}">Chrome on Windows</span>`);
+    expect(html).toContain("(this device)");
+  });
+
   it("'log out everywhere else' on /account ends the other sessions only", async () => {
     const user = { email: "elsewhere@example.com", password: "everywhere else 123" };
     await loginAsStaff(server.url, user);

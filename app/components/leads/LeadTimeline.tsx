@@ -53,7 +53,7 @@ export function LeadTimeline({ timeline, people }: { timeline: Entry[]; people: 
               <LocalTime iso={entry.createdAt} />
             </span>
           </p>
-          {entry.kind === "note" && entry.body ? <pre>{entry.body}</pre> : null}
+          {entry.kind === "note" && entry.body ? <p className="note-body">{entry.body}</p> : null}
         </li>
       ))}
     </ol>
