@@ -5,7 +5,7 @@
 // disconnects (stream cancelled, request aborted) stops the reading.
 import Papa from "papaparse";
 import type { FieldType, LeadValue } from "~/models/form-schema";
-import { filtersToSearchParams, type Cursor, type LeadFilters } from "~/models/lead-filters.server";
+import type { Cursor, LeadFilters } from "~/models/lead-filters.server";
 import { statusOf } from "~/models/lead-work.server";
 import { tagsAndOwners, type LeadOwner } from "~/models/lead.server";
 import { leadStore, type LeadRow } from "~/storage/index.server";
@@ -117,7 +117,7 @@ export async function exportColumns(filters: LeadFilters): Promise<ExportColumns
       orderBy: [{ formId: "asc" }, { version: "desc" }],
     }),
   ]);
-  const columns: FieldColumn[] = [];
+  const columns: Array<FieldColumn & { removed: boolean }> = [];
   for (const form of forms) {
     const older = versions
       .filter((version) => version.formId === form.id && version.version !== form.schemaVersion)
@@ -127,31 +127,47 @@ export async function exportColumns(filters: LeadFilters): Promise<ExportColumns
     for (const field of unionOfFields([current, ...older])) {
       // A field only older versions have: its leads keep their values, the header says why
       // no new lead fills it.
-      const label = currentKeys.has(field.key) ? field.label : `${field.label} (removed)`;
+      const removed = !currentKeys.has(field.key);
+      const label = removed ? `${field.label} (removed)` : field.label;
       columns.push({
         formId: form.id,
         key: field.key,
         header: filters.formId ? label : `${form.name}: ${label}`,
         kind: kindOf(field.type),
+        removed,
       });
     }
   }
+  const shown = await withoutEmptyRemovedFields(filters, columns);
   const fieldsByForm = new Map<string, Array<{ key: string; index: number }>>();
-  columns.forEach((column, i) => {
+  shown.forEach((column, i) => {
     const list = fieldsByForm.get(column.formId) ?? [];
     list.push({ key: column.key, index: LEADING_COLUMNS.length + i });
     fieldsByForm.set(column.formId, list);
   });
   return {
-    headers: [...LEADING_COLUMNS, ...columns.map((column) => column.header), ...TRAILING_COLUMNS],
-    kinds: [
-      ...LEADING_KINDS,
-      ...columns.map((column) => column.kind),
-      ...TRAILING_COLUMNS.map((): ColumnKind => "text"),
-    ],
+    headers: [...LEADING_COLUMNS, ...shown.map((column) => column.header), ...TRAILING_COLUMNS],
+    kinds: [...LEADING_KINDS, ...shown.map((column) => column.kind), ...TRAILING_COLUMNS.map((): ColumnKind => "text")],
     fieldsByForm,
     formNames: new Map(forms.map((form) => [form.id, form.name])),
   };
+}
+
+/**
+ * The columns without the removed fields no exported lead holds a value for (a blank column
+ * per field ever removed says nothing). One EXISTS query per removed field before the
+ * stream starts: rows are still read a page at a time, and a form that never lost a field
+ * costs nothing.
+ */
+async function withoutEmptyRemovedFields<Column extends FieldColumn & { removed: boolean }>(
+  filters: LeadFilters,
+  columns: Column[],
+): Promise<Column[]> {
+  const removed = columns.filter((column) => column.removed);
+  if (removed.length === 0) return columns;
+  const filled = await leadStore.fieldsWithValues(filters, removed);
+  const keep = new Set(filled.map((field) => `${field.formId}\n${field.key}`));
+  return columns.filter((column) => !column.removed || keep.has(`${column.formId}\n${column.key}`));
 }
 
 /** The forms that have at least one lead in the filtered view. */
@@ -350,49 +366,4 @@ export async function streamLeadsCsv(
     },
     { highWaterMark: 1 },
   );
-}
-
-// ---------------------------------------------------------------------------
-// File name
-
-/** Longest file name: short enough for every file system and download dialog. */
-export const FILE_NAME_MAX = 120;
-const PART_MAX = 40;
-
-/** ASCII letters, digits and `-` (and `_` when kept): safe in a header and on any disk. */
-function slug(value: string, keep = /[^a-z0-9]+/g): string {
-  return value
-    .normalize("NFKD")
-    .replace(/[\u0300-\u036f]/g, "")
-    .toLowerCase()
-    .replace(keep, "-")
-    .replace(/^-+|-+$/g, "")
-    .slice(0, PART_MAX)
-    .replace(/-+$/, "");
-}
-
-/**
- * `leads-contact-utm_source-google-2026-11-22.csv`: what the file holds (the form's name,
- * then each filter as name and value) and the day it was made (UTC). Parts that would
- * take the name past FILE_NAME_MAX are left out; the day always stays.
- */
-export async function exportFileName(filters: LeadFilters, format: ExportFormat, now = new Date()): Promise<string> {
-  const parts: string[] = [];
-  if (filters.formId) {
-    const form = await db.form.findUnique({ where: { id: filters.formId }, select: { name: true } });
-    parts.push(slug(form?.name ?? filters.formId) || "form");
-  }
-  for (const [name, value] of filtersToSearchParams(filters)) {
-    if (name === "formId") continue;
-    // A selection's ids say nothing to a reader (and would be long): its size does.
-    if (name === "ids") parts.push(`selection-${filters.ids?.length ?? 0}`);
-    else parts.push([slug(name, /[^a-z0-9_]+/g), slug(value)].filter(Boolean).join("-"));
-  }
-  const tail = `-${now.toISOString().slice(0, 10)}.${format}`;
-  let fileName = "leads";
-  for (const part of parts) {
-    if (fileName.length + 1 + part.length + tail.length > FILE_NAME_MAX) break;
-    fileName += `-${part}`;
-  }
-  return fileName + tail;
 }

@@ -8,6 +8,7 @@ import { useState } from "react";
 import { FieldEditor } from "~/components/form-builder/FieldEditor";
 import { FieldList } from "~/components/form-builder/FieldList";
 import { FormPreview } from "~/components/form-builder/FormPreview";
+import { SavedAnnouncer } from "~/components/form-builder/SavedAnnouncer";
 import { BuilderNotice, resultFor, useBuilderData, type Draft } from "~/components/form-builder/shared";
 import {
   BUILDER_INTENTS,
@@ -19,21 +20,50 @@ import {
 } from "~/models/form-builder";
 import type { FormField } from "~/models/form-schema";
 import { addField, moveField, removeField, updateField } from "~/models/form-schema-changes.server";
+import { getForm } from "~/models/form.server";
 import { builderAction } from "~/utils/builder-action.server";
 
 const key = (form: FormData) => String(form.get("fieldKey") ?? "");
 
+/** A field's label in a saved form, for what the builder says back. */
+const labelIn = (record: { fields: unknown }, fieldKey: string) =>
+  (record.fields as FormField[]).find((field) => field.key === fieldKey)?.label ?? fieldKey;
+
+const MOVED: Record<string, string> = { up: "moved up", down: "moved down" };
+
+// Each change answers what it did ("Email moved up"): the page says "Saved: Email moved up",
+// in a polite live region with JavaScript, as the notice after the post without.
 export const action = builderAction({
-  "add-field": { permission: "forms.write", run: ({ formId, form }) => addField(formId, fieldInputFromFormData(form)) },
+  "add-field": {
+    permission: "forms.write",
+    run: async ({ formId, form }) => {
+      const input = fieldInputFromFormData(form);
+      await addField(formId, input);
+      return `${String(input.label)} added`;
+    },
+  },
   "update-field": {
     permission: "forms.write",
-    run: ({ formId, form }) => updateField(formId, key(form), fieldInputFromFormData(form)),
+    run: async ({ formId, form }) =>
+      `${labelIn(await updateField(formId, key(form), fieldInputFromFormData(form)), key(form))} changed`,
   },
   "move-field": {
     permission: "forms.write",
-    run: ({ formId, form }) => moveField(formId, key(form), moveTargetFromFormData(form)),
+    run: async ({ formId, form }) => {
+      const to = moveTargetFromFormData(form);
+      const record = await moveField(formId, key(form), to);
+      const place = (record.fields as FormField[]).findIndex((field) => field.key === key(form)) + 1;
+      return `${labelIn(record, key(form))} ${typeof to === "number" ? `moved to place ${place}` : MOVED[to]}`;
+    },
   },
-  "remove-field": { permission: "forms.write", run: ({ formId, form }) => removeField(formId, key(form)) },
+  "remove-field": {
+    permission: "forms.write",
+    run: async ({ formId, form }) => {
+      const label = labelIn(await getForm(formId), key(form));
+      await removeField(formId, key(form));
+      return `${label} removed`;
+    },
+  },
 });
 
 export default function FieldsSection() {
@@ -46,22 +76,24 @@ export default function FieldsSection() {
   return (
     <>
       <BuilderNotice actionData={actionData} fields={fields} />
-      <div className="builder-fields">
-        <div>
-          <FieldList fields={fields} actionData={actionData} onDraft={setDraft} />
-          <section className="card" aria-labelledby="add-field-heading">
-            <h2 id="add-field-heading">Add a field</h2>
-            <FieldEditor
-              mode="add"
-              fields={fields}
-              idPrefix="new"
-              actionData={resultFor(actionData, "add-field")}
-              onDraft={setDraft}
-            />
-          </section>
+      <SavedAnnouncer saved={saved}>
+        <div className="builder-fields">
+          <div>
+            <FieldList fields={fields} actionData={actionData} onDraft={setDraft} />
+            <section className="card" aria-labelledby="add-field-heading">
+              <h2 id="add-field-heading">Add a field</h2>
+              <FieldEditor
+                mode="add"
+                fields={fields}
+                idPrefix="new"
+                actionData={resultFor(actionData, "add-field")}
+                onDraft={setDraft}
+              />
+            </section>
+          </div>
+          <FormPreview fields={withDraft(fields, draft)} />
         </div>
-        <FormPreview fields={withDraft(fields, draft)} />
-      </div>
+      </SavedAnnouncer>
     </>
   );
 }

@@ -208,66 +208,92 @@ function ConversionTable({
 
 const VIEWS_COLOUR = "#9db5f0";
 const LEADS_COLOUR = "#2356d6";
+/** Chart text: HTML beside the SVG, so it keeps its size when the bars scale down to a phone. */
+const CHART_TEXT = { fontSize: "0.8125rem", color: "#5c6577", lineHeight: 1.3 } as const;
+const PLOT_HEIGHT = 180;
+/** At most this many day labels, so they fit side by side on a 390 px phone. */
+const DAY_LABELS = 6;
 
-/** Two bars per day (views, leads) on one scale, drawn on the server: it needs no JavaScript. */
+/**
+ * Two bars per day (views, leads) on one scale, drawn on the server: it needs no JavaScript.
+ * Only the bars are SVG (stretched to the width); the legend and axis labels are HTML text,
+ * so they stay readable at any width (a scaled-down SVG shrank them to 4 px on a phone).
+ */
 function DayChart({ days }: { days: ConversionRow[] }) {
   const width = 760;
-  const height = 240;
-  const pad = { top: 28, right: 12, bottom: 28, left: 44 };
-  const plotWidth = width - pad.left - pad.right;
-  const plotHeight = height - pad.top - pad.bottom;
   const max = Math.max(1, ...days.map((day) => Math.max(day.views, day.leads)));
-  const step = plotWidth / Math.max(1, days.length);
+  const step = width / Math.max(1, days.length);
   const barWidth = Math.max(0.5, (step * 0.8) / 2);
-  const labelEvery = Math.ceil(days.length / 8);
+  const labelEvery = Math.ceil(days.length / DAY_LABELS);
   const views = days.reduce((sum, day) => sum + day.views, 0);
   const leads = days.reduce((sum, day) => sum + day.leads, 0);
+  const barX = (i: number) => i * step + (step - barWidth * 2) / 2;
   const bar = (value: number, x: number, fill: string, label: string) => {
-    const barHeight = (value / max) * plotHeight;
+    const barHeight = (value / max) * PLOT_HEIGHT;
     return (
-      <rect x={x} y={pad.top + plotHeight - barHeight} width={barWidth} height={barHeight} fill={fill}>
+      <rect x={x} y={PLOT_HEIGHT - barHeight} width={barWidth} height={barHeight} fill={fill}>
         <title>{label}</title>
       </rect>
     );
   };
   return (
-    <svg
-      viewBox={`0 0 ${width} ${height}`}
-      width="100%"
-      role="img"
-      aria-label={`Views and leads per day from ${days[0]?.key} to ${days[days.length - 1]?.key}: ${plural(views, "view")} and ${plural(leads, "lead")} in all, at most ${max} in a day`}
-      style={{ maxWidth: width }}
-    >
-      <rect x={pad.left} y={6} width={10} height={10} fill={VIEWS_COLOUR} />
-      <text x={pad.left + 14} y={15} fontSize="11" fill="#5c6577">
-        Views
-      </text>
-      <rect x={pad.left + 64} y={6} width={10} height={10} fill={LEADS_COLOUR} />
-      <text x={pad.left + 78} y={15} fontSize="11" fill="#5c6577">
-        Leads
-      </text>
-      <line x1={pad.left} y1={pad.top + plotHeight} x2={width - pad.right} y2={pad.top + plotHeight} stroke="#98a2b3" />
-      <text x={pad.left - 6} y={pad.top + 4} textAnchor="end" fontSize="11" fill="#5c6577">
-        {max}
-      </text>
-      <text x={pad.left - 6} y={pad.top + plotHeight} textAnchor="end" fontSize="11" fill="#5c6577">
-        0
-      </text>
-      {days.map((day, i) => {
-        const x = pad.left + i * step + (step - barWidth * 2) / 2;
-        return (
-          <g key={day.key}>
-            {bar(day.views, x, VIEWS_COLOUR, `${day.key}: ${plural(day.views, "view")}`)}
-            {bar(day.leads, x + barWidth, LEADS_COLOUR, `${day.key}: ${plural(day.leads, "lead")}`)}
-            {i % labelEvery === 0 ? (
-              <text x={x + barWidth} y={height - 8} textAnchor="middle" fontSize="10" fill="#5c6577">
+    <figure style={{ margin: 0, maxWidth: 760 }}>
+      <ChartLegend />
+      <div style={{ display: "grid", gridTemplateColumns: "auto 1fr", columnGap: 6, ...CHART_TEXT }}>
+        <div
+          aria-hidden="true"
+          style={{ display: "flex", flexDirection: "column", justifyContent: "space-between", textAlign: "right" }}
+        >
+          <span>{max}</span>
+          <span>0</span>
+        </div>
+        <svg
+          viewBox={`0 0 ${width} ${PLOT_HEIGHT}`}
+          preserveAspectRatio="none"
+          width="100%"
+          height={PLOT_HEIGHT}
+          role="img"
+          aria-label={`Views and leads per day from ${days[0]?.key} to ${days[days.length - 1]?.key}: ${plural(views, "view")} and ${plural(leads, "lead")} in all, at most ${max} in a day`}
+          style={{ display: "block", borderBottom: "1px solid #98a2b3" }}
+        >
+          {days.map((day, i) => (
+            <g key={day.key}>
+              {bar(day.views, barX(i), VIEWS_COLOUR, `${day.key}: ${plural(day.views, "view")}`)}
+              {bar(day.leads, barX(i) + barWidth, LEADS_COLOUR, `${day.key}: ${plural(day.leads, "lead")}`)}
+            </g>
+          ))}
+        </svg>
+        <div aria-hidden="true" style={{ gridColumn: 2, position: "relative", height: "1.5em" }}>
+          {days.map((day, i) =>
+            i % labelEvery === 0 ? (
+              <span
+                key={day.key}
+                style={{
+                  position: "absolute",
+                  left: `${((barX(i) + barWidth) / width) * 100}%`,
+                  transform: "translateX(-50%)",
+                  whiteSpace: "nowrap",
+                }}
+              >
                 {day.key?.slice(5)}
-              </text>
-            ) : null}
-          </g>
-        );
-      })}
-    </svg>
+              </span>
+            ) : null,
+          )}
+        </div>
+      </div>
+    </figure>
+  );
+}
+
+function ChartLegend() {
+  const swatch = (colour: string) => (
+    <span style={{ display: "inline-block", width: 10, height: 10, background: colour, marginRight: 4 }} />
+  );
+  return (
+    <p style={{ ...CHART_TEXT, margin: "0 0 6px", display: "flex", gap: 16 }}>
+      <span>{swatch(VIEWS_COLOUR)}Views</span>
+      <span>{swatch(LEADS_COLOUR)}Leads</span>
+    </p>
   );
 }
 

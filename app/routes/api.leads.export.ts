@@ -2,8 +2,9 @@
 // streamed from the database page by page.
 import { z } from "zod";
 import { auditor } from "~/models/audit.server";
+import { exportFileName } from "~/models/lead-export-name.server";
 import { streamLeadsXlsx } from "~/models/lead-export-xlsx.server";
-import { CONTENT_TYPES, EXPORT_FORMATS, exportFileName, streamLeadsCsv } from "~/models/lead-export.server";
+import { CONTENT_TYPES, EXPORT_FORMATS, streamLeadsCsv } from "~/models/lead-export.server";
 import { forViewer, parseLeadFilters } from "~/models/lead-filters.server";
 import { apiRoute, fail, methodNotAllowed, zodDetails, type ErrorDetail } from "~/utils/api.server";
 import { authorize } from "~/utils/auth.server";

@@ -28,6 +28,8 @@ import {
   LEAD_UPDATED_INSERT,
   fanOutList,
   type ChangedLead,
+  fieldHasValueSql,
+  type FormField,
 } from "./lead-store";
 
 const postgres: Dialect = {
@@ -35,6 +37,8 @@ const postgres: Dialect = {
   time: (date) => date.toISOString(),
   bool: (value) => value,
   contains: (column, placeholder) => `strpos(${column}, ${placeholder}) > 0`,
+  fieldText: (placeholder) => `"data"->>${placeholder}`,
+  fieldParam: (key) => key,
 };
 
 const TIMESTAMP_OID = 1114;
@@ -277,6 +281,21 @@ export const postgresLeadStore: LeadStore = {
         ids.add(row.formId);
     }
     return [...ids];
+  },
+
+  async fieldsWithValues(filters, fields) {
+    const found: FormField[] = [];
+    for (const field of fields) {
+      for (const isSpam of spamValues(filters)) {
+        const { sql, params } = fieldHasValueSql(filters, field, isSpam, postgres);
+        const [row] = await query<{ found: boolean }>(sql, params);
+        if (row?.found) {
+          found.push(field);
+          break;
+        }
+      }
+    }
+    return found;
   },
 
   async formNames(formIds) {

@@ -25,6 +25,7 @@ import {
   LEAD_UPDATED_INSERT,
   fanOutList,
   type ChangedLead,
+  fieldHasValueSql,
 } from "./lead-store";
 
 const sqlite: Dialect = {
@@ -33,6 +34,9 @@ const sqlite: Dialect = {
   bool: (value) => (value ? 1 : 0),
   // instr: a literal substring (LIKE on SQLite has no default escape for % and _).
   contains: (column, placeholder) => `instr(${column}, ${placeholder}) > 0`,
+  fieldText: (placeholder) => `json_extract("data", ${placeholder})`,
+  // Keys are letters, digits and underscores (FieldKeySchema); quoted all the same.
+  fieldParam: (key) => `$."${key}"`,
 };
 
 type StoredRow = Omit<LeadRow, "createdAt" | "isSpam" | "schemaVersion" | "data"> & {
@@ -216,6 +220,17 @@ export const sqliteLeadStore: LeadStore = {
       for (const row of prepared(connection, sql).all(...params) as Array<{ formId: string }>) ids.add(row.formId);
     }
     return [...ids];
+  },
+
+  async fieldsWithValues(filters, fields) {
+    const connection = await idleSqlite();
+    return fields.filter((field) =>
+      spamValues(filters).some((isSpam) => {
+        const { sql, params } = fieldHasValueSql(filters, field, isSpam, sqlite);
+        const row = prepared(connection, sql).get(...params) as { found: number | bigint } | undefined;
+        return Number(row?.found) === 1;
+      }),
+    );
   },
 
   async formNames(formIds) {

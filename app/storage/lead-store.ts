@@ -166,6 +166,8 @@ export interface LeadStore {
   ): Promise<number>;
   /** The ids of the forms with at least one lead matching the filters. */
   formIdsMatching(filters: LeadFilters): Promise<string[]>;
+  /** Of `fields`, those that at least one lead matching the filters holds a value for. */
+  fieldsWithValues(filters: LeadFilters, fields: readonly FormField[]): Promise<FormField[]>;
   /** Form names by id (for the forms of a page of leads). */
   formNames(formIds: string[]): Promise<Map<string, string>>;
   /** A form's non-spam leads per UTC day (`YYYY-MM-DD`) in [from, to). */
@@ -199,6 +201,9 @@ export type Dialect = {
   bool(value: boolean): unknown;
   /** A literal substring test (no LIKE wildcards to escape): `instr` or `strpos`. */
   contains(column: string, placeholder: string): string;
+  /** The text of one field of `data`, its key (or JSON path) the parameter `fieldParam` gives. */
+  fieldText(placeholder: string): string;
+  fieldParam(key: string): string;
 };
 
 /**
@@ -243,6 +248,29 @@ export function leadConditions(
     conditions.push(`"createdAt" <= ${next(at)} AND ("createdAt" < ${next(at)} OR "id" < ${next(cursor.id)})`);
   }
   return { where: conditions.join(" AND "), params };
+}
+
+/** A field a form no longer has, whose column an export shows only if some lead fills it. */
+export type FormField = { formId: string; key: string };
+
+/**
+ * Whether any lead matching the filters (for one spam value) holds a value for the field:
+ * not absent, null, empty text or an empty list, the cells an export leaves blank. EXISTS
+ * stops at the first such lead.
+ */
+export function fieldHasValueSql(
+  filters: LeadFilters,
+  field: FormField,
+  isSpam: boolean,
+  dialect: Dialect,
+): { sql: string; params: unknown[] } {
+  const { where, params } = leadConditions({ ...filters, formId: field.formId }, undefined, isSpam, dialect);
+  params.push(dialect.fieldParam(field.key));
+  const value = `COALESCE(CAST(${dialect.fieldText(dialect.placeholder(params.length))} AS TEXT), '')`;
+  return {
+    sql: `SELECT EXISTS (SELECT 1 FROM "Lead" WHERE ${where} AND ${value} NOT IN ('', '[]')) AS "found"`,
+    params,
+  };
 }
 
 /** The page's SQL for one spam value: the filters, newest first, `take` rows. */

@@ -23,7 +23,10 @@ export type BuilderIntents = Record<
   string,
   {
     permission: Permission;
-    /** Makes the change; a Response (a redirect) it returns is the answer, otherwise "saved". */
+    /**
+     * Makes the change; a Response (a redirect) it returns is the answer, otherwise "saved",
+     * said back as `Saved: <the text it returns>` when it returns one ("Email moved up").
+     */
     run: (change: Change) => Promise<unknown>;
   }
 >;
@@ -43,7 +46,8 @@ export function builderAction(intents: BuilderIntents) {
       const answer = await known.run({ formId: params.id!, form, audit: auditor(context, user) });
       if (answer instanceof Response) return answer;
       if (isActionResult(answer)) return data<ActionResult>(answer.result, { status: answer.status });
-      return data<ActionResult>({ ok: true, intent, fieldKey });
+      const message = typeof answer === "string" ? `Saved: ${answer}` : undefined;
+      return data<ActionResult>({ ok: true, intent, fieldKey, message });
     } catch (thrown) {
       if (!(thrown instanceof DomainError) || thrown.code === "not_found") throw thrown;
       // What was posted comes back, so a refused form without JavaScript shows it again.

@@ -78,6 +78,7 @@ async function dragFields(page: Page, formId: string) {
   await page.mouse.up();
   await expect.poll(() => fieldOrder(formId)).toEqual(["subscribe", "full_name", "topic"]);
   expect((await storedForm(formId))!.schemaVersion).toBe(version + 1);
+  await expectSaid(page, "Saved: Subscribe moved to place 1");
   // The page shows the saved order, and the handles, which wait while a drop saves, are free.
   await expect.poll(() => shownOrder(page)).toEqual(["Subscribe", "Full name", "Topic"]);
   await expect.poll(() => handle.getAttribute("aria-disabled")).toBe("false");
@@ -103,6 +104,21 @@ async function shownOrder(page: Page) {
     .locator(":scope > li")
     .evaluateAll((rows) => rows.map((row) => row.getAttribute("aria-label")));
   return labels.map((label) => label!.replace(/^Field /, ""));
+}
+
+/**
+ * What the page says was saved: with JavaScript its polite live region, without it the notice
+ * on the page after the post. Waits for `text`.
+ */
+async function expectSaid(page: Page, text: string) {
+  const said = async () =>
+    (await page.getByRole("status").allTextContents()).map((words) => words.replace(/\u00a0/g, "").trim());
+  await expect.poll(said, { message: text }).toContain(text);
+}
+
+/** The accessible name of the focused element. */
+function focusedLabel(page: Page) {
+  return page.evaluate(() => document.activeElement?.getAttribute("aria-label") ?? null);
 }
 
 function fieldRow(page: Page, label: string) {
@@ -162,6 +178,8 @@ describe.each([
 
     await addField(page, { label: "Full name", type: "text", required: true });
     await fieldRow(page, "Full name").waitFor();
+    await expectSaid(page, "Saved: Full name added");
+    if (javaScriptEnabled) expect(await page.getByTestId("builder-saved").getAttribute("aria-live")).toBe("polite");
     await addField(page, { label: "Topic", type: "select", options: ["Sales", "Support"] });
     await fieldRow(page, "Topic").waitFor();
     await addField(page, { label: "Subscribe", type: "checkbox" });
@@ -199,6 +217,20 @@ describe.each([
       await page.unrouteAll({ behavior: "wait" });
     }
     await expect.poll(async () => (await storedForm(formId))!.schemaVersion).toBe(5);
+    await expectSaid(page, "Saved: Subscribe moved up");
+    // With JavaScript the moved row keeps the focus on its button, so Up can be pressed again.
+    if (javaScriptEnabled) expect(await focusedLabel(page)).toBe("Move Subscribe up");
+    if (javaScriptEnabled) {
+      // At the top, Up is disabled: the focus goes to the row's Down button.
+      await page.keyboard.press("Enter");
+      await expectSaid(page, "Saved: Subscribe moved up");
+      await expect.poll(() => focusedLabel(page)).toBe("Move Subscribe down");
+      await page.keyboard.press("Enter");
+      await expectSaid(page, "Saved: Subscribe moved down");
+      await expect.poll(() => focusedLabel(page)).toBe("Move Subscribe down");
+      await expect.poll(async () => (await storedForm(formId))!.schemaVersion).toBe(7);
+    }
+    const edited = javaScriptEnabled ? 8 : 6;
 
     // Edit: Topic becomes required with a help text.
     const topic = fieldRow(page, "Topic");
@@ -207,7 +239,8 @@ describe.each([
     await editTopic.getByLabel("Required", { exact: true }).check();
     await editTopic.getByLabel("Help text", { exact: true }).fill("What is it about?");
     await editTopic.getByRole("button", { name: "Save field" }).click();
-    await expect.poll(async () => (await storedForm(formId))!.schemaVersion).toBe(6);
+    await expect.poll(async () => (await storedForm(formId))!.schemaVersion).toBe(edited);
+    await expectSaid(page, "Saved: Topic changed");
 
     const expectedFields = [
       { key: "full_name", label: "Full name", type: "text", required: true },
@@ -228,7 +261,7 @@ describe.each([
       orderBy: { version: "asc" },
       select: { version: true },
     });
-    expect(versions.map((version) => version.version)).toEqual([1, 2, 3, 4, 5, 6]);
+    expect(versions.map((version) => version.version)).toEqual(Array.from({ length: edited }, (_, i) => i + 1));
     const api = await page.request.get(`${server.url}/api/forms/${formId}`);
     expect((await api.json()).fields).toEqual(expectedFields);
 
@@ -262,6 +295,7 @@ describe.each([
     await remove.click();
     await expect.poll(() => page.getByTestId("duplicate-label").count()).toBe(0);
     await expect.poll(async () => ((await storedForm(formId))!.fields as unknown[]).length).toBe(3);
+    await expectSaid(page, "Saved: Topic removed");
 
     if (javaScriptEnabled) await dragFields(page, formId);
     else expect(await page.getByRole("button", { name: /^Drag / }).count()).toBe(0);

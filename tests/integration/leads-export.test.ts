@@ -189,6 +189,8 @@ const TRICKY_HEADERS = [
   "Interests",
   ...TRAILING,
 ];
+/** The tricky form's headers without its removed field. */
+const CURRENT_TRICKY_HEADERS = TRICKY_HEADERS.filter((header) => !header.endsWith("(removed)"));
 const TRICKY_KEYS = ["name", "email", "notes", "phone", "count", "agree", "tags"];
 
 describe("CSV export", () => {
@@ -274,10 +276,10 @@ describe("CSV export", () => {
     expect(otherRow.slice(6, 15)).toEqual(["", "", "", "", "", "", "", "other@example.com", "Zürich"]);
   });
 
-  it("has only the header when nothing matches", async () => {
+  it("has only the header when nothing matches, without the removed fields no lead fills", async () => {
     const { res, bytes } = await download(`format=csv&formId=${tricky.id}&from=2030-01-01`);
     expect(res.status).toBe(200);
-    expect(parseCsv(bytes)).toEqual([TRICKY_HEADERS]);
+    expect(parseCsv(bytes)).toEqual([CURRENT_TRICKY_HEADERS]);
   });
 });
 
@@ -355,7 +357,7 @@ describe("Excel export", () => {
     const { res, bytes } = await download(`format=xlsx&formId=${tricky.id}&from=2030-01-01`);
     expect(res.status).toBe(200);
     const sheet = await readXlsx(bytes);
-    expect(sheetRows(sheet, TRICKY_HEADERS.length)).toEqual([TRICKY_HEADERS]);
+    expect(sheetRows(sheet, CURRENT_TRICKY_HEADERS.length)).toEqual([CURRENT_TRICKY_HEADERS]);
   });
 });
 
@@ -462,6 +464,67 @@ describe("typed Excel cells", () => {
     const headers = parseCsv(bytes)[0];
     expect(headers).toContain("Typed form: Seats (removed)");
     expect(headers).toContain("Typed form: Visit on");
+  });
+});
+
+describe("removed fields' columns", () => {
+  let trimmed: { id: string };
+
+  beforeAll(async () => {
+    // Version 1 had a fax and a note; version 2 dropped both. Only an old lead's note, and a
+    // spam lead's fax, were ever filled: blank text, null and an empty list are no value.
+    trimmed = await createForm("Trimmed form", [
+      [field("name", "Name"), field("fax", "Fax"), field("note", "Note"), field("pets", "Pets", "multiselect")],
+      [field("name", "Name")],
+    ]);
+    await createLeads(trimmed.id, [
+      { schemaVersion: 2, data: { name: "New lead" }, createdAt: day("2026-05-02T10:00:00"), utmCampaign: "trimmed" },
+      {
+        schemaVersion: 1,
+        data: { name: "Old lead", fax: "", note: "Call after six", pets: [] },
+        createdAt: day("2026-04-01T10:00:00"),
+        utmCampaign: "trimmed",
+      },
+      {
+        schemaVersion: 1,
+        data: { name: "Quiet lead", fax: null, note: "" } as unknown as LeadData,
+        createdAt: day("2026-04-01T09:00:00"),
+        utmCampaign: "trimmed",
+      },
+      {
+        schemaVersion: 1,
+        data: { name: "Spam lead", fax: "555-0100" },
+        createdAt: day("2026-04-01T08:00:00"),
+        isSpam: true,
+        utmCampaign: "trimmed",
+      },
+    ]);
+  });
+
+  async function headersOf(query: string) {
+    const csv = parseCsv((await download(`format=csv&${query}`)).bytes);
+    const sheet = await readXlsx((await download(`format=xlsx&${query}`)).bytes);
+    // Both formats have the same columns.
+    expect(sheetRows(sheet, csv[0].length)[0], query).toEqual(csv[0]);
+    return csv[0].filter((header) => !LEADING.includes(header) && !TRAILING.includes(header));
+  }
+
+  it("shows a removed field only when an exported lead holds a value for it", async () => {
+    expect(await headersOf(`formId=${trimmed.id}`)).toEqual(["Name", "Note (removed)"]);
+    const rows = parseCsv((await download(`format=csv&formId=${trimmed.id}`)).bytes);
+    expect(rows.find((row) => row.includes("Old lead"))).toContain("Call after six");
+  });
+
+  it("decides per export: the filtered leads, spam included only when asked for", async () => {
+    expect(await headersOf(`formId=${trimmed.id}&from=2026-05-01`)).toEqual(["Name"]);
+    expect(await headersOf(`formId=${trimmed.id}&spam=all`)).toEqual(["Name", "Fax (removed)", "Note (removed)"]);
+    expect(await headersOf(`formId=${trimmed.id}&spam=true`)).toEqual(["Name", "Fax (removed)"]);
+    expect(await headersOf(`formId=${trimmed.id}&q=quiet`)).toEqual(["Name"]);
+  });
+
+  it("drops the empty removed columns of each form in an export without a form", async () => {
+    const headers = await headersOf("utm_campaign=trimmed");
+    expect(headers).toEqual(["Trimmed form: Name", "Trimmed form: Note (removed)"]);
   });
 });
 
@@ -589,6 +652,16 @@ describe("export file names", () => {
       `leads-status-qualified-ownerid-mine-tag-hot-leads-${today}.csv`,
     );
     expect(await fileName("format=csv")).toBe(`leads-${today}.csv`);
+  });
+
+  it("names only the filters set: ticked rows are a selection, spam only when chosen", async () => {
+    // The shape of the list's "Export the selection" link (spam=all, so ticked spam comes too).
+    expect(await fileName(`format=csv&spam=all&ids=one,two,three`)).toBe(`leads-selection-3-${today}.csv`);
+    expect(await fileName("format=csv&spam=false")).toBe(`leads-${today}.csv`);
+    expect(await fileName("format=xlsx&spam=true")).toBe(`leads-spam-true-${today}.xlsx`);
+    expect(await fileName("format=csv&spam=all&utm_campaign=spring")).toBe(
+      `leads-utm_campaign-spring-spam-all-${today}.csv`,
+    );
   });
 
   it("keeps the name short and plain ASCII whatever the filters hold", async () => {

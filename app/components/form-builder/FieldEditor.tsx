@@ -3,6 +3,7 @@ import { useFetcher } from "@remix-run/react";
 import { useEffect, useState, type FormEvent, type InputHTMLAttributes } from "react";
 import { addFieldTo, fieldInputFromFormData, rulesFor, updateFieldIn, type BuilderResult } from "~/models/form-builder";
 import { FIELD_TYPES, type FormField } from "~/models/form-schema";
+import { useSayWhenSaved } from "./SavedAnnouncer";
 import { FieldError, errorsByName, useHydrated, type ActionResult, type Draft } from "./shared";
 
 type FieldEditorProps = {
@@ -65,6 +66,7 @@ export function FieldEditor(props: FieldEditorProps) {
 /** The editor's state: the type chosen, the refusal to show, and the draft the preview follows. */
 function useFieldEditor({ mode, field, fields, actionData, onDraft }: FieldEditorProps) {
   const fetcher = useFetcher<ActionResult>();
+  useSayWhenSaved(fetcher);
   const hydrated = useHydrated();
   const [clientResult, setClientResult] = useState<BuilderResult | null>(null);
   const target = mode === "edit" ? field!.key : null;

@@ -18,6 +18,7 @@ import { SortableContext, sortableKeyboardCoordinates, verticalListSortingStrate
 import { useFetcher } from "@remix-run/react";
 import type { FormField } from "~/models/form-schema";
 import { FieldRow } from "./FieldRow";
+import { useSayWhenSaved } from "./SavedAnnouncer";
 import { useHydrated, type ActionResult, type Draft } from "./shared";
 
 export function FieldList({
@@ -31,6 +32,7 @@ export function FieldList({
 }) {
   const hydrated = useHydrated();
   const drop = useFetcher<ActionResult>({ key: "field-drop" });
+  useSayWhenSaved(drop);
   const saving = drop.state !== "idle";
   // Nothing to drag one field around.
   const draggable = hydrated && fields.length > 1;

@@ -3,8 +3,10 @@
 import { useSortable } from "@dnd-kit/sortable";
 import { CSS } from "@dnd-kit/utilities";
 import { useFetcher } from "@remix-run/react";
+import { useEffect, useRef } from "react";
 import { type FormField } from "~/models/form-schema";
 import { FieldEditor } from "./FieldEditor";
+import { useSayWhenSaved } from "./SavedAnnouncer";
 import { resultFor, type ActionResult, type Draft } from "./shared";
 
 export function FieldRow({
@@ -142,14 +144,22 @@ function RowAction({
   danger?: boolean;
 }) {
   const fetcher = useFetcher<ActionResult>();
+  useSayWhenSaved(fetcher);
+  const button = useKeptFocus(intent === "move-field", fetcher.state);
   return (
-    <fetcher.Form method="post" style={{ margin: 0 }}>
+    <fetcher.Form method="post" style={{ margin: 0 }} onSubmit={button.onSubmit}>
       <input type="hidden" name="intent" value={intent} />
       <input type="hidden" name="fieldKey" value={fieldKey} />
       {Object.entries(extra).map(([name, value]) => (
         <input key={name} type="hidden" name={name} value={value} />
       ))}
-      <button type="submit" className={danger ? "danger" : "secondary"} disabled={disabled} aria-label={label}>
+      <button
+        ref={button.ref}
+        type="submit"
+        className={danger ? "danger" : "secondary"}
+        disabled={disabled}
+        aria-label={label}
+      >
         {text}
       </button>
       {fetcher.data && !fetcher.data.ok ? (
@@ -160,4 +170,36 @@ function RowAction({
       ) : null}
     </fetcher.Form>
   );
+}
+
+/**
+ * Up and Down move their row at once (the list shows the pending order), and a moved node,
+ * or a button that becomes disabled at the top or the bottom, loses the focus: it comes back
+ * to the button, or to its row's other button that still works, until the move has saved.
+ * Only while nothing else took the focus.
+ */
+function useKeptFocus(enabled: boolean, state: string) {
+  const ref = useRef<HTMLButtonElement>(null);
+  // "submitting", then "loading", then "idle": kept until the last.
+  const keep = useRef<"no" | "asked" | "busy">("no");
+  useEffect(() => {
+    const button = ref.current;
+    if (keep.current === "no" || !button) return;
+    const active = document.activeElement;
+    const actions = button.closest(".actions");
+    // The focus was lost (to the page), or stayed on a button of this row that is now disabled.
+    const lost = active === null || active === document.body;
+    if (lost || (actions?.contains(active) && (active as HTMLButtonElement).disabled)) {
+      const target = button.disabled ? actions?.querySelector<HTMLButtonElement>("button:not([disabled])") : button;
+      target?.focus();
+    }
+    if (state !== "idle") keep.current = "busy";
+    else if (keep.current === "busy") keep.current = "no";
+  });
+  return {
+    ref,
+    onSubmit: () => {
+      if (enabled) keep.current = "asked";
+    },
+  };
 }

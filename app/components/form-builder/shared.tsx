@@ -79,7 +79,7 @@ export function BuilderNotice({ actionData, fields }: { actionData: ActionResult
   if (actionData?.ok) {
     return (
       <p className="notice" role="status">
-        Saved.
+        {actionData.message ?? "Saved."}
       </p>
     );
   }
