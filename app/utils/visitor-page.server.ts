@@ -64,8 +64,8 @@ export function safeBackLink(referer: string | null): string | null {
 }
 
 /**
- * A short, self-contained HTML page (no scripts, no assets) answering a visitor's post:
- * a heading, the message, and a link back to the page they came from when the Referer is
+ * A short, self-contained HTML page (no scripts, no assets; styled like the hosted form's
+ * card) answering a visitor's post: a heading, the message, and a link back to the page they came from when the Referer is
  * a safe http(s) address.
  */
 export function visitorPage(
@@ -77,7 +77,15 @@ export function visitorPage(
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="robots" content="noindex">
 <title>${escapeHtml(page.title)}</title>
-<style>body{font-family:system-ui,sans-serif;max-width:32rem;margin:10vh auto;padding:0 1rem;line-height:1.45}</style>
+<style>
+body{margin:0;background:#f5f6f8;color:#1d2330;font-family:system-ui,sans-serif;line-height:1.5}
+main{max-width:32rem;margin:10vh auto;padding:1.5rem;background:#fff;border:1px solid #e3e6ea;border-radius:10px;box-shadow:0 1px 2px rgb(0 0 0 / 5%)}
+h1{font-size:1.35rem;margin:0 0 .75rem}
+[role=alert]{color:#b42318;font-weight:600}
+.muted{color:#5b6472;font-size:.9rem}
+a{color:#2356d6}
+@media (max-width:34rem){main{margin:1rem 12px}}
+</style>
 </head><body><main>
 <h1>${escapeHtml(page.title)}</h1>
 <p role="${status >= 400 ? "alert" : "status"}">${escapeHtml(page.message)}</p>

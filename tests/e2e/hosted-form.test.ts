@@ -234,6 +234,11 @@ describe("a customer's own website", () => {
     await page.getByRole("heading", { name: "Your submission was not accepted" }).waitFor();
     expect(await page.getByRole("alert").textContent()).toContain("does not accept submissions from this website");
     expect(await page.content()).not.toContain('"error"');
+    // A card on the page's grey, as the hosted form, not a bare page of text.
+    const main = page.getByRole("main");
+    expect(await main.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe("rgb(255, 255, 255)");
+    expect(await main.evaluate((el) => getComputedStyle(el).borderRadius)).toBe("10px");
+    expect(await page.evaluate(() => getComputedStyle(document.body).backgroundColor)).toBe("rgb(245, 246, 248)");
     await page.getByRole("link", { name: "Go back to the page you came from" }).click();
     await page.waitForURL((url) => url.origin === siteUrl);
     expect(await db.lead.count({ where: { formId } })).toBe(0);
