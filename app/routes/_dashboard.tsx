@@ -41,7 +41,9 @@ function NavLinks() {
         {readsAudit && <NavLink to="/settings/audit">Audit log</NavLink>}
       </details>
       <div className="who">
-        <span className="account">{user.email}</span>
+        <NavLink to="/account" className="account">
+          {user.email}
+        </NavLink>
         <Form method="post" action="/logout">
           <button type="submit" className="link">
             Log out

@@ -3,7 +3,7 @@
 import { useSortable } from "@dnd-kit/sortable";
 import { CSS } from "@dnd-kit/utilities";
 import { useFetcher } from "@remix-run/react";
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, type RefObject } from "react";
 import { type FormField } from "~/models/form-schema";
 import { FieldEditor } from "./FieldEditor";
 import { useSayWhenSaved } from "./SavedAnnouncer";
@@ -172,6 +172,9 @@ function RowAction({
   );
 }
 
+/** The Up or Down button whose move was asked last (one builder per page). */
+let lastPressed: RefObject<HTMLButtonElement | null> | null = null;
+
 /**
  * Up and Down move their row at once (the list shows the pending order), and a moved node,
  * or a button that becomes disabled at the top or the bottom, loses the focus: it comes back
@@ -184,6 +187,9 @@ function useKeptFocus(enabled: boolean, state: string) {
   const keep = useRef<"no" | "asked" | "busy">("no");
   useEffect(() => {
     const button = ref.current;
+    // Only the button pressed last keeps the focus: an earlier move still revalidating
+    // must not pull it back to its own button.
+    if (lastPressed !== ref) keep.current = "no";
     if (keep.current === "no" || !button) return;
     const active = document.activeElement;
     const actions = button.closest(".actions");
@@ -199,7 +205,9 @@ function useKeptFocus(enabled: boolean, state: string) {
   return {
     ref,
     onSubmit: () => {
-      if (enabled) keep.current = "asked";
+      if (!enabled) return;
+      keep.current = "asked";
+      lastPressed = ref;
     },
   };
 }
