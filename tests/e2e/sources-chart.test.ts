@@ -55,6 +55,8 @@ describe("the sources chart", () => {
       const context = await browser.newContext({ viewport: { width, height: 844 } });
       const page = await context.newPage();
       await logInAt(page, server.url, "/leads/sources");
+      // With JavaScript the URL changes before the page has rendered: wait for the chart.
+      await page.locator("section[aria-labelledby=per-day-heading] figure").waitFor();
       const { texts, width: chartWidth } = await chartText(page);
       expect(chartWidth).toBeLessThanOrEqual(width);
       // The legend, the scale's top and bottom, and the day labels (30 days: every fifth).
