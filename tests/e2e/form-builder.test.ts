@@ -219,18 +219,8 @@ describe.each([
     await expect.poll(async () => (await storedForm(formId))!.schemaVersion).toBe(5);
     await expectSaid(page, "Saved: Subscribe moved up");
     // With JavaScript the moved row keeps the focus on its button, so Up can be pressed again.
-    if (javaScriptEnabled) expect(await focusedLabel(page)).toBe("Move Subscribe up");
-    if (javaScriptEnabled) {
-      // At the top, Up is disabled: the focus goes to the row's Down button.
-      await page.keyboard.press("Enter");
-      await expectSaid(page, "Saved: Subscribe moved up");
-      await expect.poll(() => focusedLabel(page)).toBe("Move Subscribe down");
-      await page.keyboard.press("Enter");
-      await expectSaid(page, "Saved: Subscribe moved down");
-      await expect.poll(() => focusedLabel(page)).toBe("Move Subscribe down");
-      await expect.poll(async () => (await storedForm(formId))!.schemaVersion).toBe(7);
-    }
-    const edited = javaScriptEnabled ? 8 : 6;
+    if (javaScriptEnabled) await expect.poll(() => focusedLabel(page)).toBe("Move Subscribe up");
+    const edited = 6;
 
     // Edit: Topic becomes required with a help text.
     const topic = fieldRow(page, "Topic");
