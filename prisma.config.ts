@@ -7,7 +7,7 @@ import { PrismaBetterSQLite3 } from "@prisma/adapter-better-sqlite3";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { defineConfig } from "prisma/config";
-import { DEFAULT_DATABASE_URL, databaseProvider, sqliteFilePath } from "./app/utils/database-url";
+import { DEFAULT_DATABASE_URL, databaseProvider, sqliteFilePath } from "./app/storage/database-url";
 
 const url = process.env.DATABASE_URL || DEFAULT_DATABASE_URL;
 const provider = databaseProvider(url);

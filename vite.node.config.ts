@@ -1,5 +1,5 @@
 // Builds what Node runs beside the Remix server bundle, to build/node/: the HTTP server
-// (server/main.ts → server.js) and the worker threads' entry files (app/workers/ →
+// (server/main.ts → server.js) and the worker threads' entry files (app/support/inbound/*.worker.ts →
 // workers/), which piscina loads from files of their own. Plain ESM for Node 20;
 // dependencies stay in node_modules, as for the Remix server build.
 import { defineConfig } from "vite";
@@ -14,7 +14,10 @@ export default defineConfig({
     emptyOutDir: true,
     target: "node20",
     rollupOptions: {
-      input: { server: "server/main.ts", "workers/inbound-email.worker": "app/workers/inbound-email.worker.ts" },
+      input: {
+        server: "server/main.ts",
+        "workers/inbound-email.worker": "app/support/inbound/inbound-email.worker.ts",
+      },
       output: { entryFileNames: "[name].js", chunkFileNames: "chunks/[name]-[hash].js", format: "esm" },
     },
   },

@@ -38,7 +38,7 @@ const { startServer } = await import("../tests/support/server");
 const { launchBrowser, logInAt } = await import("../tests/support/browser");
 const { seedEveryPage } = await import("../tests/e2e/every-page.helpers");
 const { createLeads, day } = await import("../tests/integration/leads.helpers");
-const { db } = await import("../app/utils/db.server");
+const { db } = await import("../app/storage/db.server");
 
 const server = await startServer(env);
 const browser = await launchBrowser();

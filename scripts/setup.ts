@@ -5,8 +5,8 @@ import { randomBytes } from "node:crypto";
 import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { DEFAULT_DATABASE_URL, databaseProvider, sqliteFilePath } from "../app/storage/database-url";
 import { exitOnConfigError } from "../app/utils/config-error";
-import { DEFAULT_DATABASE_URL, databaseProvider, sqliteFilePath } from "../app/utils/database-url";
 import { buildIfStale } from "./build-if-stale";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -96,7 +96,7 @@ if (process.argv.includes("--build")) {
 // server's own "listening" line, not lost above the build's output.
 const [{ users }] = await readOne<{ users: number | string }>(databaseUrl, `SELECT COUNT(*) AS users FROM "User"`);
 if (Number(users) === 0) {
-  const { createOrResetUser } = await import("../app/models/user.server").catch(exitOnConfigError);
+  const { createOrResetUser } = await import("../app/staff/user.server").catch(exitOnConfigError);
   const email = process.env.ADMIN_EMAIL || "admin@example.com";
   const password = process.env.ADMIN_PASSWORD || randomBytes(12).toString("base64url");
   await createOrResetUser({ email, password });
@@ -105,6 +105,6 @@ if (Number(users) === 0) {
   console.log(`  email:    ${email}`);
   if (process.env.ADMIN_PASSWORD) console.log("  password: (ADMIN_PASSWORD)\n");
   else console.log(`  password: ${password}\n  (shown once: write it down, or reset it with npm run user:create)\n`);
-  const { db } = await import("../app/utils/db.server");
+  const { db } = await import("../app/storage/db.server");
   await db.$disconnect();
 }

@@ -28,8 +28,8 @@ if (!values.email || !values.password || !role) {
   process.exit(2);
 }
 
-const { createOrResetUser } = await import("../app/models/user.server").catch(exitOnConfigError);
-const { db } = await import("../app/utils/db.server");
+const { createOrResetUser } = await import("../app/staff/user.server").catch(exitOnConfigError);
+const { db } = await import("../app/storage/db.server");
 try {
   const { user, created } = await createOrResetUser({
     email: values.email,

@@ -1,7 +1,7 @@
 // The company's name and logo on top of a public page (hosted form, thank-you, support,
 // login), and its accent colour for the page's buttons and links (--accent for our own
 // stylesheet, --lc-accent for the embed stylesheet the hosted form shares).
-import type { Brand } from "~/models/brand-schema";
+import type { Brand } from "~/brand/brand-schema";
 import type { CSSProperties } from "react";
 
 export function brandStyle(brand: Brand): CSSProperties {

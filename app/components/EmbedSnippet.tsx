@@ -4,8 +4,8 @@
 // (see app/routes/embed[.]js.ts and docs/api/lead-capture.md); this is where they are shown.
 import { useState } from "react";
 import { useHydrated } from "~/components/form-builder/shared";
-import type { FormField } from "~/models/form-schema";
-import { HONEYPOT_FIELD } from "~/models/lead-fields";
+import type { FormField } from "~/forms/form-schema";
+import { HONEYPOT_FIELD } from "~/leads/lead-fields";
 import { escapeHtml } from "~/utils/html";
 
 type Props = { formId: string; appUrl: string; fields?: FormField[]; successMessage?: string };

@@ -1,6 +1,6 @@
 // Renders a form's fields from its schema: the builder's live preview and the hosted
 // form page both use this, so what staff preview is what visitors get.
-import type { FormField, LeadValue } from "~/models/form-schema";
+import type { FormField, LeadValue } from "~/forms/form-schema";
 
 type Props = {
   fields: FormField[];

@@ -22,7 +22,7 @@
 //   a text/plain body: no preflight, no cookies read) with the visit's first-touch utm_source,
 //   utm_campaign and referrer host, the same source its leads are recorded under, so that
 //   views and leads of a source can be compared.
-import { DEFAULT_SUCCESS_MESSAGE, HONEYPOT_FIELD, UTM_KEYS } from "~/models/lead-fields";
+import { DEFAULT_SUCCESS_MESSAGE, HONEYPOT_FIELD, UTM_KEYS } from "~/leads/lead-fields";
 
 type Touch = { landingPageUrl: string; referrerUrl: string } & Partial<Record<(typeof UTM_KEYS)[number], string>>;
 type ErrorPayload = { error?: { message?: string; details?: Array<{ path?: string; message: string }> } } | null;

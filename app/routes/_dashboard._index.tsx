@@ -1,7 +1,7 @@
 import { Link, useLoaderData } from "@remix-run/react";
 import { RouteError } from "~/components/RouteError";
-import { authorize } from "~/utils/auth.server";
-import { db } from "~/utils/db.server";
+import { authorize } from "~/staff/auth.server";
+import { db } from "~/storage/db.server";
 import { plural } from "~/utils/plural";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import type { ReactNode } from "react";

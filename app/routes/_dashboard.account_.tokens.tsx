@@ -3,15 +3,15 @@
 // needed). docs/api/tokens.md.
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { auditor } from "~/audit/audit.server";
 import { ActionNotice } from "~/components/ActionNotice";
 import { LocalTime } from "~/components/LocalTime";
 import { RouteError } from "~/components/RouteError";
-import { passwordIsRecent, requireRecentPassword } from "~/models/account-password.server";
-import { createApiToken, listApiTokens, revokeApiToken } from "~/models/api-tokens.server";
-import { auditor } from "~/models/audit.server";
-import { grantableScopes } from "~/models/policy";
+import { passwordIsRecent, requireRecentPassword } from "~/staff/account-password.server";
+import { createApiToken, listApiTokens, revokeApiToken } from "~/staff/api-tokens.server";
+import { requireUserSession } from "~/staff/auth.server";
+import { grantableScopes } from "~/staff/policy";
 import { domainErrorHeaders, statusOf } from "~/utils/api.server";
-import { requireUserSession } from "~/utils/auth.server";
 import { DomainError } from "~/utils/domain-error";
 import { page, retryAfterOf } from "~/utils/page.server";
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";

@@ -4,8 +4,8 @@ import { redirect } from "@remix-run/node";
 import { Link, useActionData, useSearchParams } from "@remix-run/react";
 import { DeleteConfirmation, StatusForm } from "~/components/form-builder/FormPanels";
 import { BuilderNotice, resultFor, useBuilderData } from "~/components/form-builder/shared";
-import { deleteForm, setFormStatus } from "~/models/form.server";
-import { builderAction } from "~/utils/builder-action.server";
+import { builderAction } from "~/forms/builder-action.server";
+import { deleteForm, setFormStatus } from "~/forms/form.server";
 
 // Archiving stops a form's submissions, so it counts as removing the form.
 export const action = builderAction({

@@ -2,7 +2,7 @@
 // them on a wide screen, below on a narrow one). Every change is a real form post with an
 // `intent` (it works without JavaScript); with JavaScript each one goes through a fetcher,
 // and the list and the preview show pending changes at once, computed by the same
-// functions the server applies (app/models/form-builder.ts).
+// functions the server applies (app/forms/form-builder.ts).
 import { useActionData, useFetchers } from "@remix-run/react";
 import { useState } from "react";
 import { FieldEditor } from "~/components/form-builder/FieldEditor";
@@ -10,6 +10,7 @@ import { FieldList } from "~/components/form-builder/FieldList";
 import { FormPreview } from "~/components/form-builder/FormPreview";
 import { SavedAnnouncer } from "~/components/form-builder/SavedAnnouncer";
 import { BuilderNotice, resultFor, useBuilderData, type Draft } from "~/components/form-builder/shared";
+import { builderAction } from "~/forms/builder-action.server";
 import {
   BUILDER_INTENTS,
   addFieldTo,
@@ -17,11 +18,10 @@ import {
   fieldInputFromFormData,
   moveTargetFromFormData,
   updateFieldIn,
-} from "~/models/form-builder";
-import type { FormField } from "~/models/form-schema";
-import { addField, moveField, removeField, updateField } from "~/models/form-schema-changes.server";
-import { getForm } from "~/models/form.server";
-import { builderAction } from "~/utils/builder-action.server";
+} from "~/forms/form-builder";
+import type { FormField } from "~/forms/form-schema";
+import { addField, moveField, removeField, updateField } from "~/forms/form-schema-changes.server";
+import { getForm } from "~/forms/form.server";
 
 const key = (form: FormData) => String(form.get("fieldKey") ?? "");
 

@@ -4,9 +4,9 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { useActionData } from "@remix-run/react";
 import { DetailsForm, SettingsForm } from "~/components/form-builder/FormPanels";
 import { BuilderNotice, resultFor, useBuilderData } from "~/components/form-builder/shared";
-import { FormDetailsSchema, SettingsFormSchema } from "~/models/form-schema";
-import { updateForm } from "~/models/form.server";
-import { builderAction, savePanel } from "~/utils/builder-action.server";
+import { builderAction, savePanel } from "~/forms/builder-action.server";
+import { FormDetailsSchema, SettingsFormSchema } from "~/forms/form-schema";
+import { updateForm } from "~/forms/form.server";
 
 export const action = builderAction({
   "update-details": {

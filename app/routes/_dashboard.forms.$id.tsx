@@ -2,10 +2,10 @@
 // URL and its action (fields, settings, notifications, share, danger); this route loads the
 // form once for all of them and shows its name, counts and the section tabs.
 import { Link, NavLink, Outlet, useLoaderData } from "@remix-run/react";
-import { getFormWithCounts, formJson } from "~/models/form.server";
-import { can } from "~/models/policy";
-import { listStaffEmails } from "~/models/user.server";
-import { authorize } from "~/utils/auth.server";
+import { getFormWithCounts, formJson } from "~/forms/form.server";
+import { authorize } from "~/staff/auth.server";
+import { can } from "~/staff/policy";
+import { listStaffEmails } from "~/staff/user.server";
 import { env } from "~/utils/env.server";
 import { page } from "~/utils/page.server";
 import { plural } from "~/utils/plural";

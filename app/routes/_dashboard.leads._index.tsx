@@ -1,14 +1,14 @@
 import { data, redirect, redirectDocument } from "@remix-run/node";
 import { Link, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
+import { auditor } from "~/audit/audit.server";
 import { ActionNotice } from "~/components/ActionNotice";
 import { BulkDeleteConfirm, BulkForm, type BulkAnswer, type BulkEcho } from "~/components/leads/BulkActions";
 import { FILTER_NAMES, LeadFilters, TagSuggestions, type OwnerChoice } from "~/components/leads/LeadFilters";
 import { LeadsTable } from "~/components/leads/LeadsTable";
 import { ExportLinks, Pagination } from "~/components/leads/ListLinks";
 import { RouteError } from "~/components/RouteError";
-import { auditor } from "~/models/audit.server";
-import { asFormError, bulkNotice, exportHref, readBulkForm, selectionOf } from "~/models/lead-bulk-form.server";
-import { bulkUpdate } from "~/models/lead-bulk.server";
+import { asFormError, bulkNotice, exportHref, readBulkForm, selectionOf } from "~/leads/lead-bulk-form.server";
+import { bulkUpdate } from "~/leads/lead-bulk.server";
 import {
   DEFAULT_PAGE_SIZE,
   LEAD_STATUSES,
@@ -16,12 +16,12 @@ import {
   forViewer,
   parseLeadListQuery,
   type LeadListQuery,
-} from "~/models/lead-filters.server";
-import { tagSuggestions } from "~/models/lead-work.server";
-import { countLeads, listFormChoices, listLeads, type LeadSummary } from "~/models/lead.server";
-import { can } from "~/models/policy";
-import { listStaff } from "~/models/staff.server";
-import { authorize, requireUser } from "~/utils/auth.server";
+} from "~/leads/lead-filters.server";
+import { tagSuggestions } from "~/leads/lead-work.server";
+import { countLeads, listFormChoices, listLeads, type LeadSummary } from "~/leads/lead.server";
+import { authorize, requireUser } from "~/staff/auth.server";
+import { can } from "~/staff/policy";
+import { listStaff } from "~/staff/staff.server";
 import { DomainError } from "~/utils/domain-error";
 import { noticeCookieFor, takeNotice } from "~/utils/notice.server";
 import { page } from "~/utils/page.server";

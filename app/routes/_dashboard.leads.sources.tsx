@@ -8,9 +8,9 @@ import {
   getSourceStats,
   type ConversionRow,
   type SourceStats,
-} from "~/models/form-stats.server";
-import { listFormChoices } from "~/models/lead.server";
-import { authorize } from "~/utils/auth.server";
+} from "~/forms/form-stats.server";
+import { listFormChoices } from "~/leads/lead.server";
+import { authorize } from "~/staff/auth.server";
 import { checkInput } from "~/utils/domain-error";
 import { page } from "~/utils/page.server";
 import { plural } from "~/utils/plural";

@@ -1,13 +1,13 @@
 // /settings/audit: the audit log for owners and admins, filtered by action, person and days
 // (a GET form: no JavaScript needed), newest first, 50 to a page (docs/api/audit.md).
 import { Form, Link, useLoaderData } from "@remix-run/react";
+import { AUDIT_ACTION_LABELS } from "~/audit/audit-actions";
+import { AUDIT_ACTIONS, listAudit } from "~/audit/audit.server";
 import { LocalTime } from "~/components/LocalTime";
 import { RouteError } from "~/components/RouteError";
 import { TableScroll } from "~/components/TableScroll";
-import { AUDIT_ACTION_LABELS } from "~/models/audit-actions";
-import { AUDIT_ACTIONS, listAudit } from "~/models/audit.server";
-import { listStaff } from "~/models/staff.server";
-import { authorize } from "~/utils/auth.server";
+import { authorize } from "~/staff/auth.server";
+import { listStaff } from "~/staff/staff.server";
 import { page } from "~/utils/page.server";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 

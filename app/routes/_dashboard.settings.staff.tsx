@@ -1,14 +1,15 @@
 // /settings/staff: the staff with their roles; managers invite, change roles, send an
 // invitation again or revoke it, disable (asked first) and enable accounts (plain forms: no
-// JavaScript needed). Every change is checked on the server (app/models/policy.ts,
-// app/models/staff.server.ts), whatever this page shows.
+// JavaScript needed). Every change is checked on the server (app/staff/policy.ts,
+// app/staff/staff.server.ts), whatever this page shows.
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { auditor } from "~/audit/audit.server";
 import { ActionNotice } from "~/components/ActionNotice";
 import { RouteError } from "~/components/RouteError";
 import { DisableQuestion, StaffActions } from "~/components/staff/StaffActions";
-import { auditor } from "~/models/audit.server";
-import { can, canChangeStaff, STAFF_ROLES } from "~/models/policy";
+import { authorize } from "~/staff/auth.server";
+import { can, canChangeStaff, STAFF_ROLES } from "~/staff/policy";
 import {
   getStaffMember,
   inviteStaff,
@@ -16,9 +17,8 @@ import {
   resendInvitation,
   revokeInvitation,
   updateStaff,
-} from "~/models/staff.server";
+} from "~/staff/staff.server";
 import { statusOf } from "~/utils/api.server";
-import { authorize } from "~/utils/auth.server";
 import { DomainError } from "~/utils/domain-error";
 import { page } from "~/utils/page.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";

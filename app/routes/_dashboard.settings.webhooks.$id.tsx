@@ -6,6 +6,7 @@ import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react"
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { auditor } from "~/audit/audit.server";
 import { LocalTime } from "~/components/LocalTime";
 import { RouteError } from "~/components/RouteError";
 import { DeliveryList } from "~/components/webhooks/DeliveryList";
@@ -20,9 +21,12 @@ import {
   fieldErrorsFrom,
   type FormChoice,
 } from "~/components/webhooks/EndpointFields";
-import { auditor } from "~/models/audit.server";
-import { listFormChoices } from "~/models/lead.server";
-import { EndpointFormSchema } from "~/models/webhook-schemas";
+import { listFormChoices } from "~/leads/lead.server";
+import { authorize } from "~/staff/auth.server";
+import { statusOf } from "~/utils/api.server";
+import { DomainError } from "~/utils/domain-error";
+import { page } from "~/utils/page.server";
+import { EndpointFormSchema } from "~/webhooks/webhook-schemas";
 import {
   deleteWebhook,
   getWebhook,
@@ -32,11 +36,7 @@ import {
   sendTestPing,
   updateWebhook,
   type WebhookJson,
-} from "~/models/webhooks.server";
-import { statusOf } from "~/utils/api.server";
-import { authorize } from "~/utils/auth.server";
-import { DomainError } from "~/utils/domain-error";
-import { page } from "~/utils/page.server";
+} from "~/webhooks/webhooks.server";
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [

@@ -5,6 +5,7 @@ import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react"
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { auditor } from "~/audit/audit.server";
 import { Breakable } from "~/components/Breakable";
 import { RouteError } from "~/components/RouteError";
 import {
@@ -18,14 +19,13 @@ import {
   fieldErrorsFrom,
   type FormChoice,
 } from "~/components/webhooks/EndpointFields";
-import { auditor } from "~/models/audit.server";
-import { listFormChoices } from "~/models/lead.server";
-import { NewEndpointFormSchema } from "~/models/webhook-schemas";
-import { createWebhook, listWebhooks, type WebhookJson } from "~/models/webhooks.server";
+import { listFormChoices } from "~/leads/lead.server";
+import { authorize } from "~/staff/auth.server";
 import { statusOf } from "~/utils/api.server";
-import { authorize } from "~/utils/auth.server";
 import { DomainError } from "~/utils/domain-error";
 import { page } from "~/utils/page.server";
+import { NewEndpointFormSchema } from "~/webhooks/webhook-schemas";
+import { createWebhook, listWebhooks, type WebhookJson } from "~/webhooks/webhooks.server";
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Webhooks · Lead Capture" }];

@@ -6,12 +6,12 @@ import { useEffect, useRef, type RefObject } from "react";
 import { RouteError } from "~/components/RouteError";
 import { AssigneeForm, NotesSection } from "~/components/support/DeskPanels";
 import { deliveryText, ThreadMessage } from "~/components/support/ThreadMessage";
-import { fillSavedReply, listSavedReplies, type ReplyContext } from "~/models/saved-replies.server";
-import { listStaff } from "~/models/staff.server";
-import { NoteSchema, ReplySchema, StatusSchema } from "~/models/support-schemas";
-import { addStaffReply, addTicketNote, getThreadPage, repliedSince, updateTicket } from "~/models/support.server";
-import { TICKET_STATUSES } from "~/models/ticket-status";
-import { authorize } from "~/utils/auth.server";
+import { authorize } from "~/staff/auth.server";
+import { listStaff } from "~/staff/staff.server";
+import { fillSavedReply, listSavedReplies, type ReplyContext } from "~/support/saved-replies.server";
+import { NoteSchema, ReplySchema, StatusSchema } from "~/support/support-schemas";
+import { addStaffReply, addTicketNote, getThreadPage, repliedSince, updateTicket } from "~/support/support.server";
+import { TICKET_STATUSES } from "~/support/ticket-status";
 import { page } from "~/utils/page.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 

@@ -1,9 +1,9 @@
 import { Form, NavLink, Outlet, useLoaderData, useLocation } from "@remix-run/react";
 import { useEffect, useRef } from "react";
 import { RouteError } from "~/components/RouteError";
-import { can } from "~/models/policy";
-import { requireUser } from "~/utils/auth.server";
-import { db } from "~/utils/db.server";
+import { requireUser } from "~/staff/auth.server";
+import { can } from "~/staff/policy";
+import { db } from "~/storage/db.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 
 export async function loader({ request }: LoaderFunctionArgs) {

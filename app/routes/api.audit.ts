@@ -1,8 +1,8 @@
 // GET /api/audit?action&actorId&from&to&cursor&limit: the audit log, newest first, in keyset
 // pages (docs/api/audit.md). Owners and admins; no API token may read it.
-import { listAudit } from "~/models/audit.server";
+import { listAudit } from "~/audit/audit.server";
+import { authorize } from "~/staff/auth.server";
 import { apiRoute, json, methodNotAllowed } from "~/utils/api.server";
-import { authorize } from "~/utils/auth.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {

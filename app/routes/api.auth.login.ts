@@ -1,8 +1,8 @@
-import { verifyLogin } from "~/models/user.server";
+import { InvalidCredentialsError, LoginSchema, assertSameOrigin, withLoginLimits } from "~/staff/auth.server";
+import { commitUserSession } from "~/staff/session-cookie.server";
+import { verifyLogin } from "~/staff/user.server";
 import { apiRoute, fail, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
-import { InvalidCredentialsError, LoginSchema, assertSameOrigin, withLoginLimits } from "~/utils/auth.server";
 import { clientIp } from "~/utils/request.server";
-import { commitUserSession } from "~/utils/session.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["POST"]));

@@ -1,8 +1,8 @@
 // PUT /api/forms/:id/schema: replace the field list, making a new schemaVersion.
-import { replaceFormSchema } from "~/models/form-schema-changes.server";
-import { ReplaceSchemaBodySchema, formJson } from "~/models/form.server";
+import { replaceFormSchema } from "~/forms/form-schema-changes.server";
+import { ReplaceSchemaBodySchema, formJson } from "~/forms/form.server";
+import { authorize } from "~/staff/auth.server";
 import { apiRoute, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
-import { authorize } from "~/utils/auth.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 const SCHEMA_BODY_LIMIT = 512 * 1024;

@@ -1,8 +1,8 @@
 // GET /api/forms/:id/stats?from&to&groupBy: a form's views, leads and conversion rate per
 // utm_source, utm_campaign, referrer host or day. Rules: docs/api/forms.md#form-stats.
-import { ConversionQuerySchema, getConversionStats } from "~/models/form-stats.server";
+import { ConversionQuerySchema, getConversionStats } from "~/forms/form-stats.server";
+import { authorize } from "~/staff/auth.server";
 import { apiRoute, json, methodNotAllowed, parseOrFail } from "~/utils/api.server";
-import { authorize } from "~/utils/auth.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) => {

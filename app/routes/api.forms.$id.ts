@@ -1,10 +1,10 @@
 // GET, PATCH and DELETE /api/forms/:id.
 import { z } from "zod";
-import { auditor } from "~/models/audit.server";
-import { deleteForm, formJson, getFormWithCounts, updateForm } from "~/models/form.server";
-import { isPlainObject } from "~/models/lead-submission.server";
+import { auditor } from "~/audit/audit.server";
+import { isPlainObject } from "~/capture/lead-submission.server";
+import { deleteForm, formJson, getFormWithCounts, updateForm } from "~/forms/form.server";
+import { authorize } from "~/staff/auth.server";
 import { apiRoute, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
-import { authorize } from "~/utils/auth.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 const DeleteQuerySchema = z

@@ -1,10 +1,10 @@
 // POST /api/forms/:id/views: the embed script's beacon, one per page view of a site that
-// carries the form (no login, no cookies read). Counted in memory (app/models/form-views.server.ts);
+// carries the form (no login, no cookies read). Counted in memory (app/capture/form-views.server.ts);
 // the answer is 204 at once, counted or not: a disallowed origin, a bot, an archived form, a
 // visitor counted within the last FORM_VIEW_DEDUPE_SECONDS and an address over its cap are
 // ignored without a tell (decision 039: why not 429). Rules: docs/api/forms.md#form-views.
-import { countView, isBotAgent } from "~/models/form-views.server";
-import { getPublicForm, isOriginAllowed } from "~/models/public-form.server";
+import { countView, isBotAgent } from "~/capture/form-views.server";
+import { getPublicForm, isOriginAllowed } from "~/capture/public-form.server";
 import { apiRoute, fail, methodNotAllowed, parseJsonText, readBodyText } from "~/utils/api.server";
 import { invalidFields, type ErrorDetail } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";

@@ -1,12 +1,12 @@
 // GET /api/leads/:id: one lead, labelled by its schema version, with its status, owner,
 // tags, notes, timeline and history. PATCH {status?, ownerId?, tags?}: work it (200 with
 // the lead). DELETE: 204. Unknown id: 404.
-import { auditor } from "~/models/audit.server";
-import { deleteLead } from "~/models/lead-delete.server";
-import { updateLead } from "~/models/lead-work.server";
-import { getLead } from "~/models/lead.server";
+import { auditor } from "~/audit/audit.server";
+import { deleteLead } from "~/leads/lead-delete.server";
+import { updateLead } from "~/leads/lead-work.server";
+import { getLead } from "~/leads/lead.server";
+import { authorize } from "~/staff/auth.server";
 import { apiRoute, fail, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
-import { authorize } from "~/utils/auth.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 function notFound(id: string): never {

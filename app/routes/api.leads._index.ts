@@ -1,9 +1,9 @@
 // GET /api/leads: the filtered lead list, newest first, keyset-paginated; `count=true`
 // adds `total`, the number of leads matching the filters.
-import { forViewer, leadListQueryOrFail } from "~/models/lead-filters.server";
-import { listLeads } from "~/models/lead.server";
+import { forViewer, leadListQueryOrFail } from "~/leads/lead-filters.server";
+import { listLeads } from "~/leads/lead.server";
+import { authorize } from "~/staff/auth.server";
 import { apiRoute, fail, json, methodNotAllowed } from "~/utils/api.server";
-import { authorize } from "~/utils/auth.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {

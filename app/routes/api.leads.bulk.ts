@@ -1,9 +1,9 @@
 // POST /api/leads/bulk {ids: [...]} | {filter: {...}} | {all: true}, {action, value?}: one
 // action over many leads, in keyset batches; answers {affected}. See docs/api/leads.md.
-import { auditor } from "~/models/audit.server";
-import { BULK_BODY_LIMIT, bulkUpdate, parseBulkRequest } from "~/models/lead-bulk.server";
+import { auditor } from "~/audit/audit.server";
+import { BULK_BODY_LIMIT, bulkUpdate, parseBulkRequest } from "~/leads/lead-bulk.server";
+import { authorize } from "~/staff/auth.server";
 import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
-import { authorize } from "~/utils/auth.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["POST"]));

@@ -1,13 +1,13 @@
 // GET /api/leads/export?format=csv|xlsx&<list filters>: the filtered leads as a file,
 // streamed from the database page by page.
 import { z } from "zod";
-import { auditor } from "~/models/audit.server";
-import { exportFileName } from "~/models/lead-export-name.server";
-import { streamLeadsXlsx } from "~/models/lead-export-xlsx.server";
-import { CONTENT_TYPES, EXPORT_FORMATS, streamLeadsCsv } from "~/models/lead-export.server";
-import { forViewer, parseLeadFilters } from "~/models/lead-filters.server";
+import { auditor } from "~/audit/audit.server";
+import { exportFileName } from "~/leads/lead-export-name.server";
+import { streamLeadsXlsx } from "~/leads/lead-export-xlsx.server";
+import { CONTENT_TYPES, EXPORT_FORMATS, streamLeadsCsv } from "~/leads/lead-export.server";
+import { forViewer, parseLeadFilters } from "~/leads/lead-filters.server";
+import { authorize } from "~/staff/auth.server";
 import { apiRoute, fail, methodNotAllowed, zodDetails, type ErrorDetail } from "~/utils/api.server";
-import { authorize } from "~/utils/auth.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 
 const FormatSchema = z.enum(EXPORT_FORMATS, { error: "Use csv or xlsx." });

@@ -8,12 +8,13 @@ import {
   storeLead,
   SUBMISSION_BODY_LIMIT,
   validateSubmission,
-} from "~/models/lead-capture.server";
-import { UTM_KEYS } from "~/models/lead-fields";
-import { signErrors } from "~/models/lead-signatures.server";
-import { isPlainObject, parseSubmission, submissionKind, type Submission } from "~/models/lead-submission.server";
-import { findOpenForm, isOriginAllowed, type PublicForm } from "~/models/public-form.server";
-import { keepDraft, leadDraftScope, markSettled, newAttempt, type DraftValues } from "~/models/visitor-drafts.server";
+} from "~/capture/lead-capture.server";
+import { signErrors } from "~/capture/lead-signatures.server";
+import { isPlainObject, parseSubmission, submissionKind, type Submission } from "~/capture/lead-submission.server";
+import { findOpenForm, isOriginAllowed, type PublicForm } from "~/capture/public-form.server";
+import { keepDraft, leadDraftScope, markSettled, newAttempt, type DraftValues } from "~/capture/visitor-drafts.server";
+import { isBrowserPost, isFormPost, visitorPage } from "~/capture/visitor-page.server";
+import { UTM_KEYS } from "~/leads/lead-fields";
 import {
   apiRoute,
   domainErrorHeaders,
@@ -27,7 +28,6 @@ import {
 import { DomainError } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { clientIp } from "~/utils/request.server";
-import { isBrowserPost, isFormPost, visitorPage } from "~/utils/visitor-page.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 const APP_ORIGIN = new URL(env.APP_URL).origin;

@@ -1,7 +1,7 @@
 // GET /api/saved-replies: the team's reply templates. POST {name, body}: a new one (201).
-import { createSavedReply, listSavedReplies } from "~/models/saved-replies.server";
+import { authorize } from "~/staff/auth.server";
+import { createSavedReply, listSavedReplies } from "~/support/saved-replies.server";
 import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
-import { authorize } from "~/utils/auth.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {

@@ -1,10 +1,10 @@
 // GET /api/settings/branding: the company's name, accent colour and logo address.
 // PATCH {name?, accentColor?, logo?}: changes them (logo: a base64 data: URL, or null).
-import { auditor } from "~/models/audit.server";
-import { LOGO_MAX_BYTES } from "~/models/brand-schema";
-import { getBrand, updateBrand } from "~/models/brand.server";
+import { auditor } from "~/audit/audit.server";
+import { LOGO_MAX_BYTES } from "~/brand/brand-schema";
+import { getBrand, updateBrand } from "~/brand/brand.server";
+import { authorize } from "~/staff/auth.server";
 import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
-import { authorize } from "~/utils/auth.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 // A 512 KiB logo in base64, and the rest of the body.

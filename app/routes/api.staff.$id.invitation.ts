@@ -1,9 +1,9 @@
 // POST /api/staff/:id/invitation: send the invitation of a user who has not joined again (a
 // new link; the one sent before stops working); 409 once they have joined. See docs/api/staff.md.
-import { auditor } from "~/models/audit.server";
-import { resendInvitation } from "~/models/staff.server";
+import { auditor } from "~/audit/audit.server";
+import { authorize } from "~/staff/auth.server";
+import { resendInvitation } from "~/staff/staff.server";
 import { apiRoute, json, methodNotAllowed } from "~/utils/api.server";
-import { authorize } from "~/utils/auth.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["POST"]));

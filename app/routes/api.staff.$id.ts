@@ -1,9 +1,9 @@
 // PATCH /api/staff/:id with {role?, disabled?}: change a staff user's role, disable or enable them.
 // DELETE /api/staff/:id: revoke the invitation of a user who never joined (409 once they have).
-import { auditor } from "~/models/audit.server";
-import { revokeInvitation, updateStaff } from "~/models/staff.server";
+import { auditor } from "~/audit/audit.server";
+import { authorize } from "~/staff/auth.server";
+import { revokeInvitation, updateStaff } from "~/staff/staff.server";
 import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
-import { authorize } from "~/utils/auth.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["PATCH", "DELETE"]));

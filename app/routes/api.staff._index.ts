@@ -1,9 +1,9 @@
 // GET /api/staff: every staff user with their role and status. POST /api/staff with
 // {email, role, name?}: invite one (201, status "invited"; docs/api/staff.md).
-import { auditor } from "~/models/audit.server";
-import { inviteStaff, listStaff } from "~/models/staff.server";
+import { auditor } from "~/audit/audit.server";
+import { authorize } from "~/staff/auth.server";
+import { inviteStaff, listStaff } from "~/staff/staff.server";
 import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
-import { authorize } from "~/utils/auth.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {

@@ -1,9 +1,9 @@
 // POST {body}: a staff note on a support request (201): shown apart from the conversation,
 // never emailed (docs/api/support.md).
-import { NoteSchema } from "~/models/support-schemas";
-import { addTicketNote } from "~/models/support.server";
+import { requireStaff } from "~/staff/auth.server";
+import { NoteSchema } from "~/support/support-schemas";
+import { addTicketNote } from "~/support/support.server";
 import { apiRoute, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
-import { requireStaff } from "~/utils/auth.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["POST"]));

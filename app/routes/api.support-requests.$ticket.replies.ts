@@ -1,8 +1,8 @@
 // POST: a staff reply. It joins the thread at once and is emailed by the outbox worker.
-import { ReplyBodySchema } from "~/models/support-schemas";
-import { addStaffReply } from "~/models/support.server";
+import { requireStaff } from "~/staff/auth.server";
+import { ReplyBodySchema } from "~/support/support-schemas";
+import { addStaffReply } from "~/support/support.server";
 import { apiRoute, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
-import { requireStaff } from "~/utils/auth.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["POST"]));

@@ -1,9 +1,9 @@
 // GET: a support request, its thread and its notes. PATCH: change its status or assignee.
 // `:ticket` is the id or the reference in any letter case (SR-1042, sr-1042).
-import { TicketPatchSchema } from "~/models/support-schemas";
-import { getTicketThread, updateTicket } from "~/models/support.server";
+import { requireStaff } from "~/staff/auth.server";
+import { TicketPatchSchema } from "~/support/support-schemas";
+import { getTicketThread, updateTicket } from "~/support/support.server";
 import { apiRoute, fail, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
-import { requireStaff } from "~/utils/auth.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request, params, context }: LoaderFunctionArgs) => {

@@ -1,6 +1,9 @@
 // POST: a customer opens a support request (public, rate limited per client address,
 // with a honeypot), by JSON or by a site's plain HTML form (answered with our support page).
 // GET: staff list the requests.
+import { keepDraft, SUPPORT_DRAFT_SCOPE, type Draft, type DraftValues } from "~/capture/visitor-drafts.server";
+import { isBrowserPost, visitorPage } from "~/capture/visitor-page.server";
+import { requireStaff } from "~/staff/auth.server";
 import {
   CreateTicketBodySchema,
   CreateTicketSchema,
@@ -10,8 +13,7 @@ import {
   limitSupportRequestsFor,
   limitSupportRequestsFrom,
   listTickets,
-} from "~/models/support.server";
-import { keepDraft, SUPPORT_DRAFT_SCOPE, type Draft, type DraftValues } from "~/models/visitor-drafts.server";
+} from "~/support/support.server";
 import {
   apiRoute,
   domainErrorHeaders,
@@ -23,10 +25,8 @@ import {
   readBodyText,
   statusOf,
 } from "~/utils/api.server";
-import { requireStaff } from "~/utils/auth.server";
 import { DomainError, invalidFields } from "~/utils/domain-error";
 import { clientIp } from "~/utils/request.server";
-import { isBrowserPost, visitorPage } from "~/utils/visitor-page.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request, context }: LoaderFunctionArgs) => {

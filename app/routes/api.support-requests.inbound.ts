@@ -1,11 +1,11 @@
 // POST: an email reply from a customer, posted by an email provider (JSON as in the
 // spec, or SendGrid / Postmark / Mailgun native posts) behind a shared secret.
 // Reference: docs/api/support.md.
-import { assertInboundType, readInboundEmail } from "~/models/inbound-email.server";
-import { INBOUND_BODY_LIMIT } from "~/models/inbound-payload";
-import { recordInboundEmail } from "~/models/support-inbound.server";
+import { checkSecretGuess } from "~/staff/auth.server";
+import { assertInboundType, readInboundEmail } from "~/support/inbound/inbound-email.server";
+import { INBOUND_BODY_LIMIT } from "~/support/inbound/inbound-payload";
+import { recordInboundEmail } from "~/support/inbound/support-inbound.server";
 import { apiRoute, fail, json, methodNotAllowed, readBodyShared } from "~/utils/api.server";
-import { checkSecretGuess } from "~/utils/auth.server";
 import { env } from "~/utils/env.server";
 import { clientIp } from "~/utils/request.server";
 import type { ActionFunctionArgs } from "@remix-run/node";

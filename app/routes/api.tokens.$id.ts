@@ -1,9 +1,9 @@
 // DELETE /api/tokens/:id: revokes one of your API tokens, or for owners and admins anyone's
 // (204; 404 for an unknown id, or another user's for an agent).
-import { revokeApiToken } from "~/models/api-tokens.server";
-import { auditor } from "~/models/audit.server";
+import { auditor } from "~/audit/audit.server";
+import { revokeApiToken } from "~/staff/api-tokens.server";
+import { requireUserSession } from "~/staff/auth.server";
 import { apiRoute, methodNotAllowed } from "~/utils/api.server";
-import { requireUserSession } from "~/utils/auth.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["DELETE"]));

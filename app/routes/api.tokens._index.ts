@@ -3,13 +3,13 @@
 // {name, scopes, expiresAt?, password?}: a new one, answered once with `token`; `password`
 // is needed when the session's last password entry is older than 10 minutes
 // (docs/api/tokens.md). Both need a session: a token cannot make or list tokens.
-import { requireRecentPassword, takePassword } from "~/models/account-password.server";
-import { createApiToken, listApiTokens } from "~/models/api-tokens.server";
-import { auditor } from "~/models/audit.server";
-import { canChangeStaff } from "~/models/policy";
+import { auditor } from "~/audit/audit.server";
+import { requireRecentPassword, takePassword } from "~/staff/account-password.server";
+import { createApiToken, listApiTokens } from "~/staff/api-tokens.server";
+import { requireUserSession } from "~/staff/auth.server";
+import { canChangeStaff } from "~/staff/policy";
+import { db } from "~/storage/db.server";
 import { apiRoute, fail, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
-import { requireUserSession } from "~/utils/auth.server";
-import { db } from "~/utils/db.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {

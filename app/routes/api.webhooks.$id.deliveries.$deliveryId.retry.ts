@@ -1,7 +1,7 @@
 // POST /api/webhooks/:id/deliveries/:deliveryId/retry: attempts the delivery again now (202).
-import { retryDelivery } from "~/models/webhooks.server";
+import { authorize } from "~/staff/auth.server";
 import { apiRoute, json, methodNotAllowed } from "~/utils/api.server";
-import { authorize } from "~/utils/auth.server";
+import { retryDelivery } from "~/webhooks/webhooks.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["POST"]));

@@ -1,7 +1,7 @@
 // GET /api/webhooks/:id/deliveries: the endpoint's newest deliveries with their attempts.
-import { listDeliveries } from "~/models/webhooks.server";
+import { authorize } from "~/staff/auth.server";
 import { apiRoute, json } from "~/utils/api.server";
-import { authorize } from "~/utils/auth.server";
+import { listDeliveries } from "~/webhooks/webhooks.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) => {

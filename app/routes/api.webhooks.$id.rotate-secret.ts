@@ -1,9 +1,9 @@
 // POST /api/webhooks/:id/rotate-secret: a new signing secret (shown once); the previous
 // one keeps signing beside it for 24 hours.
-import { auditor } from "~/models/audit.server";
-import { rotateWebhookSecret } from "~/models/webhooks.server";
+import { auditor } from "~/audit/audit.server";
+import { authorize } from "~/staff/auth.server";
 import { apiRoute, json, methodNotAllowed } from "~/utils/api.server";
-import { authorize } from "~/utils/auth.server";
+import { rotateWebhookSecret } from "~/webhooks/webhooks.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["POST"]));

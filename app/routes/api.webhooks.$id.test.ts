@@ -1,8 +1,8 @@
 // POST /api/webhooks/:id/test: queues a `ping` event to this endpoint (202); its delivery
 // shows in /api/webhooks/:id/deliveries like any other.
-import { sendTestPing } from "~/models/webhooks.server";
+import { authorize } from "~/staff/auth.server";
 import { apiRoute, json, methodNotAllowed } from "~/utils/api.server";
-import { authorize } from "~/utils/auth.server";
+import { sendTestPing } from "~/webhooks/webhooks.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["POST"]));

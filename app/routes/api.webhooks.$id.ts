@@ -1,8 +1,8 @@
 // GET, PATCH and DELETE /api/webhooks/:id.
-import { auditor } from "~/models/audit.server";
-import { deleteWebhook, getWebhook, updateWebhook } from "~/models/webhooks.server";
+import { auditor } from "~/audit/audit.server";
+import { authorize } from "~/staff/auth.server";
 import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
-import { authorize } from "~/utils/auth.server";
+import { deleteWebhook, getWebhook, updateWebhook } from "~/webhooks/webhooks.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) => {

@@ -1,8 +1,8 @@
 // GET /api/webhooks: the endpoints. POST /api/webhooks: create one (201, with its signing secret, shown once).
-import { auditor } from "~/models/audit.server";
-import { createWebhook, listWebhooks } from "~/models/webhooks.server";
+import { auditor } from "~/audit/audit.server";
+import { authorize } from "~/staff/auth.server";
 import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
-import { authorize } from "~/utils/auth.server";
+import { createWebhook, listWebhooks } from "~/webhooks/webhooks.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {

@@ -2,7 +2,7 @@
 // changes with the image, so a browser may keep it for good; an old hash answers 404.
 // The bytes were checked to be an image when stored (brand.server.ts); the browser is
 // still told not to sniff them, and not to run anything in them.
-import { getBrandLogo } from "~/models/brand.server";
+import { getBrandLogo } from "~/brand/brand.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 
 export async function loader({ params }: LoaderFunctionArgs) {

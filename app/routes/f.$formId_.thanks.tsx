@@ -2,9 +2,9 @@
 // form has no redirectUrl of its own. Shows the company's brand, the form's thank-you
 // message (its success message when none is set) and its link back to the site.
 import { useLoaderData } from "@remix-run/react";
+import { getBrand } from "~/brand/brand.server";
+import { getPublicForm } from "~/capture/public-form.server";
 import { BrandHeader, brandStyle } from "~/components/BrandHeader";
-import { getBrand } from "~/models/brand.server";
-import { getPublicForm } from "~/models/public-form.server";
 import { page } from "~/utils/page.server";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 

@@ -2,8 +2,8 @@
 // address has an account or not (docs/api/staff.md).
 import { data } from "@remix-run/node";
 import { Form, Link, useActionData } from "@remix-run/react";
-import { requestPasswordReset } from "~/models/password-reset.server";
-import { assertSameOrigin } from "~/utils/auth.server";
+import { assertSameOrigin } from "~/staff/auth.server";
+import { requestPasswordReset } from "~/staff/password-reset.server";
 import { DomainError, RateLimited } from "~/utils/domain-error";
 import { clientIp } from "~/utils/request.server";
 import type { ActionFunctionArgs, MetaFunction } from "@remix-run/node";

@@ -1,4 +1,4 @@
-import { db } from "~/utils/db.server";
+import { db } from "~/storage/db.server";
 
 // 200 when the database answers; 503 otherwise (for load balancers and monitors).
 export async function loader() {

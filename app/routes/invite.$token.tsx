@@ -2,13 +2,13 @@
 // logged in. A used or expired link answers 410 (docs/api/staff.md).
 import { data, redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
-import { auditor } from "~/models/audit.server";
-import { acceptInvitation, readInvitation } from "~/models/staff.server";
-import { assertSameOrigin } from "~/utils/auth.server";
+import { auditor } from "~/audit/audit.server";
+import { assertSameOrigin } from "~/staff/auth.server";
+import { commitUserSession } from "~/staff/session-cookie.server";
+import { acceptInvitation, readInvitation } from "~/staff/staff.server";
 import { DomainError } from "~/utils/domain-error";
 import { page } from "~/utils/page.server";
 import { clientIp } from "~/utils/request.server";
-import { commitUserSession } from "~/utils/session.server";
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [

@@ -2,9 +2,8 @@ import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { z } from "zod";
+import { getBrand } from "~/brand/brand.server";
 import { BrandHeader, brandStyle } from "~/components/BrandHeader";
-import { getBrand } from "~/models/brand.server";
-import { defaultTimeZone } from "~/models/user.server";
 import {
   InvalidCredentialsError,
   assertSameOrigin,
@@ -12,10 +11,11 @@ import {
   getOptionalUser,
   safeRedirect,
   withLoginLimits,
-} from "~/utils/auth.server";
+} from "~/staff/auth.server";
+import { commitUserSession } from "~/staff/session-cookie.server";
+import { defaultTimeZone } from "~/staff/user.server";
 import { RateLimited } from "~/utils/domain-error";
 import { clientIp } from "~/utils/request.server";
-import { commitUserSession } from "~/utils/session.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Log in · Lead Capture" }];

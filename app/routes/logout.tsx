@@ -1,6 +1,6 @@
 import { redirect } from "@remix-run/node";
-import { assertSameOrigin } from "~/utils/auth.server";
-import { destroySessionCookie } from "~/utils/session.server";
+import { assertSameOrigin } from "~/staff/auth.server";
+import { destroySessionCookie } from "~/staff/session-cookie.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 export async function loader() {

@@ -2,9 +2,9 @@
 // the user, then sends them to log in. A used or expired link answers 410.
 import { data, redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
-import { auditor } from "~/models/audit.server";
-import { readResetLink, resetPassword } from "~/models/password-reset.server";
-import { assertSameOrigin } from "~/utils/auth.server";
+import { auditor } from "~/audit/audit.server";
+import { assertSameOrigin } from "~/staff/auth.server";
+import { readResetLink, resetPassword } from "~/staff/password-reset.server";
 import { DomainError } from "~/utils/domain-error";
 import { page } from "~/utils/page.server";
 import { clientIp } from "~/utils/request.server";

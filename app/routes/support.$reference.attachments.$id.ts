@@ -2,9 +2,9 @@
 // key). Always a download, never shown inline: the bytes are a stranger's, so the browser
 // is told not to sniff them and not to run anything in them.
 import contentDisposition from "content-disposition";
-import { attachmentStream } from "~/models/attachment-store.server";
-import { getAttachment } from "~/models/support.server";
-import { authorize, requireStaff } from "~/utils/auth.server";
+import { authorize, requireStaff } from "~/staff/auth.server";
+import { attachmentStream } from "~/support/attachment-store.server";
+import { getAttachment } from "~/support/support.server";
 import { page } from "~/utils/page.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 

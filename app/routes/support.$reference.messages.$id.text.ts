@@ -1,8 +1,8 @@
 // GET: a message's whole text as received, for staff, as a download. The thread page shows
 // only the first part of a long message (decision 035), and links here for the rest.
 import contentDisposition from "content-disposition";
-import { getMessageText } from "~/models/support.server";
-import { authorize } from "~/utils/auth.server";
+import { authorize } from "~/staff/auth.server";
+import { getMessageText } from "~/support/support.server";
 import { page } from "~/utils/page.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 

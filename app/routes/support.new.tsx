@@ -4,20 +4,20 @@
 // come back in the page with what the customer typed.
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { getBrand } from "~/brand/brand.server";
+import { isBotAgent } from "~/capture/form-views.server";
+import { isSpamBySignals, signTimestamp, timestampVerdict } from "~/capture/lead-signatures.server";
+import { SUPPORT_DRAFT_SCOPE, takeDraft } from "~/capture/visitor-drafts.server";
 import { BrandHeader, brandStyle } from "~/components/BrandHeader";
 import { Honeypot } from "~/components/Honeypot";
 import { RouteError } from "~/components/RouteError";
-import { getBrand } from "~/models/brand.server";
-import { isBotAgent } from "~/models/form-views.server";
-import { isSpamBySignals, signTimestamp, timestampVerdict } from "~/models/lead-signatures.server";
 import {
   CreateTicketSchema,
   createTicket,
   decoyTicket,
   limitSupportRequestsFor,
   limitSupportRequestsFrom,
-} from "~/models/support.server";
-import { SUPPORT_DRAFT_SCOPE, takeDraft } from "~/models/visitor-drafts.server";
+} from "~/support/support.server";
 import { RateLimited } from "~/utils/domain-error";
 import { page } from "~/utils/page.server";
 import { clientIp } from "~/utils/request.server";

@@ -1,6 +1,6 @@
-// The bytes of inbound email attachments, in 256 KiB chunks (app/models/attachment-store.server.ts
+// The bytes of inbound email attachments, in 256 KiB chunks (app/support/attachment-store.server.ts
 // says why). Through the driver on both databases: Prisma encodes Bytes as text.
-import { idleSqlite, postgresPool, prepared, withSqliteWrite } from "~/utils/db.server";
+import { idleSqlite, postgresPool, prepared, withSqliteWrite } from "~/storage/db.server";
 
 export interface AttachmentChunkStore {
   write(attachmentId: string, seq: number, data: Buffer): Promise<void>;

@@ -1,4 +1,4 @@
-// Adding counted form views to the FormView table (app/models/form-views.server.ts). One
+// Adding counted form views to the FormView table (app/capture/form-views.server.ts). One
 // implementation per database (decision 021).
 //
 // Each row is added to what is stored (ON CONFLICT ... views + excluded.views), so several
@@ -10,7 +10,7 @@
 // (microseconds per row, nothing awaited inside): an interactive Prisma transaction would
 // hold the one connection and stall lead commits (decision 026). On PostgreSQL it is one
 // statement on the pool, all rows passed as arrays.
-import { idleSqlite, isForeignKeyViolation, postgresPool, prepared, type FormView } from "~/utils/db.server";
+import { idleSqlite, isForeignKeyViolation, postgresPool, prepared, type FormView } from "~/storage/db.server";
 
 /** A count of views to add: the table's key and how many views. */
 export type ViewCount = Pick<FormView, "formId" | "day" | "utmSource" | "utmCampaign" | "referrerHost" | "views">;

@@ -1,6 +1,6 @@
 // The storage of the process, chosen once at start by DATABASE_URL (docs/decisions/021):
 // for each table that needs SQL of its own, the implementation for this database.
-import { isPostgres } from "~/utils/db.server";
+import { isPostgres } from "~/storage/db.server";
 import {
   postgresAttachmentChunkStore,
   sqliteAttachmentChunkStore,

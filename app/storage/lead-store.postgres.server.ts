@@ -4,11 +4,11 @@
 // Date would be sent in the process's local time) and read back as text, never through
 // node-postgres's parser, which would read them as local time.
 import pg from "pg";
-import { spamValues } from "~/models/lead-filters.server";
-import type { StaffEmail } from "~/models/notifications.server";
-import type { LeadCreatedEvent } from "~/models/webhook-events.server";
-import { isoFromUtcText, postgresPool } from "~/utils/db.server";
+import { spamValues } from "~/leads/lead-filters.server";
+import type { StaffEmail } from "~/notifications/notifications.server";
+import { isoFromUtcText, postgresPool } from "~/storage/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
+import type { LeadCreatedEvent } from "~/webhooks/webhook-events.server";
 import {
   LEAD_ROW_COLUMNS,
   leadConditions,

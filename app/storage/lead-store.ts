@@ -3,17 +3,11 @@
 // 021). One implementation per database, chosen once at start (./index.server.ts); the
 // column lists are checked against the Prisma model, rows are mapped by name, and the
 // filters become SQL in one place, leadConditions below, for both databases.
-import type { LeadData } from "~/models/form-schema";
-import {
-  dayRange,
-  spamValues,
-  type Cursor,
-  type LeadFilters,
-  type LeadStatusValue,
-} from "~/models/lead-filters.server";
-import type { StaffEmail } from "~/models/notifications.server";
-import type { LeadCreatedEvent } from "~/models/webhook-events.server";
-import type { Lead } from "~/utils/db.server";
+import type { LeadData } from "~/forms/form-schema";
+import { dayRange, spamValues, type Cursor, type LeadFilters, type LeadStatusValue } from "~/leads/lead-filters.server";
+import type { StaffEmail } from "~/notifications/notifications.server";
+import type { Lead } from "~/storage/db.server";
+import type { LeadCreatedEvent } from "~/webhooks/webhook-events.server";
 
 /** The columns a page of leads reads (a column the model lacks fails to compile). */
 export const LEAD_ROW_COLUMNS = [

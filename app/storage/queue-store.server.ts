@@ -1,7 +1,7 @@
 // Claiming due rows of a work queue (the email outbox, the webhook deliveries) so that
 // two instances never take the same one (decision 021). A row is claimed by moving it
 // from `pending` to its working status with a lock time; one implementation per database.
-import { sqliteTime, db } from "~/utils/db.server";
+import { sqliteTime, db } from "~/storage/db.server";
 
 export interface QueueStore {
   /** Marks up to `limit` pending rows due by `now` as claimed until `lockedUntil`; returns their ids. */

@@ -1,8 +1,8 @@
 // Reading a session with its user, on every authenticated request (decision 014). On
 // SQLite one prepared statement through the driver instead of Prisma's two queries
 // (decisions 003 and 021); on PostgreSQL, Prisma.
-import { db, idleSqlite, isoFromUtcText, prepared } from "~/utils/db.server";
-import type { Session, User } from "~/utils/db.server";
+import { db, idleSqlite, isoFromUtcText, prepared } from "~/storage/db.server";
+import type { Session, User } from "~/storage/db.server";
 
 /** The user fields a session carries (user.server.ts selects the same ones at login). */
 export const sessionUserSelect = { id: true, email: true, name: true, role: true, disabledAt: true } as const;

@@ -7,7 +7,7 @@
 // lead's transaction thus writes one small row: the delivery row and the 1 KB body were
 // most of what an endpoint cost the submit endpoint. One implementation per database
 // (decision 021).
-import { db, idleSqlite, isoFromUtcText, prepared, type Prisma } from "~/utils/db.server";
+import { db, idleSqlite, isoFromUtcText, prepared, type Prisma } from "~/storage/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
 
 /** An event waiting for its fan-out without a body yet. */

@@ -1,4 +1,4 @@
-// Writing a batch of webhook attempts' outcomes (app/models/webhook-delivery.server.ts): each
+// Writing a batch of webhook attempts' outcomes (app/webhooks/webhook-delivery.server.ts): each
 // attempt logged, each delivery moved on (succeeded, its next attempt, or failed), and each
 // endpoint's health, in one transaction. One implementation per database (decision 021).
 //
@@ -6,7 +6,7 @@
 // connection. Through Prisma it was an interactive transaction of several awaited queries,
 // and while it was open no lead could be committed on that connection: with one endpoint
 // subscribed, the submit endpoint spent a third of its time waiting for it.
-import { db, idleSqlite, prepared, sqliteTime, type Prisma } from "~/utils/db.server";
+import { db, idleSqlite, prepared, sqliteTime, type Prisma } from "~/storage/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
 
 export type Outcome = {

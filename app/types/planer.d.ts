@@ -1,4 +1,4 @@
-// planer ships no types: the one function used here (app/models/email-body.ts).
+// planer ships no types: the one function used here (app/support/inbound/email-body.ts).
 declare module "planer" {
   const planer: {
     /** The message without quoted history; for text/html, a serialized document. */

@@ -2,8 +2,8 @@
 // .env.example documents each one.
 import proxyaddr from "proxy-addr";
 import { z } from "zod";
+import { DEFAULT_DATABASE_URL, databaseProvider } from "../storage/database-url";
 import { ConfigError } from "./config-error";
-import { DEFAULT_DATABASE_URL, databaseProvider } from "./database-url";
 import { secretWeakness } from "./secret-strength";
 
 export { PLACEHOLDER_SECRETS } from "./secret-strength";
@@ -161,7 +161,7 @@ const EnvSchema = z
     SUPPORT_ACKS_PER_RECIPIENT_PER_DAY: integer(5),
     RATE_LIMIT_STORE: z.enum(["memory", "database"]).optional(),
     OUTBOX_POLL_MS: integer(2000),
-    // Staff notifications (app/models/notifications.server.ts): who hears of new support
+    // Staff notifications (app/notifications/notifications.server.ts): who hears of new support
     // requests and customer replies, and when each form's daily lead digest goes out.
     SUPPORT_NOTIFY_EMAILS: z
       .string()

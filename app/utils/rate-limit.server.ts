@@ -2,7 +2,7 @@
 // The store is process memory for the embedded single-process setup and the database
 // when several instances share one PostgreSQL (RATE_LIMIT_STORE, see env.server.ts).
 import { RateLimiterMemory, RateLimiterPrisma, RateLimiterRes, type RateLimiterAbstract } from "rate-limiter-flexible";
-import { db } from "./db.server";
+import { db } from "../storage/db.server";
 import { RateLimited } from "./domain-error";
 import { env } from "./env.server";
 

@@ -3,10 +3,10 @@
 // source's views, leads and conversion rate change.
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FieldsSchema, FormSettingsSchema } from "~/models/form-schema";
-import { MIN_SUBMIT_MS } from "~/models/lead-signatures.server";
-import { createOrResetUser } from "~/models/user.server";
-import { db } from "~/utils/db.server";
+import { MIN_SUBMIT_MS } from "~/capture/lead-signatures.server";
+import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
+import { createOrResetUser } from "~/staff/user.server";
+import { db } from "~/storage/db.server";
 import { launchBrowser, logInAt } from "../support/browser";
 import { STAFF } from "../support/http";
 import { startServer, type TestServer } from "../support/server";

@@ -5,9 +5,9 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scriptSnippet } from "~/components/EmbedSnippet";
-import { FieldsSchema, FormSettingsSchema } from "~/models/form-schema";
-import { createOrResetUser } from "~/models/user.server";
-import { db } from "~/utils/db.server";
+import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
+import { createOrResetUser } from "~/staff/user.server";
+import { db } from "~/storage/db.server";
 import { launchBrowser, logInAt } from "../support/browser";
 import { STAFF } from "../support/http";
 import { startServer, type TestServer } from "../support/server";

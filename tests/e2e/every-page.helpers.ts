@@ -1,7 +1,7 @@
 // Every page of the service with realistic data behind it, for the checks that must hold on
 // all of them (no sideways scroll on a phone, no serious accessibility violation) and for
 // scripts/screenshots.ts. Seeds through the app's own API where one exists.
-import { db } from "~/utils/db.server";
+import { db } from "~/storage/db.server";
 import { createForm, createLeads, day, field } from "../integration/leads.helpers";
 import { apiClient, loginAsStaff } from "../support/http";
 

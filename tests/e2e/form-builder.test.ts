@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "~/utils/db.server";
+import { db } from "~/storage/db.server";
 import { launchBrowser } from "../support/browser";
 import { loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";

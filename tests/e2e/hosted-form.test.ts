@@ -1,8 +1,8 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FieldsSchema, FormSettingsSchema } from "~/models/form-schema";
-import { MIN_SUBMIT_MS } from "~/models/lead-signatures.server";
-import { db } from "~/utils/db.server";
+import { MIN_SUBMIT_MS } from "~/capture/lead-signatures.server";
+import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
+import { db } from "~/storage/db.server";
 import { launchBrowser } from "../support/browser";
 import { startServer, type TestServer } from "../support/server";
 import type { AddressInfo } from "node:net";

@@ -3,8 +3,8 @@
 // filter URL without empty parameters, and the browser's time zone taken at login.
 import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOrResetUser } from "~/models/user.server";
-import { db } from "~/utils/db.server";
+import { createOrResetUser } from "~/staff/user.server";
+import { db } from "~/storage/db.server";
 import { createForm, createLeads, day, field } from "../integration/leads.helpers";
 import { launchBrowser, logInAt } from "../support/browser";
 import { STAFF } from "../support/http";

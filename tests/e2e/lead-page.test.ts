@@ -1,7 +1,7 @@
 // Working a lead in a real browser, with JavaScript on and off: from new to contacted, a
 // note, then won, and the timeline shows both changes and the note, with who and when.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOrResetUser } from "~/models/user.server";
+import { createOrResetUser } from "~/staff/user.server";
 import { createForm, field } from "../integration/leads.helpers";
 import { launchBrowser, logInAt } from "../support/browser";
 import { STAFF, apiClient } from "../support/http";

@@ -3,7 +3,7 @@
 // its choice after a create, a hosted form clear of a phone's edges, an embed banner no
 // wider than its form, and notes in the body font.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOrResetUser } from "~/models/user.server";
+import { createOrResetUser } from "~/staff/user.server";
 import { createForm, createLeads, field } from "../integration/leads.helpers";
 import { launchBrowser, logInAt } from "../support/browser";
 import { STAFF, apiClient, loginAsStaff } from "../support/http";

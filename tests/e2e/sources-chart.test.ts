@@ -2,9 +2,9 @@
 // readable (at least 12 px tall) on a 390 px phone as on a 1280 px desktop, although the
 // bars scale down to the width.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FieldsSchema, FormSettingsSchema } from "~/models/form-schema";
-import { createOrResetUser } from "~/models/user.server";
-import { db } from "~/utils/db.server";
+import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
+import { createOrResetUser } from "~/staff/user.server";
+import { db } from "~/storage/db.server";
 import { launchBrowser, logInAt } from "../support/browser";
 import { STAFF } from "../support/http";
 import { startServer, type TestServer } from "../support/server";

@@ -2,7 +2,7 @@
 // the answer arrives by email, the customer's email reply comes back through the
 // inbound webhook and shows in the thread.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOrResetUser } from "~/models/user.server";
+import { createOrResetUser } from "~/staff/user.server";
 import { startSmtp, type TestSmtp } from "../integration/support-mail.helpers";
 import { launchBrowser, logInAt } from "../support/browser";
 import { STAFF, apiClient } from "../support/http";

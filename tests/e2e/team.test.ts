@@ -2,7 +2,7 @@
 // /settings/staff, the agent accepts the emailed link and works a support request with a
 // saved reply and an internal note.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOrResetUser } from "~/models/user.server";
+import { createOrResetUser } from "~/staff/user.server";
 import { startSmtp, type TestSmtp } from "../integration/support-mail.helpers";
 import { launchBrowser, logInAt } from "../support/browser";
 import { STAFF, apiClient, loginAsStaff } from "../support/http";

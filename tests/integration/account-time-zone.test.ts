@@ -2,8 +2,8 @@
 // hidden `timeZone`), chosen on /account from the server's list, and used for the
 // dashboard's times (components/LocalTime).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOrResetUser } from "~/models/user.server";
-import { db } from "~/utils/db.server";
+import { createOrResetUser } from "~/staff/user.server";
+import { db } from "~/storage/db.server";
 import { cookieFrom, loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 

@@ -2,8 +2,8 @@
 // time of each request, ended by revocation, expiry or disabling the user.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOrResetUser } from "~/models/user.server";
-import { db } from "~/utils/db.server";
+import { createOrResetUser } from "~/staff/user.server";
+import { db } from "~/storage/db.server";
 import { apiClient, cookieFrom, ownClientAddress, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 

@@ -1,7 +1,7 @@
 // The audit log: each recorded action leaves one entry naming who, what and from where, read
 // through GET /api/audit (filters, keyset pages) and /settings/audit by owners and admins only.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOrResetUser } from "~/models/user.server";
+import { createOrResetUser } from "~/staff/user.server";
 import { apiClient, cookieFrom, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 

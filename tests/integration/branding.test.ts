@@ -3,7 +3,7 @@
 // and shown on the hosted form, the thank-you, login and support pages. A form's
 // settings.thankYou puts a way back to the customer's site on its thank-you page.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOrResetUser } from "~/models/user.server";
+import { createOrResetUser } from "~/staff/user.server";
 import { apiClient, cookieFrom, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 

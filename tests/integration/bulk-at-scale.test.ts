@@ -4,7 +4,7 @@
 // its lead's timeline, other forms untouched. A request refused for a bad value changes
 // nothing, however many leads it names. Each figure is printed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "~/utils/db.server";
+import { db } from "~/storage/db.server";
 import { apiClient, loginAsStaff, type ApiClient } from "../support/http";
 import { insertLeads } from "../support/seed-leads";
 import { startServer, type TestServer } from "../support/server";

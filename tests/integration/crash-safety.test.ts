@@ -1,7 +1,7 @@
 // Every lead that got a 2xx is kept, whatever happens to the process afterwards.
 import { afterEach, describe, expect, it } from "vitest";
-import { FieldsSchema, FormSettingsSchema } from "~/models/form-schema";
-import { db } from "~/utils/db.server";
+import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
+import { db } from "~/storage/db.server";
 import { startServer, type TestServer } from "../support/server";
 
 const running: TestServer[] = [];

@@ -3,8 +3,8 @@
 // threads that read as a conversation.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formatInZone } from "~/components/LocalTime";
-import { createOrResetUser } from "~/models/user.server";
-import { db } from "~/utils/db.server";
+import { createOrResetUser } from "~/staff/user.server";
+import { db } from "~/storage/db.server";
 import { STAFF, loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { createForm, createLeads, field } from "./leads.helpers";

@@ -1,8 +1,8 @@
 // `npm run dev` runs the production server's code (server/) with Vite compiling app/:
 // the fast path, the guards and the error shapes are the same while developing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FieldsSchema, FormSettingsSchema } from "~/models/form-schema";
-import { db } from "~/utils/db.server";
+import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
+import { db } from "~/storage/db.server";
 import { startServer, type TestServer } from "../support/server";
 
 let server: TestServer;

@@ -4,8 +4,8 @@
 // and must give the same status, headers and body.
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FieldsSchema, FormSettingsSchema } from "~/models/form-schema";
-import { db } from "~/utils/db.server";
+import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
+import { db } from "~/storage/db.server";
 import { createAppServer, type AppServer } from "../../server/app-server";
 import { loginAsStaff } from "../support/http";
 import type { AddressInfo } from "node:net";

@@ -2,9 +2,9 @@
 // exactly as the outbox stored it, and an HTML part in the brand (name and logo on top,
 // From named after it) in which nothing a visitor, customer or staff member typed is markup.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { digestPeriodEnd, sendDueDigests } from "~/models/notifications.server";
-import { createOrResetUser } from "~/models/user.server";
-import { db } from "~/utils/db.server";
+import { digestPeriodEnd, sendDueDigests } from "~/notifications/notifications.server";
+import { createOrResetUser } from "~/staff/user.server";
+import { db } from "~/storage/db.server";
 import { apiClient, cookieFrom, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { startSmtp, type TestSmtp } from "./support-mail.helpers";

@@ -5,7 +5,7 @@
 import { spawnSync } from "node:child_process";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { db } from "~/utils/db.server";
+import { db } from "~/storage/db.server";
 
 const root = path.resolve(import.meta.dirname, "..", "..");
 

@@ -1,8 +1,8 @@
 // Form views (hosted page renders and embed beacons) counted in memory, flushed into FormView,
 // and read back beside leads as conversion rates (GET /api/forms/:id/stats, /leads/sources).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { db } from "~/storage/db.server";
 import { formViewStore } from "~/storage/index.server";
-import { db } from "~/utils/db.server";
 import { apiClient, loginAsStaff, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { createForm, createLeads, day, field } from "./leads.helpers";

@@ -1,8 +1,8 @@
 // The builder pages as a browser without JavaScript uses them: form-encoded posts
 // with an `intent`, answered with the page.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOrResetUser } from "~/models/user.server";
-import { db } from "~/utils/db.server";
+import { createOrResetUser } from "~/staff/user.server";
+import { db } from "~/storage/db.server";
 import { loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 

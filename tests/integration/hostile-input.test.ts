@@ -3,9 +3,9 @@
 // from a refused request (counted per endpoint against the rows in the database).
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FieldsSchema, FormSettingsSchema } from "~/models/form-schema";
-import { createOrResetUser } from "~/models/user.server";
-import { db } from "~/utils/db.server";
+import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
+import { createOrResetUser } from "~/staff/user.server";
+import { db } from "~/storage/db.server";
 import { startServer, type TestServer } from "../support/server";
 
 let server: TestServer;

@@ -6,7 +6,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "~/utils/db.server";
+import { db } from "~/storage/db.server";
 import { apiClient } from "../support/http";
 import { loopStallBetween, percentile, pollHealthz } from "../support/loop-stall";
 import { preloadInto, startServer, type TestServer } from "../support/server";

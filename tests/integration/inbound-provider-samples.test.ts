@@ -4,7 +4,7 @@
 // provider's verdict on the sender. Variants (a failing SPF verdict, the ticket's reply
 // address with a subject that lost the reference, bare LF line endings) are derived in code.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { replyAddress } from "~/models/sender-trust.server";
+import { replyAddress } from "~/support/inbound/sender-trust.server";
 import { apiClient } from "../support/http";
 import {
   readSample,

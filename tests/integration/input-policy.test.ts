@@ -2,7 +2,7 @@
 // surrogates are refused with 422 naming the field, or stripped from inbound email;
 // dates and cursors outside what both databases store are refused, never a 500.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "~/utils/db.server";
+import { db } from "~/storage/db.server";
 import { apiClient, loginAsStaff, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { createForm, field } from "./leads.helpers";

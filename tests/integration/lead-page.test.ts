@@ -2,7 +2,7 @@
 // owner and tags saved by one form post, notes, the timeline, the same person's history,
 // spam and "Not spam", and bad input answered 422 next to its input (never a 500).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOrResetUser } from "~/models/user.server";
+import { createOrResetUser } from "~/staff/user.server";
 import { apiClient, cookieFrom, STAFF } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { createForm, field } from "./leads.helpers";

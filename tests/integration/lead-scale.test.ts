@@ -36,7 +36,7 @@ async function median(runs: number, time: () => Promise<unknown>): Promise<numbe
 describe.skipIf(!onSqlite)("a million leads", () => {
   it("counts a form and campaign filter from its index in under 100 ms", async () => {
     const { leadStore } = await import("~/storage/index.server");
-    const { idleSqlite } = await import("~/utils/db.server");
+    const { idleSqlite } = await import("~/storage/db.server");
     const filters = { formId: "benchform0", utm_campaign: "spring-launch", spam: "false" as const };
     // The seeder gives lead i form i % 3 and campaign i % 5: every 15th lead matches.
     const expected = Math.ceil(LEADS / 15);
@@ -66,7 +66,7 @@ describe.skipIf(!onSqlite)("a million leads", () => {
   }, 120_000);
 
   it("sets the status of 100,000 leads matching a filter in under 10 s, each on its timeline", async () => {
-    const { db } = await import("~/utils/db.server");
+    const { db } = await import("~/storage/db.server");
     // The newest 300,000 leads, a third of them of form 1 (the seeder spaces leads 1 s apart).
     const newest = await db.lead.findMany({ orderBy: { createdAt: "desc" }, skip: 299_999, take: 1 });
     const from = newest[0].createdAt.toISOString().slice(0, 10);

@@ -13,9 +13,9 @@ process.env.TZ = "America/New_York";
 import { execFileSync } from "node:child_process";
 import fc from "fast-check";
 import { beforeAll, describe, expect, it } from "vitest";
-import { dayRange, type Cursor, type LeadFilters } from "~/models/lead-filters.server";
+import { dayRange, type Cursor, type LeadFilters } from "~/leads/lead-filters.server";
+import { db, isForeignKeyViolation, isPostgres, sqliteConnection, type Prisma } from "~/storage/db.server";
 import { leadStore } from "~/storage/index.server";
-import { db, isForeignKeyViolation, isPostgres, sqliteConnection, type Prisma } from "~/utils/db.server";
 import { field, createForm, createLeads, day } from "./leads.helpers";
 
 const SOURCES = ["google", "newsletter", "Google", null];
@@ -390,7 +390,7 @@ describe("inserting leads side by side (group commit)", () => {
   it.runIf(!isPostgres)("makes SQLite sync every commit (FULL) unless SQLITE_SYNCHRONOUS=normal opts out", async () => {
     expect(Number((await sqliteConnection()).pragma("synchronous", { simple: true }))).toBe(2);
     // The opt-out, in a process of its own (the setting is read once, at the first connection).
-    const script = `const { sqliteConnection } = await import("~/utils/db.server");
+    const script = `const { sqliteConnection } = await import("~/storage/db.server");
       console.log(Number((await sqliteConnection()).pragma("synchronous", { simple: true })));`;
     const out = execFileSync(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
       env: { ...process.env, SQLITE_SYNCHRONOUS: "normal" },

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FieldsSchema, FormSettingsSchema } from "~/models/form-schema";
-import { HONEYPOT_FIELD } from "~/models/lead-fields";
-import { TIMESTAMP_FIELD, hashIp, signTimestamp } from "~/models/lead-signatures.server";
-import { db } from "~/utils/db.server";
+import { TIMESTAMP_FIELD, hashIp, signTimestamp } from "~/capture/lead-signatures.server";
+import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
+import { HONEYPOT_FIELD } from "~/leads/lead-fields";
+import { db } from "~/storage/db.server";
 import { startServer, type TestServer } from "../support/server";
 
 let server: TestServer;

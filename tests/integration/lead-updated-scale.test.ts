@@ -39,7 +39,7 @@ async function timedBulk(formId: string): Promise<{ affected: number; seconds: n
 
 describe.skipIf(!onSqlite)("a bulk status change over 20,000 leads", () => {
   it("writes one lead.updated per lead, in about the time of the same change without one", async () => {
-    const { db } = await import("~/utils/db.server");
+    const { db } = await import("~/storage/db.server");
     // The seeder gives lead i form i % 3: 20,000 leads each.
     const quiet = await timedBulk("benchform0");
     const endpoint = await api("POST", "/api/webhooks", {

@@ -2,8 +2,8 @@
 // timeline, one person's history, the new list filters and the total, and bulk actions
 // over ids or a filter.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOrResetUser } from "~/models/user.server";
-import { db } from "~/utils/db.server";
+import { createOrResetUser } from "~/staff/user.server";
+import { db } from "~/storage/db.server";
 import { apiClient, loginAsStaff, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { createForm, createLeads, field } from "./leads.helpers";
@@ -363,7 +363,7 @@ describe("POST /api/leads/bulk", () => {
 describe("leads stored before the email column", () => {
   it("get the value of their form's first email field that has one, lower-cased, from the migration", async () => {
     const fs = await import("node:fs");
-    const { isPostgres } = await import("~/utils/db.server");
+    const { isPostgres } = await import("~/storage/db.server");
     const form = await createForm("Old form", [
       [field("name", "Name"), field("work", "Work email", "email"), field("home", "Home email", "email")],
     ]);

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "~/utils/db.server";
+import { db } from "~/storage/db.server";
 import { apiClient, loginAsStaff, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { createForm, createLeads, day, field } from "./leads.helpers";
@@ -337,7 +337,7 @@ describe("dashboard pages", () => {
   });
 
   it("count a form's leads by source, campaign, referrer and day over the period", async () => {
-    const { getSourceStats, SourceStatsQuerySchema } = await import("~/models/form-stats.server");
+    const { getSourceStats, SourceStatsQuerySchema } = await import("~/forms/form-stats.server");
     const stats = await getSourceStats(
       SourceStatsQuerySchema.parse({ formId: contact.id, from: "2026-03-01", to: "2026-03-03" }),
     );

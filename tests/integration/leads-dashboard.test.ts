@@ -2,8 +2,8 @@
 // count of matching leads, and the bulk form (ticked rows or the whole filter) posted
 // form-encoded, answered with a redirect back to the same list and a one-time notice.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOrResetUser } from "~/models/user.server";
-import { db } from "~/utils/db.server";
+import { createOrResetUser } from "~/staff/user.server";
+import { db } from "~/storage/db.server";
 import { STAFF, cookieFrom, loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { createForm, createLeads, day, field } from "./leads.helpers";

@@ -3,7 +3,7 @@ import fs from "node:fs";
 import { Readable } from "node:stream";
 import ExcelJS from "exceljs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "~/utils/db.server";
+import { db } from "~/storage/db.server";
 import { loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { createForm, createLeads, field } from "./leads.helpers";

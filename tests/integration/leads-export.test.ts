@@ -1,11 +1,11 @@
 import ExcelJS from "exceljs";
 import Papa from "papaparse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LeadData, LeadValue } from "~/models/form-schema";
-import { streamLeadsCsv } from "~/models/lead-export.server";
-import { LeadFilterSchema } from "~/models/lead-filters.server";
-import { createOrResetUser } from "~/models/user.server";
-import { db } from "~/utils/db.server";
+import type { LeadData, LeadValue } from "~/forms/form-schema";
+import { streamLeadsCsv } from "~/leads/lead-export.server";
+import { LeadFilterSchema } from "~/leads/lead-filters.server";
+import { createOrResetUser } from "~/staff/user.server";
+import { db } from "~/storage/db.server";
 import { apiClient, loginAsStaff, STAFF, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { createForm, createLeads, day, field } from "./leads.helpers";

@@ -1,7 +1,7 @@
 // Seeding for the leads tests: forms with their version history and leads written
 // straight to the database, as the submit endpoint stores them.
-import { leadSearchText, type FormField, type LeadData } from "~/models/form-schema";
-import { db } from "~/utils/db.server";
+import { leadSearchText, type FormField, type LeadData } from "~/forms/form-schema";
+import { db } from "~/storage/db.server";
 
 export async function createForm(name: string, versions: FormField[][]) {
   const current = versions[versions.length - 1];

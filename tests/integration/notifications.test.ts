@@ -3,10 +3,10 @@
 // instance gets there first), support requests and customer replies, and the email
 // that tells staff a failing webhook endpoint was disabled.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { digestPeriodEnd, sendDueDigests } from "~/models/notifications.server";
-import { replyAddress } from "~/models/sender-trust.server";
+import { digestPeriodEnd, sendDueDigests } from "~/notifications/notifications.server";
+import { db } from "~/storage/db.server";
 import { outboxStore } from "~/storage/index.server";
-import { db } from "~/utils/db.server";
+import { replyAddress } from "~/support/inbound/sender-trust.server";
 import { apiClient, loginAsStaff, STAFF, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { inboundSecret, startSmtp, type TestSmtp } from "./support-mail.helpers";

@@ -1,4 +1,4 @@
-// The permission matrix, generated from the policy module (app/models/policy.ts):
+// The permission matrix, generated from the policy module (app/staff/policy.ts):
 // every route file must have an entry in ROUTE_PERMISSIONS, and every route and method
 // that needs a permission is requested by an owner, an admin and an agent. A role the
 // policy refuses gets 403 saying in words what the role cannot do; a role it allows gets past the check (a
@@ -6,7 +6,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiToken } from "~/models/api-tokens.server";
+import { createApiToken } from "~/staff/api-tokens.server";
 import {
   can,
   PERMISSION_WORDS,
@@ -16,8 +16,8 @@ import {
   TOKEN_SCOPES,
   type Permission,
   type StaffRole,
-} from "~/models/policy";
-import { createOrResetUser } from "~/models/user.server";
+} from "~/staff/policy";
+import { createOrResetUser } from "~/staff/user.server";
 import { cookieFrom } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 

@@ -1,8 +1,8 @@
 // Two instances of the server on one database serve as one service. Runs on both
 // databases; the deployment the README describes is several instances on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FieldsSchema, FormSettingsSchema } from "~/models/form-schema";
-import { db } from "~/utils/db.server";
+import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
+import { db } from "~/storage/db.server";
 import { STAFF, apiClient, loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { startSmtp, type TestSmtp } from "./support-mail.helpers";

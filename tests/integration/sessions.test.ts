@@ -4,7 +4,7 @@ import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "~/utils/db.server";
+import { db } from "~/storage/db.server";
 import { STAFF, apiClient, cookieFrom, loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 
@@ -304,7 +304,7 @@ describe("the session cookie on https", () => {
 
 describe("clean-up", () => {
   it("deletes sessions ended or expired a day ago or more, and keeps every other", async () => {
-    const { deleteEndedSessions } = await import("~/models/session.server");
+    const { deleteEndedSessions } = await import("~/staff/session.server");
     const user = await db.user.findUniqueOrThrow({ where: { email: STAFF.email }, select: { id: true } });
     const twoDaysAgo = new Date(Date.now() - 2 * 24 * 3600_000);
     const inAWeek = new Date(Date.now() + 7 * 24 * 3600_000);

@@ -2,9 +2,9 @@
 // within its lifetime, for an enabled account; a used or expired one answers 410. A reset
 // request never tells whether the address has an account, and is limited per address.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createApiToken } from "~/models/api-tokens.server";
-import { createOrResetUser } from "~/models/user.server";
-import { db } from "~/utils/db.server";
+import { createApiToken } from "~/staff/api-tokens.server";
+import { createOrResetUser } from "~/staff/user.server";
+import { db } from "~/storage/db.server";
 import { apiClient, cookieFrom, ownClientAddress, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { startSmtp, type TestSmtp } from "./support-mail.helpers";

@@ -3,8 +3,8 @@
 // revoked invitation's account and link are gone, someone who has joined is disabled
 // instead, and a disable post without its confirmation changes nothing. Each is audited.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOrResetUser } from "~/models/user.server";
-import { db } from "~/utils/db.server";
+import { createOrResetUser } from "~/staff/user.server";
+import { db } from "~/storage/db.server";
 import { apiClient, cookieFrom, ownClientAddress, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { startSmtp, type TestSmtp } from "./support-mail.helpers";

@@ -2,8 +2,8 @@
 // /settings/staff, with the rules the policy keeps: only an owner changes an owner, there is
 // always an enabled owner, and disabling ends every session of the user at once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOrResetUser } from "~/models/user.server";
-import { db } from "~/utils/db.server";
+import { createOrResetUser } from "~/staff/user.server";
+import { db } from "~/storage/db.server";
 import { apiClient, cookieFrom } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 

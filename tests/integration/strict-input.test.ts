@@ -3,7 +3,7 @@
 // action names its leads: an unknown filter key, or a filter that narrows nothing, never
 // means "every lead"; that takes an explicit `"all": true` (decision 036).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "~/utils/db.server";
+import { db } from "~/storage/db.server";
 import { apiClient, loginAsStaff, STAFF, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { createForm, createLeads, field } from "./leads.helpers";

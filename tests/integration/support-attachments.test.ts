@@ -2,8 +2,8 @@
 // kept in the database up to 10 MB per email, listed in the thread, downloaded only as
 // attachments (never rendered), and what is over the limit is said, not silently lost.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { deleteUnlinkedAttachments, storeUnlinkedAttachments } from "~/models/attachment-store.server";
-import { db } from "~/utils/db.server";
+import { db } from "~/storage/db.server";
+import { deleteUnlinkedAttachments, storeUnlinkedAttachments } from "~/support/attachment-store.server";
 import { apiClient, loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { bearer, inboundSecret } from "./support-mail.helpers";

@@ -2,7 +2,7 @@
 // replies), internal notes that are never emailed, and the collision notice when another
 // agent replied after the page was loaded.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOrResetUser } from "~/models/user.server";
+import { createOrResetUser } from "~/staff/user.server";
 import { apiClient, cookieFrom } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { bearer, inboundSecret, startSmtp, type TestSmtp } from "./support-mail.helpers";

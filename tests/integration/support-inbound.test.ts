@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { replyAddress } from "~/models/sender-trust.server";
-import { createOrResetUser } from "~/models/user.server";
-import { db } from "~/utils/db.server";
+import { createOrResetUser } from "~/staff/user.server";
+import { db } from "~/storage/db.server";
+import { replyAddress } from "~/support/inbound/sender-trust.server";
 import { apiClient, ownClientAddress } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { bearer, inboundSecret } from "./support-mail.helpers";

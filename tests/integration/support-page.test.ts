@@ -1,8 +1,8 @@
 // /support/new: the public, no-JavaScript page where a customer opens a request, with
 // the lead forms' spam defences and errors that keep what was typed.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { signTimestamp } from "~/models/lead-signatures.server";
-import { db } from "~/utils/db.server";
+import { signTimestamp } from "~/capture/lead-signatures.server";
+import { db } from "~/storage/db.server";
 import { startServer, type TestServer } from "../support/server";
 
 let server: TestServer;

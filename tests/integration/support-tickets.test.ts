@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "~/utils/db.server";
+import { db } from "~/storage/db.server";
 import { apiClient, loginAsStaff, STAFF, ownClientAddress } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { bearer } from "./support-mail.helpers";

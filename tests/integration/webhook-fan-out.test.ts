@@ -3,17 +3,17 @@
 // due as of the event's time; and the body of a lead.created, written without one, built
 // then from the lead as it was created (decision 028).
 import { describe, expect, it } from "vitest";
-import { replaceFormSchema } from "~/models/form-schema-changes.server";
-import { deleteForm } from "~/models/form.server";
-import { storeLead } from "~/models/lead-capture.server";
-import { deleteLeads } from "~/models/lead-delete.server";
-import { updateLead } from "~/models/lead-work.server";
-import { getLead, leadCreatedBodies } from "~/models/lead.server";
-import { getPublicForm } from "~/models/public-form.server";
-import { fanOutLeadEvents, processWebhooks } from "~/models/webhook-delivery.server";
-import { invalidateSubscriptions } from "~/models/webhook-events.server";
+import { storeLead } from "~/capture/lead-capture.server";
+import { getPublicForm } from "~/capture/public-form.server";
+import { replaceFormSchema } from "~/forms/form-schema-changes.server";
+import { deleteForm } from "~/forms/form.server";
+import { deleteLeads } from "~/leads/lead-delete.server";
+import { updateLead } from "~/leads/lead-work.server";
+import { getLead, leadCreatedBodies } from "~/leads/lead.server";
+import { db, isPostgres } from "~/storage/db.server";
 import { webhookFanOutStore } from "~/storage/index.server";
-import { db, isPostgres } from "~/utils/db.server";
+import { fanOutLeadEvents, processWebhooks } from "~/webhooks/webhook-delivery.server";
+import { invalidateSubscriptions } from "~/webhooks/webhook-events.server";
 import { createForm, field } from "./leads.helpers";
 
 async function endpoint(url: string, events = ["lead.created"], formId: string | null = null) {

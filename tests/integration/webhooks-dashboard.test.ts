@@ -1,7 +1,7 @@
 // The webhook pages (/settings/webhooks, /settings/webhooks/:id) as a browser without
 // JavaScript uses them: form-encoded posts with an `intent`, answered with the page.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { db } from "~/utils/db.server";
+import { db } from "~/storage/db.server";
 import { apiClient, loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { startReceiver, type Receiver } from "./webhook.helpers";

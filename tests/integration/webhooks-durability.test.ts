@@ -2,7 +2,7 @@
 // killed right after acknowledging it still delivers it after a restart; and two
 // instances on one database deliver each event once.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "~/utils/db.server";
+import { db } from "~/storage/db.server";
 import { apiClient, loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { startReceiver, type Receiver } from "./webhook.helpers";

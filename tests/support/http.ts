@@ -1,5 +1,5 @@
 // Small HTTP helpers for tests that talk to a running server.
-import { createOrResetUser, isStaffEmail } from "~/models/user.server";
+import { createOrResetUser, isStaffEmail } from "~/staff/user.server";
 
 export const STAFF = { email: "staff@example.com", password: "correct horse battery staple" };
 

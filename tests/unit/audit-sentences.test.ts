@@ -1,7 +1,7 @@
 // Every audit entry reads as a sentence about people and things by name, never their ids.
 import { describe, expect, it } from "vitest";
-import { AUDIT_ACTION_LABELS, AUDIT_ACTIONS } from "~/models/audit-actions";
-import { describeAuditEntry, type AuditNames, type DescribedEntry } from "~/models/audit-sentences";
+import { AUDIT_ACTION_LABELS, AUDIT_ACTIONS } from "~/audit/audit-actions";
+import { describeAuditEntry, type AuditNames, type DescribedEntry } from "~/audit/audit-sentences";
 
 const names: AuditNames = {
   people: { u_ada: "Ada", u_grace: "Grace", u_sam: "Sam" },

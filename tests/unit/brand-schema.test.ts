@@ -1,6 +1,6 @@
 // The accent colour's rule: white button text on it must reach WCAG AA (4.5:1).
 import { describe, expect, it } from "vitest";
-import { AccentColorSchema, contrastWithWhite } from "~/models/brand-schema";
+import { AccentColorSchema, contrastWithWhite } from "~/brand/brand-schema";
 
 describe("the accent colour", () => {
   it("measures white text's contrast as WCAG does", () => {

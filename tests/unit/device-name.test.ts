@@ -1,6 +1,6 @@
 // Sessions on /account are told by browser and system, not by the raw User-Agent header.
 import { describe, expect, it } from "vitest";
-import { deviceName } from "~/utils/device-name.server";
+import { deviceName } from "~/staff/device-name.server";
 
 const CHROME_WINDOWS =
   "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36";

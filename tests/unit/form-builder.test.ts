@@ -7,8 +7,8 @@ import {
   moveFieldIn,
   removeFieldFrom,
   updateFieldIn,
-} from "~/models/form-builder";
-import type { FormField } from "~/models/form-schema";
+} from "~/forms/form-builder";
+import type { FormField } from "~/forms/form-schema";
 
 const fields: FormField[] = [
   { key: "name", label: "Name", type: "text", required: true },

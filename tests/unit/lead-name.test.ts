@@ -1,7 +1,7 @@
 // A lead's page is titled by the person: the name typed into the form, found by the usual
 // field keys and labels; a form that asks no name gives null (the page falls back).
 import { describe, expect, it } from "vitest";
-import { personName } from "~/models/lead-name";
+import { personName } from "~/leads/lead-name";
 
 const fields = (...pairs: Array<[string, string]>) => pairs.map(([key, label]) => ({ key, label }));
 

@@ -3,7 +3,7 @@
 import fs from "node:fs";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { cleanEmailBody } from "~/models/email-body";
+import { cleanEmailBody } from "~/support/inbound/email-body";
 import { corpus } from "../fixtures/reply-corpus";
 
 const squash = (text: string) => text.replace(/\s+/g, " ").trim();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { safeRedirect } from "~/utils/auth.server";
+import { safeRedirect } from "~/staff/auth.server";
 import { isCrossSiteMutation } from "~/utils/request.server";
 
 const post = (headers: Record<string, string>) => new Request("http://app.test/api/forms", { method: "POST", headers });

@@ -1,7 +1,7 @@
 // The support thread's schemas, as the API parses JSON and as Conform parses a form.
 import { parseWithZod } from "@conform-to/zod/v4";
 import { describe, expect, it } from "vitest";
-import { MessageTextSchema, ReplySchema, StatusSchema } from "~/models/support-schemas";
+import { MessageTextSchema, ReplySchema, StatusSchema } from "~/support/support-schemas";
 
 function formReply(schema: typeof ReplySchema | typeof StatusSchema, fields: Record<string, string>) {
   const form = new FormData();

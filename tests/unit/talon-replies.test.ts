@@ -6,7 +6,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { simpleParser } from "mailparser";
 import { describe, expect, it } from "vitest";
-import { cleanEmailBody } from "~/models/email-body";
+import { cleanEmailBody } from "~/support/inbound/email-body";
 
 const talon = path.resolve(import.meta.dirname, "..", "..", "..", "shared", "fixtures", "talon");
 const standard = path.join(talon, "standard_replies");

@@ -1,8 +1,8 @@
 // How the public endpoints tell a person's browser from a script, and how long what a
 // visitor typed is kept after a refused no-JavaScript post.
 import { describe, expect, it } from "vitest";
-import { DRAFT_MAX_CHARS, DRAFT_TTL_MS, keepDraft, takeDraft } from "~/models/visitor-drafts.server";
-import { isBrowserPost, prefersHtml, safeBackLink } from "~/utils/visitor-page.server";
+import { DRAFT_MAX_CHARS, DRAFT_TTL_MS, keepDraft, takeDraft } from "~/capture/visitor-drafts.server";
+import { isBrowserPost, prefersHtml, safeBackLink } from "~/capture/visitor-page.server";
 
 describe("telling a browser from a script", () => {
   it("reads a browser's navigation Accept as preferring HTML, and a script's as not", () => {

@@ -3,8 +3,8 @@
 // unit tests run without WEBHOOK_ALLOW_PRIVATE).
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { postWebhook } from "~/models/webhook-client.server";
-import { isAllowedAddress, REFUSED_DESTINATION } from "~/models/webhook-destination.server";
+import { postWebhook } from "~/webhooks/webhook-client.server";
+import { isAllowedAddress, REFUSED_DESTINATION } from "~/webhooks/webhook-destination.server";
 import type { AddressInfo } from "node:net";
 
 let server: http.Server;

@@ -1,7 +1,7 @@
 // The Slack message of a lead event: what it shows, and that a visitor's text stays text.
 import { describe, expect, it } from "vitest";
-import type { LeadDetail } from "~/models/lead.server";
-import { slackEscape, slackMessage } from "~/models/webhook-slack";
+import type { LeadDetail } from "~/leads/lead.server";
+import { slackEscape, slackMessage } from "~/webhooks/webhook-slack";
 
 const lead: LeadDetail = {
   id: "lead1",

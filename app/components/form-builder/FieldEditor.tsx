@@ -1,8 +1,8 @@
 // The editor of one field (add or edit), shown in place of its row.
 import { useFetcher } from "@remix-run/react";
 import { useEffect, useState, type FormEvent, type InputHTMLAttributes } from "react";
-import { addFieldTo, fieldInputFromFormData, rulesFor, updateFieldIn, type BuilderResult } from "~/models/form-builder";
-import { FIELD_TYPES, type FormField } from "~/models/form-schema";
+import { addFieldTo, fieldInputFromFormData, rulesFor, updateFieldIn, type BuilderResult } from "~/forms/form-builder";
+import { FIELD_TYPES, type FormField } from "~/forms/form-schema";
 import { useSayWhenSaved } from "./SavedAnnouncer";
 import { FieldError, errorsByName, useHydrated, type ActionResult, type Draft } from "./shared";
 

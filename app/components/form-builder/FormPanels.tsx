@@ -3,7 +3,7 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, Link, useFetcher, useNavigation } from "@remix-run/react";
-import { FormDetailsSchema, NotificationsFormSchema, SettingsFormSchema } from "~/models/form-schema";
+import { FormDetailsSchema, NotificationsFormSchema, SettingsFormSchema } from "~/forms/form-schema";
 import { plural } from "~/utils/plural";
 import { FieldError, type ActionResult } from "./shared";
 import type { z } from "zod";

@@ -1,6 +1,6 @@
 // The form as visitors will see it, drafts included; it never posts.
 import { FormFields } from "~/components/FormFields";
-import type { FormField } from "~/models/form-schema";
+import type { FormField } from "~/forms/form-schema";
 
 export function FormPreview({ fields }: { fields: FormField[] }) {
   return (

@@ -3,7 +3,7 @@
 import { useRouteLoaderData } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { RouteError } from "~/components/RouteError";
-import type { FormField } from "~/models/form-schema";
+import type { FormField } from "~/forms/form-schema";
 import type { loader as builderLoader } from "~/routes/_dashboard.forms.$id";
 import type { SubmissionResult } from "@conform-to/react";
 

@@ -6,8 +6,8 @@ import { Breakable } from "~/components/Breakable";
 import { useHydrated } from "~/components/form-builder/shared";
 import { LocalTime } from "~/components/LocalTime";
 import { TableScroll } from "~/components/TableScroll";
-import type { LeadValue } from "~/models/form-schema";
-import type { LeadSummary } from "~/models/lead.server";
+import type { LeadValue } from "~/forms/form-schema";
+import type { LeadSummary } from "~/leads/lead.server";
 import type { ChangeEvent, MouseEvent } from "react";
 
 function preview(value: LeadValue | undefined): string {

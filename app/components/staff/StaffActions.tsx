@@ -2,7 +2,7 @@
 // needed): their role; for someone who has not joined, sending the invitation again or
 // revoking it; for someone who has, disabling (asked first) or enabling them.
 import { Form } from "@remix-run/react";
-import { STAFF_ROLES } from "~/models/policy";
+import { STAFF_ROLES } from "~/staff/policy";
 
 export type ActionsMember = { id: string; email: string; role: string; status: string; ownerChoice: boolean };
 

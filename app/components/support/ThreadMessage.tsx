@@ -2,7 +2,7 @@
 // first part of a long one, with the whole a download away), its attachments, what of it
 // was not kept, and the delivery of the email it became.
 import { LocalTime } from "~/components/LocalTime";
-import type { ThreadPage } from "~/models/support-thread-page.server";
+import type { ThreadPage } from "~/support/support-thread-page.server";
 import { plural } from "~/utils/plural";
 import type { SerializeFrom } from "@remix-run/node";
 import type { ReactNode } from "react";

@@ -2,7 +2,7 @@
 // what the receiver answered shown as text, and a retry for those that failed.
 import { Form } from "@remix-run/react";
 import { LocalTime } from "~/components/LocalTime";
-import type { listDeliveries } from "~/models/webhooks.server";
+import type { listDeliveries } from "~/webhooks/webhooks.server";
 
 export type Delivery = Awaited<ReturnType<typeof listDeliveries>>[number];
 type Attempt = Delivery["attempts"][number];

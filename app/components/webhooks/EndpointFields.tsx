@@ -2,9 +2,9 @@
 // endpoint's inputs, its health, times, the secret shown once, and how the domain code's
 // refusals are named as the form's inputs.
 import { LocalTime } from "~/components/LocalTime";
-import { WEBHOOK_EVENTS, WEBHOOK_KINDS } from "~/models/webhook-schemas";
-import type { WebhookJson } from "~/models/webhooks.server";
 import type { ErrorDetail } from "~/utils/domain-error";
+import { WEBHOOK_EVENTS, WEBHOOK_KINDS } from "~/webhooks/webhook-schemas";
+import type { WebhookJson } from "~/webhooks/webhooks.server";
 import type { ReactNode } from "react";
 
 export type FormChoice = { id: string; name: string; status: string };

@@ -1,0 +1,376 @@
+// A form's field schema, and the one place that turns it into the validator a lead's
+// `data` must pass. Shared by the server (API, lead submission) and the browser
+// (builder preview, hosted form), so it imports nothing server-only.
+import { z } from "zod";
+import { DEFAULT_SUCCESS_MESSAGE } from "../leads/lead-fields";
+import { EmailSchema } from "../staff/account-schemas";
+
+export const FIELD_TYPES = [
+  "text",
+  "textarea",
+  "email",
+  "tel",
+  "url",
+  "number",
+  "date",
+  "select",
+  "multiselect",
+  "checkbox",
+  "hidden",
+] as const;
+export type FieldType = (typeof FIELD_TYPES)[number];
+
+const TEXT_TYPES: readonly FieldType[] = ["text", "textarea", "email", "tel", "url", "hidden"];
+const CHOICE_TYPES: readonly FieldType[] = ["select", "multiselect"];
+
+/** Longest value a field takes when its schema sets no maxLength. */
+export const DEFAULT_MAX_LENGTH: Partial<Record<FieldType, number>> = { textarea: 10_000 };
+const FALLBACK_MAX_LENGTH = 1_000;
+
+/**
+ * Names a plain form post uses for the submission itself, not the lead
+ * (see app/capture/lead-capture.server.ts): a field cannot take them.
+ */
+export const RESERVED_FIELD_KEYS = [
+  "formId",
+  "utm_source",
+  "utm_medium",
+  "utm_campaign",
+  "utm_term",
+  "utm_content",
+  "referrerUrl",
+  "landingPageUrl",
+] as const;
+const RESERVED_KEYS_LOWER = new Set<string>(RESERVED_FIELD_KEYS.map((key) => key.toLowerCase()));
+
+// Names every JavaScript object answers to (constructor, toString, valueOf...): a field
+// keyed so would find an inherited value wherever data is read as a plain object.
+const OBJECT_MEMBERS_LOWER = new Set(Object.getOwnPropertyNames(Object.prototype).map((name) => name.toLowerCase()));
+
+/** Whether a field may not use this key (submission names and object members alike). */
+export function isReservedFieldKey(key: string): boolean {
+  const lower = key.toLowerCase();
+  return RESERVED_KEYS_LOWER.has(lower) || OBJECT_MEMBERS_LOWER.has(lower);
+}
+
+export const FieldKeySchema = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, "Use letters, digits and underscores, starting with a letter (64 at most).")
+  .refine((key) => !RESERVED_KEYS_LOWER.has(key.toLowerCase()), {
+    message: `This key is reserved for submissions (${RESERVED_FIELD_KEYS.join(", ")}).`,
+  })
+  .refine((key) => !OBJECT_MEMBERS_LOWER.has(key.toLowerCase()), {
+    message: "This key is reserved: it names a built-in property of every object. Choose another.",
+  });
+
+const optionalText = (max: number) => z.string().trim().max(max).optional();
+
+export const FieldSchema = z
+  .object({
+    key: FieldKeySchema,
+    label: z.string().trim().min(1, "Give the field a label.").max(200),
+    type: z.enum(FIELD_TYPES, { error: `Use one of: ${FIELD_TYPES.join(", ")}.` }),
+    required: z.boolean().default(false),
+    minLength: z.number().int().min(0).max(100_000).optional(),
+    maxLength: z.number().int().min(1).max(100_000).optional(),
+    min: z.number().finite().optional(),
+    max: z.number().finite().optional(),
+    pattern: z.string().max(500).optional(),
+    options: z.array(z.string().trim().min(1, "An option cannot be empty.").max(200)).max(500).optional(),
+    placeholder: optionalText(200),
+    helpText: optionalText(500),
+    defaultValue: z.union([z.string().max(10_000), z.number().finite(), z.boolean(), z.array(z.string())]).optional(),
+  })
+  .strict()
+  .superRefine((field, ctx) => {
+    const issue = (path: string, message: string) => ctx.addIssue({ code: "custom", path: [path], message });
+    if (CHOICE_TYPES.includes(field.type)) {
+      if (!field.options || field.options.length === 0) issue("options", "A select field needs at least one option.");
+      else if (new Set(field.options).size !== field.options.length) issue("options", "Options must be unique.");
+    } else if (field.options !== undefined) {
+      issue("options", "Options only apply to select and multiselect fields.");
+    }
+    if (field.minLength !== undefined && field.maxLength !== undefined && field.minLength > field.maxLength) {
+      issue("minLength", "minLength cannot be greater than maxLength.");
+    }
+    if (field.min !== undefined && field.max !== undefined && field.min > field.max) {
+      issue("min", "min cannot be greater than max.");
+    }
+    if ((field.minLength !== undefined || field.maxLength !== undefined) && !TEXT_TYPES.includes(field.type)) {
+      issue("minLength", "Length rules only apply to text fields.");
+    }
+    if ((field.min !== undefined || field.max !== undefined) && field.type !== "number") {
+      issue("min", "min and max only apply to number fields.");
+    }
+    if (field.pattern !== undefined) {
+      if (!TEXT_TYPES.includes(field.type)) issue("pattern", "A pattern only applies to text fields.");
+      else if (!compilePattern(field.pattern)) issue("pattern", "The pattern is not a valid regular expression.");
+    }
+  });
+
+export type FormField = z.output<typeof FieldSchema>;
+
+export const FieldsSchema = z
+  .array(FieldSchema)
+  .max(100, "A form has at most 100 fields.")
+  .superRefine((fields, ctx) => {
+    const seen = new Set<string>();
+    fields.forEach((field, index) => {
+      const key = field.key.toLowerCase();
+      if (seen.has(key)) {
+        ctx.addIssue({ code: "custom", path: [index, "key"], message: `Duplicate field key "${field.key}".` });
+      }
+      seen.add(key);
+    });
+  });
+
+/** `https://Example.com/path` -> `https://example.com`; refuses anything but an http(s) origin. */
+const OriginSchema = z
+  .string()
+  .trim()
+  .transform((value, ctx) => {
+    try {
+      const url = new URL(value);
+      if ((url.protocol === "http:" || url.protocol === "https:") && (url.pathname === "/" || url.pathname === "")) {
+        return url.origin;
+      }
+    } catch {
+      // fall through
+    }
+    ctx.addIssue({ code: "custom", message: "Use an origin such as https://www.example.com." });
+    return z.NEVER;
+  });
+
+/** A form's name and description, as the API and the dashboard's "New form" take them. */
+export const FormNameSchema = z
+  .string({ error: "Give the form a name." })
+  .trim()
+  .min(1, "Give the form a name.")
+  .max(200);
+export const FormDescriptionSchema = z.string().trim().max(2000);
+/**
+ * The dashboard's "New form" and the builder's "Name and description": validated in the
+ * browser (Conform) and again on the server.
+ */
+export const FormDetailsSchema = z.object({ name: FormNameSchema, description: FormDescriptionSchema.default("") });
+
+export const HttpUrlSchema = z
+  .string()
+  .trim()
+  .max(2048)
+  .refine((value) => {
+    try {
+      return ["http:", "https:"].includes(new URL(value).protocol);
+    } catch {
+      return false;
+    }
+  }, "Use a full http:// or https:// address.");
+
+export { DEFAULT_SUCCESS_MESSAGE };
+
+export const NOTIFICATION_MODES = ["instant", "digest"] as const;
+export const MAX_NOTIFICATION_RECIPIENTS = 20;
+
+/** Who is emailed about the form's leads (spam aside): at once, or in one daily digest. */
+export const NotificationSettingsSchema = z
+  .object({
+    recipients: z
+      .array(EmailSchema)
+      .max(MAX_NOTIFICATION_RECIPIENTS, `At most ${MAX_NOTIFICATION_RECIPIENTS} recipients.`)
+      .default([])
+      // One email per address, whatever the list repeats.
+      .transform((list) => [...new Set(list)]),
+    mode: z.enum(NOTIFICATION_MODES, { error: 'Choose "instant" or "digest".' }).default("instant"),
+  })
+  .strict();
+export type NotificationSettings = z.output<typeof NotificationSettingsSchema>;
+
+/** What the hosted thank-you page says, and its way back to the customer's site. */
+export const ThankYouSchema = z
+  .object({
+    /** Shown instead of successMessage (which stays the fallback). */
+    message: z.string().trim().min(1).max(500).optional(),
+    linkUrl: HttpUrlSchema.optional(),
+    linkText: z.string().trim().min(1).max(100).optional(),
+  })
+  .strict()
+  .refine((thankYou) => !thankYou.linkText || thankYou.linkUrl, {
+    message: "A link text needs a link address.",
+    path: ["linkUrl"],
+  });
+export type ThankYou = z.output<typeof ThankYouSchema>;
+
+export const FormSettingsSchema = z
+  .object({
+    /** Origins allowed to post to the submit endpoint; empty means any. */
+    allowedOrigins: z.array(OriginSchema).max(50).default([]),
+    /** Where a plain HTML form post lands after success; unset: the built-in thank-you page. */
+    redirectUrl: HttpUrlSchema.nullable().optional(),
+    successMessage: z.string().trim().min(1).max(500).default(DEFAULT_SUCCESS_MESSAGE),
+    // null removes it: stored settings (and the API) have it or not, never null.
+    thankYou: ThankYouSchema.nullable()
+      .optional()
+      .transform((thankYou) => thankYou ?? undefined),
+    notifications: NotificationSettingsSchema.prefault({}),
+  })
+  .strict();
+export type FormSettings = z.output<typeof FormSettingsSchema>;
+
+/** Text, one value per line, as a list of the non-empty lines. */
+const linesOf = (value: unknown) =>
+  typeof value === "string"
+    ? value
+        .split(/\r?\n/)
+        .map((line) => line.trim())
+        .filter(Boolean)
+    : value;
+
+/**
+ * The builder's settings form, with the API's rules: origins one per line (an error at
+ * `allowedOrigins[i]` names line i + 1), and an empty redirect or message for none
+ * (Conform reads an empty input as absent).
+ */
+export const SettingsFormSchema = z.object({
+  allowedOrigins: z.preprocess(linesOf, FormSettingsSchema.shape.allowedOrigins),
+  redirectUrl: HttpUrlSchema.optional(),
+  successMessage: FormSettingsSchema.shape.successMessage,
+  thankYouMessage: z.string().trim().min(1).max(500).optional(),
+  thankYouLinkUrl: HttpUrlSchema.optional(),
+  thankYouLinkText: z.string().trim().min(1).max(100).optional(),
+});
+
+/** The builder's notifications form: recipients one per line (or comma-separated). */
+export const NotificationsFormSchema = z.object({
+  recipients: z.preprocess(
+    (value) => (typeof value === "string" ? linesOf(value.replace(/[,;]/g, "\n")) : value),
+    NotificationSettingsSchema.shape.recipients,
+  ),
+  mode: NotificationSettingsSchema.shape.mode,
+});
+
+export function compilePattern(pattern: string): RegExp | null {
+  try {
+    // Anchored, as in HTML's pattern attribute; "v" mode is not needed for our rules.
+    return new RegExp(`^(?:${pattern})$`, "u");
+  } catch {
+    return null;
+  }
+}
+
+export type LeadValue = string | number | boolean | string[];
+export type LeadData = Record<string, LeadValue>;
+
+/**
+ * How `data` arrives:
+ * - "json": from the JSON API. Types must match (a number field takes a number or a
+ *   numeric string, a checkbox a boolean); unknown keys are refused, naming the key.
+ * - "form": from an HTML form post. Every value is text: numbers and dates are parsed,
+ *   a checkbox is on when present ("on", "true", "1", "yes"), a multiselect takes repeated
+ *   keys; unknown keys (a submit button's name, a site's extra inputs) are dropped.
+ */
+export type SubmissionMode = "json" | "form";
+
+const EMPTY = (value: unknown) =>
+  value === undefined ||
+  value === null ||
+  (typeof value === "string" && value.trim() === "") ||
+  (Array.isArray(value) && value.length === 0);
+
+function valueSchema(field: FormField, mode: SubmissionMode): z.ZodType<LeadValue | undefined> {
+  const required = "This field is required.";
+  switch (field.type) {
+    case "number": {
+      let number = z.number({ error: "Enter a number." }).finite();
+      if (field.min !== undefined) number = number.min(field.min, `Enter ${field.min} or more.`);
+      if (field.max !== undefined) number = number.max(field.max, `Enter ${field.max} or less.`);
+      return z.preprocess((value) => {
+        if (typeof value === "string" && value.trim() !== "" && !Number.isNaN(Number(value))) return Number(value);
+        return value;
+      }, number);
+    }
+    case "checkbox": {
+      const checkbox =
+        mode === "form"
+          ? z.preprocess(
+              (value) =>
+                ["on", "true", "1", "yes"].includes(String(Array.isArray(value) ? value[0] : value).toLowerCase()),
+              z.boolean(),
+            )
+          : z.boolean({ error: "Use true or false." });
+      return field.required ? checkbox.refine((checked) => checked === true, required) : checkbox;
+    }
+    case "select":
+      return z.enum(field.options as [string, ...string[]], { error: `Choose one of: ${field.options!.join(", ")}.` });
+    case "multiselect": {
+      const choice = z.enum(field.options as [string, ...string[]], {
+        error: `Choose from: ${field.options!.join(", ")}.`,
+      });
+      const list = z.array(choice).max(field.options!.length);
+      return mode === "form" ? z.preprocess((value) => (Array.isArray(value) ? value : [value]), list) : list;
+    }
+    case "date":
+      return z
+        .string({ error: "Enter a date." })
+        .trim()
+        .regex(/^\d{4}-\d{2}-\d{2}$/, "Enter a date as YYYY-MM-DD.")
+        .refine(
+          (value) =>
+            !Number.isNaN(Date.parse(`${value}T00:00:00Z`)) &&
+            new Date(`${value}T00:00:00Z`).toISOString().startsWith(value),
+          "Enter a real date.",
+        );
+    default: {
+      const max = field.maxLength ?? DEFAULT_MAX_LENGTH[field.type] ?? FALLBACK_MAX_LENGTH;
+      let text = z.string({ error: "Enter text." }).trim().max(max, `Use at most ${max} characters.`);
+      if (field.minLength !== undefined)
+        text = text.min(field.minLength, `Use at least ${field.minLength} characters.`);
+      if (field.type === "email") return text.pipe(z.email("Enter a valid email address."));
+      if (field.type === "url") return text.pipe(HttpUrlSchema);
+      if (field.pattern) {
+        const regex = compilePattern(field.pattern);
+        if (regex) return text.regex(regex, "The value does not have the expected format.");
+      }
+      return text;
+    }
+  }
+}
+
+/**
+ * The validator for a lead's `data` under these fields. Empty optional values are
+ * left out of the result; a form post's unchecked optional checkbox is stored as false.
+ */
+export function buildLeadDataSchema(fields: FormField[], mode: SubmissionMode) {
+  const shape: Record<string, z.ZodType> = {};
+  for (const field of fields) {
+    const schema = valueSchema(field, mode);
+    if (field.type === "checkbox" && mode === "form") {
+      shape[field.key] = schema;
+    } else if (field.required) {
+      // A missing or empty value stops at "required" before the type's own message.
+      const present = z.custom((value) => value !== undefined, { error: "This field is required." });
+      shape[field.key] = z.preprocess((value) => (EMPTY(value) ? undefined : value), present.pipe(schema));
+    } else {
+      shape[field.key] = z.preprocess((value) => (EMPTY(value) ? undefined : value), schema.optional());
+    }
+  }
+  const object = z.object(shape);
+  return (mode === "json" ? object.strict() : object.strip()) as unknown as z.ZodType<LeadData>;
+}
+
+/** The lead's address: the value of the first email field that has one, lower-cased. */
+export function leadEmail(data: LeadData, fields: readonly FormField[]): string | null {
+  for (const field of fields) {
+    const value = field.type === "email" ? data[field.key] : undefined;
+    if (typeof value === "string" && value !== "") return value.toLowerCase().slice(0, 320);
+  }
+  return null;
+}
+
+/** The text a lead is found by in `q` searches: its values, lower-cased. */
+export function leadSearchText(data: LeadData): string {
+  return Object.values(data)
+    .map((value) => (Array.isArray(value) ? value.join(" ") : String(value)))
+    .join(" \u0001 ")
+    .toLowerCase()
+    .slice(0, 20_000);
+}

@@ -1,0 +1,225 @@
+// Working leads: a lead's status, owner and tags, staff notes, the timeline of who changed
+// what, and one person's history (their other leads and support requests). Bulk actions
+// over a selection or a whole filter are lead-bulk.server.ts. Reading leads is
+// lead.server.ts; storing them is lead-capture.server.ts.
+//
+// Status: the stage is the `status` column; spam is the `isSpam` flag every list index
+// leads with. A spam lead shows as `spam`; marking it anything else clears the flag.
+import { z } from "zod";
+import { db, type Prisma } from "~/storage/db.server";
+import { DomainError, parseOrThrow } from "~/utils/domain-error";
+import { workingStaffOrFail } from "../staff/staff.server";
+import { LEAD_STATUSES, TagSchema, type LeadStatusValue } from "./lead-filters.server";
+import {
+  announceLeadUpdate,
+  leadUpdateAnnouncer,
+  sendLeadUpdatesNow,
+  type OneLeadChanges,
+  type Person,
+} from "./lead-updates.server";
+
+export const MAX_TAGS = 10;
+export const MAX_NOTE_LENGTH = 5000;
+/** Who changes a lead (for an API token, its owner): the timeline and lead.updated name them. */
+export type Actor = Person;
+type Stage = Exclude<LeadStatusValue, "spam">;
+
+export const statusOf = (lead: { status: string; isSpam: boolean }): LeadStatusValue =>
+  lead.isSpam ? "spam" : (lead.status as Stage);
+
+/** The columns a status becomes: `spam` sets the flag and keeps the stage. */
+function statusColumns(status: LeadStatusValue): { isSpam: boolean; status?: Stage } {
+  return status === "spam" ? { isSpam: true } : { isSpam: false, status };
+}
+
+export const StatusSchema = z.enum(LEAD_STATUSES, { error: `Use one of ${LEAD_STATUSES.join(", ")}.` });
+const TagsSchema = z
+  .array(TagSchema, { error: "Use a list of tags." })
+  .max(MAX_TAGS, `Use at most ${MAX_TAGS} tags.`)
+  .transform((tags) => [...new Set(tags)]);
+
+export const LeadPatchSchema = z
+  .object({
+    status: StatusSchema.optional(),
+    ownerId: z.string({ error: "Use a staff user's id, or null." }).max(64).nullable().optional(),
+    tags: TagsSchema.optional(),
+  })
+  .strict();
+export type LeadPatch = z.output<typeof LeadPatchSchema>;
+
+export const NoteSchema = z
+  .object({
+    body: z
+      .string({ error: "Write the note." })
+      .trim()
+      .min(1, "Write the note.")
+      .max(MAX_NOTE_LENGTH, `Use at most ${MAX_NOTE_LENGTH} characters.`),
+  })
+  .strict();
+
+function notFound(id: string): never {
+  throw new DomainError("not_found", `No lead with id ${JSON.stringify(id)}.`);
+}
+
+const joinTags = (tags: readonly string[]) => (tags.length > 0 ? tags.join(", ") : null);
+
+/**
+ * Changes a lead's status, owner and tags; each change goes on the lead's timeline with
+ * who made it, and the lead.updated event says what changed. Changing nothing writes nothing.
+ */
+export async function updateLead(id: string, input: unknown, actor: Actor | null): Promise<void> {
+  const patch = parseOrThrow(LeadPatchSchema, input);
+  // Only a new owner must be one who can own leads: resending a disabled owner changes nothing.
+  const current = await db.lead.findUnique({ where: { id }, select: { ownerId: true } });
+  if (!current) notFound(id);
+  if (patch.ownerId && patch.ownerId !== current.ownerId) await workingStaffOrFail(patch.ownerId, "ownerId");
+  const announce = await leadUpdateAnnouncer(actor);
+  const announced = await db.$transaction(async (tx) => {
+    const lead = await tx.lead.findUnique({
+      where: { id },
+      select: { formId: true, status: true, isSpam: true, ownerId: true, tags: { select: { tag: true } } },
+    });
+    if (!lead) notFound(id);
+    const changes: OneLeadChanges = {};
+    const activity: Prisma.LeadActivityCreateManyInput[] = [];
+    const entry = (kind: "status" | "owner" | "tags", fromValue: string | null, toValue: string | null) =>
+      activity.push({ leadId: id, kind, fromValue, toValue, actorId: actor?.id ?? null });
+    const data: Prisma.LeadUpdateInput = {};
+    const before = statusOf(lead);
+    if (patch.status !== undefined && patch.status !== before) {
+      Object.assign(data, statusColumns(patch.status));
+      entry("status", before, patch.status);
+      changes.status = { from: before, to: patch.status };
+    }
+    if (patch.ownerId !== undefined && patch.ownerId !== lead.ownerId) {
+      data.owner = patch.ownerId ? { connect: { id: patch.ownerId } } : { disconnect: true };
+      entry("owner", lead.ownerId, patch.ownerId);
+      changes.owner = { from: lead.ownerId, to: patch.ownerId };
+    }
+    if (patch.tags !== undefined) {
+      const had = lead.tags.map((row) => row.tag);
+      const added = patch.tags.filter((tag) => !had.includes(tag));
+      const removed = had.filter((tag) => !patch.tags!.includes(tag));
+      if (removed.length > 0) await tx.leadTag.deleteMany({ where: { leadId: id, tag: { in: removed } } });
+      if (added.length > 0) await tx.leadTag.createMany({ data: added.map((tag) => ({ leadId: id, tag })) });
+      // A tags entry keeps what was taken off (from) and what was put on (to).
+      if (added.length + removed.length > 0) {
+        entry("tags", joinTags(removed), joinTags(added));
+        changes.tags = { added, removed };
+      }
+    }
+    if (Object.keys(data).length > 0) await tx.lead.update({ where: { id }, data, select: { id: true } });
+    if (activity.length > 0) await tx.leadActivity.createMany({ data: activity });
+    return announceLeadUpdate(tx, announce, { id, formId: lead.formId }, changes);
+  });
+  if (announced) sendLeadUpdatesNow();
+}
+
+/** A staff note on a lead's timeline. */
+export async function addLeadNote(id: string, input: unknown, actor: Actor | null) {
+  const { body } = parseOrThrow(NoteSchema, input);
+  const lead = await db.lead.findUnique({ where: { id }, select: { id: true } });
+  if (!lead) notFound(id);
+  const note = await db.leadActivity.create({
+    data: { leadId: id, kind: "note", body, actorId: actor?.id ?? null },
+    select: activitySelect,
+  });
+  return activityJson(note);
+}
+
+// ---------------------------------------------------------------------------
+// Timeline and history
+
+const activitySelect = {
+  id: true,
+  kind: true,
+  body: true,
+  fromValue: true,
+  toValue: true,
+  createdAt: true,
+  actor: { select: { id: true, name: true, email: true } },
+} satisfies Prisma.LeadActivitySelect;
+
+export type TimelineEntry = {
+  id: string;
+  kind: "note" | "status" | "owner" | "tags";
+  /** A note's text. */
+  body: string | null;
+  /** Before and after: a status, an owner's user id, or the tags taken off (from) and put on (to). */
+  from: string | null;
+  to: string | null;
+  actor: { id: string; name: string | null; email: string } | null;
+  createdAt: string;
+};
+
+function activityJson(row: Prisma.LeadActivityGetPayload<{ select: typeof activitySelect }>): TimelineEntry {
+  return {
+    id: row.id,
+    kind: row.kind,
+    body: row.body,
+    from: row.fromValue,
+    to: row.toValue,
+    actor: row.actor,
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
+const TIMELINE_LIMIT = 500;
+
+/** A lead's timeline, oldest first (its newest 500 entries). */
+export async function leadTimeline(id: string): Promise<TimelineEntry[]> {
+  const rows = await db.leadActivity.findMany({
+    where: { leadId: id },
+    select: activitySelect,
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: TIMELINE_LIMIT,
+  });
+  return rows.reverse().map(activityJson);
+}
+
+const HISTORY_LIMIT = 20;
+
+export type PersonHistory = {
+  leads: Array<{ id: string; formId: string; formName: string; status: LeadStatusValue; createdAt: string }>;
+  supportRequests: Array<{ reference: string; subject: string; status: string; createdAt: string }>;
+};
+
+/** The other leads and the support requests of the same email address, newest first. */
+export async function personHistory(leadId: string, email: string | null): Promise<PersonHistory> {
+  if (!email) return { leads: [], supportRequests: [] };
+  const [leads, tickets] = await Promise.all([
+    db.lead.findMany({
+      where: { email, id: { not: leadId } },
+      select: { id: true, formId: true, status: true, isSpam: true, createdAt: true, form: { select: { name: true } } },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: HISTORY_LIMIT,
+    }),
+    db.ticket.findMany({
+      where: { email },
+      select: { reference: true, subject: true, status: true, createdAt: true },
+      orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+      take: HISTORY_LIMIT,
+    }),
+  ]);
+  return {
+    leads: leads.map((lead) => ({
+      id: lead.id,
+      formId: lead.formId,
+      formName: lead.form.name,
+      status: statusOf(lead),
+      createdAt: lead.createdAt.toISOString(),
+    })),
+    supportRequests: tickets.map((ticket) => ({ ...ticket, createdAt: ticket.createdAt.toISOString() })),
+  };
+}
+
+/** Tags in use, most used first: what the tag inputs suggest. */
+export async function tagSuggestions(limit = 50): Promise<string[]> {
+  const rows = await db.leadTag.groupBy({
+    by: ["tag"],
+    _count: { tag: true },
+    orderBy: [{ _count: { tag: "desc" } }, { tag: "asc" }],
+    take: limit,
+  });
+  return rows.map((row) => row.tag);
+}

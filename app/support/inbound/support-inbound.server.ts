@@ -1,0 +1,143 @@
+// Inbound email replies to support requests: which thread an email belongs to, whether
+// it really comes from the ticket's customer (docs/decisions/017 and 018), dedupe of
+// redeliveries, and the status rule (a verified customer's reply reopens the ticket).
+import { db, isUniqueViolation } from "~/storage/db.server";
+import { DomainError } from "~/utils/domain-error";
+import { env } from "~/utils/env.server";
+import { supportReplyNotifications } from "../../notifications/notifications.server";
+import { discardAttachments, storeUnlinkedAttachments } from "../attachment-store.server";
+import { writeWithTicketEvents } from "../support-thread.server";
+import { referenceInSubject } from "../ticket-reference.server";
+import { dedupeKeyOf, type InboundEmail } from "./inbound-email.server";
+import { bareMessageId, carriesReplyToken, providerVouchesFor, referenceInReplyAddress } from "./sender-trust.server";
+import type { WebhookEventType } from "../../webhooks/webhook-schemas";
+
+export type InboundResult = {
+  duplicate: boolean;
+  ticketReference: string;
+  messageId: string;
+};
+
+/**
+ * Records an inbound email in the thread its subject (or its recipient, the ticket's reply
+ * address with a valid token) names. 422 without a reference,
+ * 404 for a reference to no ticket. A redelivery (same Message-ID, or same sender,
+ * subject and body on the same day) returns the first copy with `duplicate: true`.
+ */
+export async function recordInboundEmail(email: InboundEmail, receivedAt = new Date()): Promise<InboundResult> {
+  // The subject names the ticket; a reply to the ticket's own reply address does too.
+  const reference = referenceInSubject(email.subject) ?? referenceInReplyAddress(email.recipients);
+  if (!reference) {
+    throw new DomainError(
+      "ticket_reference_missing",
+      `The subject names no ticket (it must contain #${env.SUPPORT_TICKET_PREFIX}-<number>) and no recipient is a ticket's reply address.`,
+      [{ path: "subject", message: `Expected a reference such as #${env.SUPPORT_TICKET_PREFIX}-1042.` }],
+    );
+  }
+  const ticket = await db.ticket.findUnique({
+    where: { reference },
+    select: {
+      id: true,
+      reference: true,
+      email: true,
+      name: true,
+      subject: true,
+      status: true,
+      assignee: { select: { email: true, disabledAt: true } },
+    },
+  });
+  if (!ticket) throw new DomainError("ticket_not_found", `No support request ${reference}.`);
+
+  // Per ticket and sender: someone else's Message-ID posted to another ticket, or by
+  // another sender, cannot make a genuine reply look like a redelivery.
+  const dedupeKey = `${ticket.id}:${email.from}:${dedupeKeyOf(email, receivedAt)}`;
+  const existing = await findByDedupeKey(dedupeKey);
+  if (existing) return existing;
+
+  const verified = email.from === ticket.email.toLowerCase() && (await provesCustomer(ticket, email));
+  // Written first, in short chunks, and linked by the message's own write below.
+  const attachmentIds = await storeUnlinkedAttachments(email.attachments, receivedAt);
+  // Only the customer's own, human reply reopens a ticket that waits on them or was closed.
+  const reopen = verified && !email.isAutoReply && ticket.status !== "open";
+  try {
+    const events: WebhookEventType[] = ["support_request.message_received"];
+    if (reopen) events.push("support_request.status_changed");
+    const updated = await writeWithTicketEvents(
+      events,
+      (client) =>
+        client.ticket.update({
+          where: { id: ticket.id },
+          data: {
+            ...(reopen ? { status: "open" as const } : {}),
+            lastMessageAt: receivedAt,
+            messages: {
+              create: {
+                // Inbound mail is the customer's side of the thread, whatever its From says.
+                direction: "inbound",
+                author: "customer",
+                authorUserId: null,
+                fromEmail: email.from,
+                body: email.visibleText,
+                fullBody: email.text,
+                unverifiedSender: !verified,
+                isAutoReply: email.isAutoReply,
+                emailMessageId: email.messageId,
+                dedupeKey,
+                notKept: email.notKept.length > 0 ? email.notKept.join("\n") : null,
+                attachments: { connect: attachmentIds.map((id) => ({ id })) },
+                createdAt: receivedAt,
+              },
+            },
+          },
+          select: { reference: true, messages: { where: { dedupeKey }, select: { id: true } } },
+        }),
+      () => ticket.id,
+      await supportReplyNotifications(
+        { ...ticket, assigneeEmail: ticket.assignee?.disabledAt ? null : ticket.assignee?.email },
+        {
+          from: email.from,
+          body: email.visibleText,
+          unverifiedSender: !verified,
+          isAutoReply: email.isAutoReply,
+        },
+      ),
+    );
+    return { duplicate: false, ticketReference: updated.reference, messageId: updated.messages[0].id };
+  } catch (error) {
+    await discardAttachments(attachmentIds);
+    // A concurrent delivery of the same email won the unique dedupeKey.
+    if (isUniqueViolation(error)) {
+      const first = await findByDedupeKey(dedupeKey);
+      if (first) return first;
+    }
+    throw error;
+  }
+}
+
+/**
+ * Something a stranger cannot forge: our reply address with the ticket's token among the
+ * recipients, an answer to one of the ticket's Message-IDs, or the provider's word.
+ */
+async function provesCustomer(ticket: { id: string; reference: string }, email: InboundEmail): Promise<boolean> {
+  if (carriesReplyToken(ticket.reference, email.recipients)) return true;
+  if (providerVouchesFor(email.from, email.auth)) return true;
+  if (email.answers.length === 0) return false;
+  const ours = await db.ticket.findUnique({
+    where: { id: ticket.id },
+    select: { threadMessageId: true, outbox: { select: { messageId: true }, take: 1_000 } },
+  });
+  const ids = new Set(
+    [ours?.threadMessageId, ...(ours?.outbox ?? []).map((email) => email.messageId)]
+      .filter(Boolean)
+      .map((id) => bareMessageId(id!)),
+  );
+  return email.answers.some((id) => ids.has(id));
+}
+
+async function findByDedupeKey(dedupeKey: string): Promise<InboundResult | null> {
+  const message = await db.ticketMessage.findUnique({
+    where: { dedupeKey },
+    select: { id: true, ticket: { select: { reference: true } } },
+  });
+  return message ? { duplicate: true, ticketReference: message.ticket.reference, messageId: message.id } : null;
+}

@@ -1,0 +1,137 @@
+// A support request as the API shows it (GET /api/support-requests/:ticket): the ticket,
+// its thread and the delivery state of every email sent for it; and the webhook events a
+// change to a ticket causes (and the staff emails it sends), written in that change's
+// transaction with this view of it.
+import { db, type Prisma } from "~/storage/db.server";
+import { writeStaffEmails, type StaffEmail } from "../notifications/notifications.server";
+import { kickOutbox } from "../notifications/outbox.server";
+import { nudgeWebhooks } from "../webhooks/webhook-delivery.server";
+import { newWebhookEvent, subscribersOf, writeWebhookEvent } from "../webhooks/webhook-events.server";
+import { ticketWhere } from "./ticket-reference.server";
+import type { WebhookEventType } from "../webhooks/webhook-schemas";
+
+export const listSelect = {
+  id: true,
+  reference: true,
+  email: true,
+  name: true,
+  subject: true,
+  status: true,
+  lastMessageAt: true,
+  createdAt: true,
+  assignee: { select: { id: true, email: true, name: true } },
+} as const;
+
+const MAX_THREAD_MESSAGES = 500;
+
+export const noteSelect = {
+  id: true,
+  body: true,
+  authorUser: { select: { id: true, email: true, name: true } },
+  createdAt: true,
+} as const;
+
+export const messageSelect = {
+  id: true,
+  direction: true,
+  author: true,
+  authorUser: { select: { id: true, email: true, name: true } },
+  fromEmail: true,
+  body: true,
+  fullBody: true,
+  unverifiedSender: true,
+  isAutoReply: true,
+  emailMessageId: true,
+  notKept: true,
+  attachments: {
+    select: { id: true, filename: true, contentType: true, size: true },
+    orderBy: { id: "asc" },
+  },
+  createdAt: true,
+} as const;
+
+export const emailSelect = {
+  id: true,
+  toEmail: true,
+  subject: true,
+  messageId: true,
+  status: true,
+  attempts: true,
+  lastError: true,
+  nextAttemptAt: true,
+  sentAt: true,
+  createdAt: true,
+} as const;
+
+export type OutboxState = Prisma.OutboxEmailGetPayload<{ select: typeof emailSelect }>;
+
+/** A ticket with its thread (oldest first) and the delivery state of every email sent for it. */
+export async function getTicketThread(idOrReference: string, client: Prisma.TransactionClient = db) {
+  const ticket = await client.ticket.findUnique({
+    where: ticketWhere(idOrReference),
+    select: {
+      ...listSelect,
+      threadMessageId: true,
+      messages: { orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: MAX_THREAD_MESSAGES, select: messageSelect },
+      outbox: { orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: MAX_THREAD_MESSAGES, select: emailSelect },
+      notes: { orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: MAX_THREAD_MESSAGES, select: noteSelect },
+    },
+  });
+  if (!ticket) return null;
+  const { threadMessageId, messages, outbox, ...rest } = ticket;
+  const byMessageId = new Map(outbox.map((email) => [email.messageId, email]));
+  return {
+    ...rest,
+    messages: messages.map(({ emailMessageId, notKept, attachments, ...message }) => ({
+      ...message,
+      hasQuotedText: message.fullBody.trim() !== message.body.trim(),
+      attachments: attachments.map((file) => ({ ...file, url: attachmentPath(rest.reference, file.id) })),
+      notKept: notKept ? notKept.split("\n") : [],
+      delivery: (message.direction === "outbound" && emailMessageId && byMessageId.get(emailMessageId)) || null,
+    })),
+    emails: outbox.map((email) => ({
+      ...email,
+      kind: email.messageId === threadMessageId ? ("acknowledgement" as const) : ("reply" as const),
+    })),
+  };
+}
+
+/** Where staff download an attachment (app/routes/support.$reference.attachments.$id.ts). */
+export function attachmentPath(reference: string, id: string): string {
+  return `/support/${encodeURIComponent(reference)}/attachments/${encodeURIComponent(id)}`;
+}
+
+export type TicketThread = NonNullable<Awaited<ReturnType<typeof getTicketThread>>>;
+
+/**
+ * Runs a write to a ticket and, in the same transaction, the webhook events it causes for
+ * the endpoints subscribed to them, each carrying the ticket as the API shows it after the
+ * write, and the staff notification emails it sends. With neither, the write runs alone.
+ */
+export async function writeWithTicketEvents<T>(
+  types: WebhookEventType[],
+  write: (client: Prisma.TransactionClient) => Promise<T>,
+  ticketIdOf: (result: T) => string,
+  emails: StaffEmail[] = [],
+): Promise<T> {
+  const subscribed: Array<[WebhookEventType, string[]]> = [];
+  for (const type of types) {
+    const endpointIds = await subscribersOf(type, null);
+    if (endpointIds.length > 0) subscribed.push([type, endpointIds]);
+  }
+  if (subscribed.length === 0 && emails.length === 0) return write(db);
+  const result = await db.$transaction(async (tx) => {
+    const written = await write(tx);
+    if (subscribed.length > 0) {
+      const thread = await getTicketThread(ticketIdOf(written), tx);
+      for (const [type, endpointIds] of subscribed) {
+        await writeWebhookEvent(newWebhookEvent(type, thread, endpointIds), tx);
+      }
+    }
+    await writeStaffEmails(emails, tx);
+    return written;
+  });
+  if (subscribed.length > 0) nudgeWebhooks();
+  if (emails.length > 0) kickOutbox();
+  return result;
+}
