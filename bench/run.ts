@@ -9,6 +9,9 @@
 //   BENCH_ONLY      comma list of sections to run: submit,submit-pg,submit-webhook,submit-webhook-pg,
 //                   views,export,list,inbound
 //   BENCH_PROFILE   a directory: the app servers write V8 CPU profiles there (node --cpu-prof)
+//   BENCH_COMPARE_BUILD  a second build folder (built with BUILD_DIR=<folder> npm run build, say
+//                   from another commit): the submit sections run it too, as contender "compare",
+//                   in the same alternating rounds, with its ratios to the baselines and to the app
 //   TEST_POSTGRES_URL  PostgreSQL admin URL (default postgresql://postgres@127.0.0.1:5432/postgres)
 //
 // Prints a table and writes bench/results/<time>.json (the newest 5 are kept).
@@ -34,6 +37,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const ONLY = new Set(
   (process.env.BENCH_ONLY ?? "submit,submit-pg,submit-webhook,submit-webhook-pg,views,export,list,inbound").split(","),
 );
+const COMPARE_BUILD = process.env.BENCH_COMPARE_BUILD;
 const PG_ADMIN = process.env.TEST_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const STAFF = { email: "bench@example.com", password: "benchmark password 1" };
 const SECRETS = {
@@ -118,19 +122,29 @@ async function countLeads(databaseUrl: string, formId?: string): Promise<number>
 
 // ---------------------------------------------------------------- servers
 
-async function startApp(databaseUrl: string, extra: Record<string, string> = {}): Promise<TestServer> {
+async function startApp(databaseUrl: string, extra: Record<string, string> = {}, buildDir?: string) {
   const profile = process.env.BENCH_PROFILE;
-  return startServer(
-    {
-      ...SECRETS,
-      DATABASE_URL: databaseUrl,
-      ENV_FILE: "",
-      SUBMIT_RATE_LIMIT_PER_MINUTE: "0",
-      SUPPORT_RATE_LIMIT_PER_HOUR: "0",
-      ...extra,
-    },
-    { nodeArgs: profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(profile)}`] : [] },
-  );
+  // startServer runs BUILD_DIR's server: the compared build is started from its own folder.
+  const own = process.env.BUILD_DIR;
+  if (buildDir) process.env.BUILD_DIR = buildDir;
+  try {
+    return await startServer(
+      {
+        ...SECRETS,
+        DATABASE_URL: databaseUrl,
+        ENV_FILE: "",
+        SUBMIT_RATE_LIMIT_PER_MINUTE: "0",
+        SUPPORT_RATE_LIMIT_PER_HOUR: "0",
+        ...extra,
+      },
+      { nodeArgs: profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(profile)}`] : [] },
+    );
+  } finally {
+    if (buildDir) {
+      if (own === undefined) delete process.env.BUILD_DIR;
+      else process.env.BUILD_DIR = own;
+    }
+  }
 }
 
 /** A child Node process that prints "listening on <url>": its address, and how to stop it. */
@@ -320,6 +334,7 @@ async function benchSubmit(kind: "sqlite" | "postgres") {
   const app = await startApp(appDb);
   const baselines: Array<{ name: "durable" | "fast" | "pg"; db: string; server: { url: string; stop: () => void } }> =
     [];
+  let compare: { db: string; server: TestServer } | undefined;
   try {
     const cookie = await staffCookie(app, appDb);
     const formId = await createForm(app, cookie);
@@ -336,12 +351,20 @@ async function benchSubmit(kind: "sqlite" | "postgres") {
     const contenders: Record<string, Contender> = {
       app: { round: (seconds) => run(`${app.url}/api/leads/submit`, submitOptions(formId), seconds) },
     };
+    if (COMPARE_BUILD) {
+      const db = await fresh("submit-compare");
+      compare = { db, server: await startApp(db, { BUILD_DIR: COMPARE_BUILD }, COMPARE_BUILD) };
+      const form = await createForm(compare.server, await staffCookie(compare.server, db));
+      const url = `${compare.server.url}/api/leads/submit`;
+      contenders.compare = { round: (seconds) => run(url, submitOptions(form), seconds) };
+    }
     for (const baseline of baselines)
       contenders[baseline.name] = {
         round: (seconds) => run(`${baseline.server.url}/`, submitOptions(formId), seconds),
       };
     const { rounds, warmUps } = await alternate(contenders);
     await app.stop();
+    if (compare) await compareRows(kind, compare, rounds, warmUps);
     const stored = await countLeads(appDb);
     const appRounds = rounds.app;
     // Every 2xx, warm-up included, must have its row. Requests in flight when a round ends
@@ -417,8 +440,41 @@ async function benchSubmit(kind: "sqlite" | "postgres") {
     });
   } finally {
     await app.stop();
+    await compare?.server.stop();
     for (const baseline of baselines) baseline.server.stop();
   }
+}
+
+/** The compared build's rows (BENCH_COMPARE_BUILD): its ratios to each baseline and to the app. */
+async function compareRows(
+  kind: "sqlite" | "postgres",
+  compare: { db: string; server: TestServer },
+  rounds: Record<string, Load[]>,
+  warmUps: Record<string, Load>,
+) {
+  await compare.server.stop();
+  const stored = await countLeads(compare.db);
+  const acknowledged = sum(rounds.compare, (l) => l.ok) + warmUps.compare.ok;
+  const entry: Record<string, unknown> = {
+    rounds: rounds.compare,
+    storedLeads: stored,
+    lost: Math.max(0, acknowledged - stored),
+  };
+  const rps = (loads: Load[]) => fmt(medianOf(loads, (l) => l.requestsPerSec));
+  for (const name of ["durable", "fast", "pg", "app"]) {
+    if (!rounds[name]) continue;
+    const ratio = ratios(rounds.compare, rounds[name]);
+    entry[`ratioTo_${name}`] = ratio;
+    rows.push({
+      figure: `compare: submit req/s vs ${name} (${kind})`,
+      app: rps(rounds.compare),
+      baseline: rps(rounds[name]),
+      ratio: fmtRatio(ratio),
+      goal: "-",
+      ok: null,
+    });
+  }
+  results[`submit_${kind}_compare`] = { build: COMPARE_BUILD, ...entry };
 }
 
 /**
