@@ -140,8 +140,10 @@ describe.runIf(onSqlite)("backup and restore on SQLite", { timeout: 120_000 }, (
     expect((await npmScript("backup", [backup])).code).toBe(0);
     const live = path.join(dir, "live.db");
     fs.copyFileSync(backup, live);
-    const holder = new Database(live); // what a running service does: keep it open, in WAL mode
+    // What a running service does: keep it open in WAL mode, having read from it.
+    const holder = new Database(live);
     holder.pragma("journal_mode = WAL");
+    holder.prepare("SELECT count(*) FROM Lead").get();
     try {
       const refused = await npmScript("restore", [backup], { DATABASE_URL: `file:${live}` });
       expect(refused.code).toBe(2);
