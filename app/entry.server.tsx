@@ -7,6 +7,7 @@ import { RemixServer, isRouteErrorResponse } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { startFormViewFlush } from "~/capture/form-views.server";
+import { startDraftCleanup } from "~/capture/visitor-drafts.server";
 import { startDigestSchedule } from "~/notifications/notifications.server";
 import { startOutboxWorker } from "~/notifications/outbox.server";
 import { startSessionCleanup } from "~/staff/session.server";
@@ -87,6 +88,7 @@ export async function startBackgroundWork(load?: { recentPeakInFlight: () => num
     startWebhookWorker({ recentPeakInFlight: load?.recentPeakInFlight }),
     startDigestSchedule(),
     startSessionCleanup(),
+    startDraftCleanup(),
     startAttachmentCleanup(),
     startInboundWorkers(),
     startFormViewFlush(),

@@ -2,15 +2,16 @@
 // no-JavaScript post was refused, kept on the server for a few minutes under a random
 // token, so the form they are sent back to comes back filled in. The values never travel
 // in a URL or reach a log: only the token does (in the redirect's `draft` parameter).
-// Kept in process memory, bounded in size, count and time (docs/decisions/032-visitor-drafts-in-memory.md).
+// Kept in the database, so the visitor's next request may reach any instance; bounded in
+// size and time (docs/decisions/051-visitor-drafts-in-the-database.md).
 import { createHash, randomBytes } from "node:crypto";
+import { every } from "~/jobs/periodic.server";
+import { db } from "~/storage/db.server";
 
 /** How long a refused post's values wait for the visitor to come back to the form. */
 export const DRAFT_TTL_MS = 10 * 60_000;
 /** The most of a draft's values kept, in characters of JSON; fields past it are left out. */
 export const DRAFT_MAX_CHARS = 16 * 1024;
-/** The most drafts held at once (the oldest goes first): at most about 32 MB of memory. */
-const MAX_DRAFTS = 2_000;
 
 export type DraftValues = Record<string, string | string[]>;
 export type Draft = {
@@ -21,23 +22,11 @@ export type Draft = {
   sent?: string;
 };
 
-type Entry = { scope: string; draft: Draft; expiresAt: number };
-
-// Keyed by the SHA-256 of the token: a heap dump does not hand out working tokens.
-// A Map keeps insertion order, and every entry lives as long, so the oldest is first.
-const drafts = new Map<string, Entry>();
-
+// Keyed by the SHA-256 of the token: a copy of the table does not hand out working tokens.
 const TOKEN = /^[A-Za-z0-9_-]{32}$/;
 
 function keyOf(token: string): string {
   return createHash("sha256").update(token).digest("base64url");
-}
-
-function sweep(now: number): void {
-  for (const [key, entry] of drafts) {
-    if (entry.expiresAt > now && drafts.size < MAX_DRAFTS) break;
-    drafts.delete(key);
-  }
 }
 
 /** The values within DRAFT_MAX_CHARS, field by field in the order given. */
@@ -57,18 +46,16 @@ function bounded(values: DraftValues): DraftValues {
  * Keeps a refused post's values (and messages) for DRAFT_TTL_MS under a new random token,
  * usable only for `scope` (a form's id, or the support form), and returns the token.
  */
-export function keepDraft(scope: string, draft: Draft, now = Date.now()): string {
-  sweep(now);
+export async function keepDraft(scope: string, draft: Draft, now = Date.now()): Promise<string> {
   const token = randomBytes(24).toString("base64url");
   const errors = draft.errors ? bounded(draft.errors) : undefined;
-  drafts.set(keyOf(token), {
-    scope,
-    draft: {
-      values: bounded(draft.values),
-      ...(errors ? { errors: errors as Record<string, string> } : {}),
-      ...(draft.sent ? { sent: draft.sent.slice(0, 64) } : {}),
-    },
-    expiresAt: now + DRAFT_TTL_MS,
+  const kept: Draft = {
+    values: bounded(draft.values),
+    ...(errors ? { errors: errors as Record<string, string> } : {}),
+    ...(draft.sent ? { sent: draft.sent.slice(0, 64) } : {}),
+  };
+  await db.visitorDraft.create({
+    data: { key: keyOf(token), scope, payload: JSON.stringify(kept), expiresAt: new Date(now + DRAFT_TTL_MS) },
   });
   return token;
 }
@@ -78,19 +65,26 @@ export function keepDraft(scope: string, draft: Draft, now = Date.now()): string
  * computer's history shows an empty form). Null for an unknown, expired, malformed or
  * other form's token.
  */
-export function takeDraft(scope: string, token: string | null | undefined, now = Date.now()): Draft | null {
+export async function takeDraft(
+  scope: string,
+  token: string | null | undefined,
+  now = Date.now(),
+): Promise<Draft | null> {
   if (!token || !TOKEN.test(token)) return null;
-  const key = keyOf(token);
-  const entry = drafts.get(key);
-  if (!entry || entry.scope !== scope) return null;
-  drafts.delete(key);
-  return entry.expiresAt > now ? entry.draft : null;
+  // Deleting is the read: of two requests with one token, only one gets the row.
+  const taken = await db.visitorDraft
+    .delete({ where: { key: keyOf(token), scope }, select: { payload: true, expiresAt: true } })
+    .catch((error: unknown) => {
+      if ((error as { code?: string }).code === "P2025") return null; // no such draft
+      throw error;
+    });
+  if (!taken || taken.expiresAt.getTime() <= now) return null;
+  return JSON.parse(taken.payload) as Draft;
 }
 
 // Refusals the visitor has since put right: each refused post's errors page carries a
 // random attempt id, marked when the post sent from that page succeeds, so that Back to it
-// says the form was sent instead of showing the old errors again. Bounded like the drafts.
-const settled = new Map<string, number>();
+// says the form was sent instead of showing the old errors again.
 const SETTLED_TTL_MS = 60 * 60_000;
 const ATTEMPT = /^[A-Za-z0-9_-]{24}$/;
 
@@ -100,20 +94,35 @@ export function newAttempt(): string {
 }
 
 /** Marks the errors page of `attempt` as put right by a later, successful post. */
-export function markSettled(scope: string, attempt: string, now = Date.now()): void {
+export async function markSettled(scope: string, attempt: string, now = Date.now()): Promise<void> {
   if (!ATTEMPT.test(attempt)) return;
-  for (const [key, expiresAt] of settled) {
-    if (expiresAt > now && settled.size < MAX_DRAFTS) break;
-    settled.delete(key);
-  }
-  settled.set(keyOf(`${scope}\n${attempt}`), now + SETTLED_TTL_MS);
+  const key = keyOf(`${scope}\n${attempt}`);
+  const expiresAt = new Date(now + SETTLED_TTL_MS);
+  await db.settledAttempt.upsert({ where: { key }, create: { key, expiresAt }, update: { expiresAt } });
 }
 
 /** Whether the errors page of `attempt` was put right by a later, successful post. */
-export function isSettled(scope: string, attempt: string | null, now = Date.now()): boolean {
+export async function isSettled(scope: string, attempt: string | null, now = Date.now()): Promise<boolean> {
   if (!attempt || !ATTEMPT.test(attempt)) return false;
-  const expiresAt = settled.get(keyOf(`${scope}\n${attempt}`));
-  return expiresAt !== undefined && expiresAt > now;
+  const mark = await db.settledAttempt.findUnique({
+    where: { key: keyOf(`${scope}\n${attempt}`) },
+    select: { expiresAt: true },
+  });
+  return mark !== null && mark.expiresAt.getTime() > now;
+}
+
+/** Deletes expired drafts and marks; the hourly housekeeping calls it. */
+export async function deleteExpiredDrafts(now = Date.now()): Promise<number> {
+  const cutoff = new Date(now);
+  const [drafts, marks] = await Promise.all([
+    db.visitorDraft.deleteMany({ where: { expiresAt: { lte: cutoff } } }),
+    db.settledAttempt.deleteMany({ where: { expiresAt: { lte: cutoff } } }),
+  ]);
+  return drafts.count + marks.count;
+}
+
+export function startDraftCleanup(): { stop: () => Promise<void> } {
+  return every(60 * 60_000, "visitor draft clean-up", () => deleteExpiredDrafts());
 }
 
 /** The scope of a lead form's drafts. */

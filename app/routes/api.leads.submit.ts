@@ -92,7 +92,12 @@ export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) 
       userAgent: request.headers.get("User-Agent"),
       idempotencyKey,
     });
-    if (submission.retryOf) markSettled(leadDraftScope(form.id), submission.retryOf);
+    if (submission.retryOf) {
+      // Only what Back to the old errors page says: never worth failing a stored lead over.
+      await markSettled(leadDraftScope(form.id), submission.retryOf).catch((error) =>
+        console.error("marking a refused post settled failed:", error),
+      );
+    }
     if (wantsRedirect(request, submission)) {
       return redirect303(form.settings.redirectUrl ?? `/f/${encodeURIComponent(form.id)}/thanks`, corsOrigin);
     }
@@ -102,7 +107,7 @@ export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) 
     );
   } catch (thrown) {
     if (!(thrown instanceof DomainError)) throw thrown;
-    return answerRefusal(request, thrown, corsOrigin, form, submission);
+    return await answerRefusal(request, thrown, corsOrigin, form, submission);
   }
 });
 
@@ -135,16 +140,16 @@ function redirect303(location: string, corsOrigin: string | null): Response {
  * failure goes back to the hosted form with the problems named by field and what was
  * typed kept, and anything else becomes a short HTML page when a browser posted.
  */
-function answerRefusal(
+async function answerRefusal(
   request: Request,
   refusal: DomainError,
   corsOrigin: string | null,
   form: PublicForm | null,
   submission: Submission | null,
-): Response {
+): Promise<Response> {
   const status = statusOf(refusal);
   if (wantsRedirect(request, submission) && refusal.code === "validation_failed" && form && submission) {
-    return redirect303(hostedFormWithErrors(form, submission, refusal.details), corsOrigin);
+    return redirect303(await hostedFormWithErrors(form, submission, refusal.details), corsOrigin);
   }
   const response = answersWithPage(request, submission)
     ? visitorPage(status, {
@@ -158,11 +163,11 @@ function answerRefusal(
   return response;
 }
 
-function hostedFormWithErrors(
+async function hostedFormWithErrors(
   form: PublicForm,
   submission: Submission,
   details: { path: string; message: string }[],
-): string {
+): Promise<string> {
   const errors: Record<string, string> = {};
   for (const detail of details) {
     const key = detail.path.startsWith("data.") ? detail.path.slice(5) : "_form";
@@ -187,7 +192,7 @@ function hostedFormWithErrors(
   params.set("sig", signed.sig);
   params.set("attempt", newAttempt());
   const values = typedValues(form, submission);
-  if (Object.keys(values).length > 0) params.set("draft", keepDraft(leadDraftScope(form.id), { values }));
+  if (Object.keys(values).length > 0) params.set("draft", await keepDraft(leadDraftScope(form.id), { values }));
   return `/f/${encodeURIComponent(form.id)}?${params}`;
 }
 

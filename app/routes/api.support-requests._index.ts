@@ -67,16 +67,16 @@ export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) 
     const website = body.website;
     if (typeof website === "string" ? website.trim() !== "" : website !== undefined && website !== null) {
       const decoy = await decoyTicket();
-      return browser ? toSupportPage({ values: {}, sent: decoy.reference }) : json(decoy, 201);
+      return browser ? await toSupportPage({ values: {}, sent: decoy.reference }) : json(decoy, 201);
     }
     await limitSupportRequestsFor(input.email);
     const ticket = await createTicket(input);
-    if (browser) return toSupportPage({ values: {}, sent: ticket.reference });
+    if (browser) return await toSupportPage({ values: {}, sent: ticket.reference });
     return json(ticket, { status: 201, headers: { Location: `/api/support-requests/${ticket.reference}` } });
   } catch (thrown) {
     if (!browser || !(thrown instanceof DomainError)) throw thrown;
     if (thrown.code === "validation_failed") {
-      return toSupportPage({ values: typedValues(body), errors: fieldErrors(thrown) });
+      return await toSupportPage({ values: typedValues(body), errors: fieldErrors(thrown) });
     }
     return visitorPage(statusOf(thrown), {
       title: "Your request was not sent",
@@ -106,8 +106,8 @@ function fieldErrors(refusal: DomainError): Record<string, string> {
 }
 
 /** 303 to the public support page, which shows the draft (read once): the reference, or the form again. */
-function toSupportPage(draft: Draft): Response {
-  const token = keepDraft(SUPPORT_DRAFT_SCOPE, draft);
+async function toSupportPage(draft: Draft): Promise<Response> {
+  const token = await keepDraft(SUPPORT_DRAFT_SCOPE, draft);
   return new Response(null, {
     status: 303,
     headers: { Location: `/support/new?draft=${token}`, "Cache-Control": "no-store" },

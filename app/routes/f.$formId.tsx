@@ -83,11 +83,11 @@ export const loader = page(async function loader({ request, params, context }: L
   const signedErrors = readSignedErrors(form.id, url.searchParams.get("errors"), url.searchParams.get("sig"));
   // Back to a refused post's page after the form was sent from it: say so, not the old errors.
   const attempt = url.searchParams.get("attempt");
-  const alreadySent = signedErrors !== null && isSettled(leadDraftScope(form.id), attempt);
+  const alreadySent = signedErrors !== null && (await isSettled(leadDraftScope(form.id), attempt));
   const errors = alreadySent ? {} : (signedErrors ?? {});
   if (signedErrors && !alreadySent && attempt) hidden[RETRY_FIELD] = attempt;
   // What the visitor typed before a refused plain post, kept on the server (read once).
-  const draft = takeDraft(leadDraftScope(form.id), url.searchParams.get("draft"));
+  const draft = await takeDraft(leadDraftScope(form.id), url.searchParams.get("draft"));
   return data(
     {
       brand: await getBrand(),

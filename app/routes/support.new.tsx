@@ -36,7 +36,7 @@ export const meta: MetaFunction = () => [{ title: "Ask for help" }, { name: "rob
 export async function loader({ request }: LoaderFunctionArgs) {
   // A site's own contact form posted to /api/support-requests without JavaScript lands
   // here: with the reference, or refused with what was typed (kept on the server, read once).
-  const draft = takeDraft(SUPPORT_DRAFT_SCOPE, new URL(request.url).searchParams.get("draft"));
+  const draft = await takeDraft(SUPPORT_DRAFT_SCOPE, new URL(request.url).searchParams.get("draft"));
   const timestamp = signTimestamp(TIMESTAMP_SCOPE);
   let shown: ActionResult | null = null;
   if (draft?.sent) shown = { sent: draft.sent };

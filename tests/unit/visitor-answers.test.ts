@@ -1,7 +1,6 @@
-// How the public endpoints tell a person's browser from a script, and how long what a
-// visitor typed is kept after a refused no-JavaScript post.
+// How the public endpoints tell a person's browser from a script (what a visitor typed is
+// kept in the database: tests/integration/visitor-drafts.test.ts).
 import { describe, expect, it } from "vitest";
-import { DRAFT_MAX_CHARS, DRAFT_TTL_MS, keepDraft, takeDraft } from "~/capture/visitor-drafts.server";
 import { isBrowserPost, prefersHtml, safeBackLink } from "~/capture/visitor-page.server";
 
 describe("telling a browser from a script", () => {
@@ -34,26 +33,5 @@ describe("telling a browser from a script", () => {
     expect(safeBackLink("https://user:pw@shop.example/")).toBeNull();
     expect(safeBackLink("not a url")).toBeNull();
     expect(safeBackLink(null)).toBeNull();
-  });
-});
-
-describe("drafts of refused posts", () => {
-  it("gives the values back once, for the same form only, within 10 minutes", () => {
-    const now = Date.now();
-    const token = keepDraft("form-a", { values: { name: "Ada" } }, now);
-    expect(token).toMatch(/^[A-Za-z0-9_-]{32}$/);
-    expect(takeDraft("form-b", token, now)).toBeNull();
-    expect(takeDraft("form-a", token, now + 1000)).toEqual({ values: { name: "Ada" } });
-    expect(takeDraft("form-a", token, now + 2000)).toBeNull();
-
-    const late = keepDraft("form-a", { values: { name: "Ada" } }, now);
-    expect(takeDraft("form-a", late, now + DRAFT_TTL_MS + 1)).toBeNull();
-    expect(takeDraft("form-a", "../../etc/passwd", now)).toBeNull();
-    expect(takeDraft("form-a", null, now)).toBeNull();
-  });
-
-  it("keeps at most DRAFT_MAX_CHARS of values, leaving out the fields past it", () => {
-    const token = keepDraft("form-c", { values: { name: "Ada", essay: "x".repeat(DRAFT_MAX_CHARS), email: "a@b.c" } });
-    expect(takeDraft("form-c", token)).toEqual({ values: { name: "Ada", email: "a@b.c" } });
   });
 });
