@@ -37,7 +37,7 @@ execFileSync(process.execPath, ["--import", "tsx", path.join(root, "scripts", "p
 const { startServer } = await import("../tests/support/server");
 const { launchBrowser, logInAt } = await import("../tests/support/browser");
 const { seedEveryPage } = await import("../tests/e2e/every-page.helpers");
-const { createLeads, day } = await import("../tests/integration/leads.helpers");
+const { createLeads, day } = await import("../tests/support/leads");
 const { db } = await import("../app/storage/db.server");
 
 const server = await startServer(env);

@@ -55,7 +55,6 @@ export const BrandPatchSchema = z
     logo: z.string().nullable().optional(),
   })
   .strict();
-export type BrandPatch = z.output<typeof BrandPatchSchema>;
 
 /** The settings page's form (the logo is a file input, read on the server). */
 export const BrandFormSchema = z.object({

@@ -16,7 +16,6 @@ export type BuilderResult =
 export type MoveTarget = "up" | "down" | number;
 
 export const BUILDER_INTENTS = ["add-field", "update-field", "move-field", "remove-field"] as const;
-export type BuilderIntent = (typeof BUILDER_INTENTS)[number];
 
 const TEXT_TYPES: readonly FieldType[] = ["text", "textarea", "email", "tel", "url", "hidden"];
 const CHOICE_TYPES: readonly FieldType[] = ["select", "multiselect"];

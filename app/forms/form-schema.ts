@@ -198,7 +198,6 @@ export const ThankYouSchema = z
     message: "A link text needs a link address.",
     path: ["linkUrl"],
   });
-export type ThankYou = z.output<typeof ThankYouSchema>;
 
 export const FormSettingsSchema = z
   .object({

@@ -77,7 +77,6 @@ export const CreateFormSchema = z
     settings: FormSettingsSchema.prefault({}),
   })
   .strict();
-export type CreateFormInput = z.input<typeof CreateFormSchema>;
 
 export const UpdateFormSchema = z
   .object({
@@ -89,7 +88,6 @@ export const UpdateFormSchema = z
   })
   .strict()
   .refine((patch) => Object.keys(patch).length > 0, "Send at least one of name, description, status, settings.");
-export type UpdateFormInput = z.input<typeof UpdateFormSchema>;
 
 export const ReplaceSchemaBodySchema = z
   .object({
@@ -242,15 +240,6 @@ export async function getFormWithCounts(id: string): Promise<FormRecord & LeadCo
   const form = await getForm(id);
   const counts = (await leadCounts([id])).get(id)!;
   return { ...form, ...counts };
-}
-
-/** The field list a lead of this version was submitted against. */
-export async function getFormVersionFields(formId: string, version: number): Promise<FormField[] | null> {
-  const row = await db.formVersion.findUnique({
-    where: { formId_version: { formId, version } },
-    select: { fields: true },
-  });
-  return row ? readFields(row.fields) : null;
 }
 
 // ---------------------------------------------------------------------------- writing

@@ -33,7 +33,6 @@ export const BULK_BODY_LIMIT = 4 * 1024 * 1024;
 export const BULK_BATCH = 1000;
 
 export const BULK_ACTIONS = ["set_status", "assign", "tag", "untag", "delete"] as const;
-export type BulkAction = (typeof BULK_ACTIONS)[number];
 
 const BulkActionSchema = z.discriminatedUnion(
   "action",

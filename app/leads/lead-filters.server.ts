@@ -23,8 +23,6 @@ export type SpamFilter = (typeof SPAM_VALUES)[number];
 export const LEAD_STATUSES = ["new", "contacted", "qualified", "won", "lost", "spam"] as const;
 export type LeadStatusValue = (typeof LEAD_STATUSES)[number];
 export const MAX_TAG_LENGTH = 40;
-/** "mine" (the caller), "none" (no owner) or a user id. */
-export const OWNER_FILTER_SPECIAL = ["mine", "none"] as const;
 
 /** A tag as stored: trimmed, inner spaces collapsed, lower-cased. */
 export const TagSchema = z
@@ -142,12 +140,6 @@ export function parseLeadListQuery(params: URLSearchParams): Parsed<LeadListQuer
 /** As parseLeadListQuery, or stops with 422 naming the bad parameters. */
 export function leadListQueryOrFail(params: URLSearchParams): LeadListQuery {
   const parsed = parseLeadListQuery(params);
-  if (!parsed.ok) invalidQuery(parsed.details);
-  return parsed.value;
-}
-
-export function leadFiltersOrFail(params: URLSearchParams): LeadFilters {
-  const parsed = parseLeadFilters(params);
   if (!parsed.ok) invalidQuery(parsed.details);
   return parsed.value;
 }

@@ -45,7 +45,6 @@ export const LeadPatchSchema = z
     tags: TagsSchema.optional(),
   })
   .strict();
-export type LeadPatch = z.output<typeof LeadPatchSchema>;
 
 export const NoteSchema = z
   .object({

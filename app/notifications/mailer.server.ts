@@ -114,8 +114,3 @@ export async function sendEmail(
     headers: email.autoSubmitted ? { "Auto-Submitted": email.autoSubmitted } : undefined,
   });
 }
-
-export function closeTransport(): void {
-  transport?.close();
-  transport = undefined;
-}

@@ -67,8 +67,6 @@ export const StaffChangeSchema = z
   })
   .strict();
 
-export type StaffChange = z.output<typeof StaffChangeSchema>;
-
 /**
  * Changes a staff user's role or disables (ending every session at once) or enables them.
  * 403 when the actor may not (only an owner changes an owner or makes one), 404 for an

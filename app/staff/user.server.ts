@@ -143,10 +143,6 @@ export async function defaultTimeZone(userId: string, reported: unknown): Promis
   await db.user.updateMany({ where: { id: userId, timeZone: null }, data: { timeZone } });
 }
 
-export function countUsers(): Promise<number> {
-  return db.user.count();
-}
-
 export function isStaffEmail(email: string): Promise<boolean> {
   return db.user.findUnique({ where: { email: email.trim().toLowerCase() }, select: { id: true } }).then(Boolean);
 }

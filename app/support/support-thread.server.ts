@@ -63,8 +63,6 @@ export const emailSelect = {
   createdAt: true,
 } as const;
 
-export type OutboxState = Prisma.OutboxEmailGetPayload<{ select: typeof emailSelect }>;
-
 /** A ticket with its thread (oldest first) and the delivery state of every email sent for it. */
 export async function getTicketThread(idOrReference: string, client: Prisma.TransactionClient = db) {
   const ticket = await client.ticket.findUnique({
@@ -100,8 +98,6 @@ export async function getTicketThread(idOrReference: string, client: Prisma.Tran
 export function attachmentPath(reference: string, id: string): string {
   return `/support/${encodeURIComponent(reference)}/attachments/${encodeURIComponent(id)}`;
 }
-
-export type TicketThread = NonNullable<Awaited<ReturnType<typeof getTicketThread>>>;
 
 /**
  * Runs a write to a ticket and, in the same transaction, the webhook events it causes for

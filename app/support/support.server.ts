@@ -133,7 +133,7 @@ export async function getAttachment(reference: string, id: string) {
   return file;
 }
 
-export { attachmentPath, getTicketThread, type TicketThread } from "./support-thread.server";
+export { getTicketThread } from "./support-thread.server";
 export { getMessageText, getThreadPage } from "./support-thread-page.server";
 
 function notFound(idOrReference: string): never {

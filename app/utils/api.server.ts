@@ -13,7 +13,7 @@ import { isNulRefusal, NUL_REFUSED } from "./text-policy";
 import type { AppLoadContext } from "@remix-run/node";
 import type { z } from "zod";
 
-export { textPolicyDetails, zodDetails, type ErrorDetail } from "./domain-error";
+export { zodDetails, type ErrorDetail } from "./domain-error";
 
 export type ErrorCode =
   | "bad_request"

@@ -3,7 +3,6 @@
 // are refused in submitted values with a 422 naming the field. They are invisible to
 // people, PostgreSQL cannot store NUL, and a lone surrogate is not valid UTF-8.
 // Client-safe: the browser form validation may use it too.
-import { z } from "zod";
 
 const FORBIDDEN_TEXT =
   /[\u0000-\u0008\u000B\u000C\u000E-\u001F]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -70,17 +69,6 @@ export function textPolicyIssues(value: unknown, path: (string | number)[] = [],
     else issues.push(...textPolicyIssues(item, [...path, key], depth + 1));
   }
   return issues;
-}
-
-/** `schema`, preceded by the text policy: a value breaking it fails with the field named. */
-export function withTextPolicy<S extends z.ZodType>(schema: S) {
-  return z
-    .unknown()
-    .superRefine((value, ctx) => {
-      for (const issue of textPolicyIssues(value))
-        ctx.addIssue({ code: "custom", path: issue.path, message: issue.message });
-    })
-    .pipe(schema);
 }
 
 /**

@@ -4,9 +4,9 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createForm, field } from "../integration/leads.helpers";
 import { launchBrowser } from "../support/browser";
 import { loginAsStaff } from "../support/http";
+import { createForm, field } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
 import type { Browser } from "playwright-core";
 

@@ -2,8 +2,8 @@
 // all of them (no sideways scroll on a phone, no serious accessibility violation) and for
 // scripts/screenshots.ts. Seeds through the app's own API where one exists.
 import { db } from "~/storage/db.server";
-import { createForm, createLeads, day, field } from "../integration/leads.helpers";
 import { apiClient, loginAsStaff } from "../support/http";
+import { createForm, createLeads, day, field } from "../support/leads";
 
 export type SeededPages = {
   /** Pages behind the staff login. */

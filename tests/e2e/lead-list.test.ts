@@ -5,9 +5,9 @@ import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
 import { db } from "~/storage/db.server";
-import { createForm, createLeads, day, field } from "../integration/leads.helpers";
 import { launchBrowser, logInAt } from "../support/browser";
 import { STAFF } from "../support/http";
+import { createForm, createLeads, day, field } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
 import type { Browser } from "playwright-core";
 

@@ -2,9 +2,9 @@
 // note, then won, and the timeline shows both changes and the note, with who and when.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
-import { createForm, field } from "../integration/leads.helpers";
 import { launchBrowser, logInAt } from "../support/browser";
 import { STAFF, apiClient } from "../support/http";
+import { createForm, field } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
 import type { Browser, Page } from "playwright-core";
 

@@ -4,9 +4,9 @@ import Papa from "papaparse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
 import { db } from "~/storage/db.server";
-import { createForm, createLeads, day, field } from "../integration/leads.helpers";
 import { launchBrowser } from "../support/browser";
 import { STAFF } from "../support/http";
+import { createForm, createLeads, day, field } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
 import type { Browser, Page } from "playwright-core";
 

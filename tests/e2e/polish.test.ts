@@ -4,9 +4,9 @@
 // wider than its form, and notes in the body font.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
-import { createForm, createLeads, field } from "../integration/leads.helpers";
 import { launchBrowser, logInAt } from "../support/browser";
 import { STAFF, apiClient, loginAsStaff } from "../support/http";
+import { createForm, createLeads, field } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 

@@ -3,10 +3,10 @@
 // inbound webhook and shows in the thread.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
-import { startSmtp, type TestSmtp } from "../integration/support-mail.helpers";
 import { launchBrowser, logInAt } from "../support/browser";
 import { STAFF, apiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
+import { startSmtp, type TestSmtp } from "../support/smtp";
 import type { ParsedMail } from "mailparser";
 import type { Browser, Page } from "playwright-core";
 

@@ -3,10 +3,10 @@
 // saved reply and an internal note.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
-import { startSmtp, type TestSmtp } from "../integration/support-mail.helpers";
 import { launchBrowser, logInAt } from "../support/browser";
 import { STAFF, apiClient, loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
+import { startSmtp, type TestSmtp } from "../support/smtp";
 import type { Browser } from "playwright-core";
 
 let smtp: TestSmtp;

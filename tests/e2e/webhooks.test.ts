@@ -6,10 +6,10 @@ import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
 import { db } from "~/storage/db.server";
-import { startReceiver, type Receiver } from "../integration/webhook.helpers";
 import { launchBrowser, logInAt } from "../support/browser";
 import { STAFF, apiClient, loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
+import { startReceiver, type Receiver } from "../support/webhook-receiver";
 import type { Browser, Page } from "playwright-core";
 
 let server: TestServer;

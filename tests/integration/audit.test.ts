@@ -2,7 +2,7 @@
 // through GET /api/audit (filters, keyset pages) and /settings/audit by owners and admins only.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
-import { apiClient, cookieFrom, type ApiClient } from "../support/http";
+import { apiClient, cookieFrom, logIn as logInAs, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 
 const PASSWORD = "audit log password";
@@ -11,13 +11,7 @@ let owner: ApiClient;
 let ownerCookie: string;
 let ownerId: string;
 
-async function logIn(email: string, password = PASSWORD) {
-  return fetch(`${server.url}/api/auth/login`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ email, password }),
-  });
-}
+const logIn = async (email: string, password = PASSWORD) => (await logInAs(server.url, email, password)).response;
 
 type Entry = {
   id: string;

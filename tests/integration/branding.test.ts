@@ -4,7 +4,7 @@
 // settings.thankYou puts a way back to the customer's site on its thank-you page.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
-import { apiClient, cookieFrom, type ApiClient } from "../support/http";
+import { apiClient, logIn as logInAs, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 
 const PASSWORD = "branding test password";
@@ -23,13 +23,9 @@ let agent: ApiClient;
 
 async function logIn(email: string, role: "owner" | "admin" | "agent") {
   await createOrResetUser({ email, password: PASSWORD, role });
-  const response = await fetch(`${server.url}/api/auth/login`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ email, password: PASSWORD }),
-  });
-  expect(response.status).toBe(200);
-  return cookieFrom(response);
+  const login = await logInAs(server.url, email, PASSWORD);
+  expect(login.status).toBe(200);
+  return login.cookie;
 }
 
 async function html(path: string, cookie?: string) {

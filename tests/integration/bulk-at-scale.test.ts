@@ -6,9 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/storage/db.server";
 import { apiClient, loginAsStaff, type ApiClient } from "../support/http";
+import { createForm, createLeads, field } from "../support/leads";
 import { insertLeads } from "../support/seed-leads";
 import { startServer, type TestServer } from "../support/server";
-import { createForm, createLeads, field } from "./leads.helpers";
 
 const BY_FILTER = 100_000;
 const BY_IDS = 40_000;

@@ -6,8 +6,8 @@ import { formatInZone } from "~/components/LocalTime";
 import { createOrResetUser } from "~/staff/user.server";
 import { db } from "~/storage/db.server";
 import { STAFF, loginAsStaff } from "../support/http";
+import { createForm, createLeads, field } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
-import { createForm, createLeads, field } from "./leads.helpers";
 
 let server: TestServer;
 let cookie: string;

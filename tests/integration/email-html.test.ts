@@ -7,8 +7,8 @@ import { createOrResetUser } from "~/staff/user.server";
 import { db } from "~/storage/db.server";
 import { apiClient, cookieFrom, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
-import { startSmtp, type TestSmtp } from "./support-mail.helpers";
-import { startReceiver, type Receiver } from "./webhook.helpers";
+import { startSmtp, type TestSmtp } from "../support/smtp";
+import { startReceiver, type Receiver } from "../support/webhook-receiver";
 import type { ParsedMail } from "mailparser";
 
 const PASSWORD = "email html test password";

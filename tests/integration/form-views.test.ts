@@ -4,8 +4,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/storage/db.server";
 import { formViewStore } from "~/storage/index.server";
 import { apiClient, loginAsStaff, type ApiClient } from "../support/http";
+import { createForm, createLeads, day, field } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
-import { createForm, createLeads, day, field } from "./leads.helpers";
 
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36";
 const today = () => new Date().toISOString().slice(0, 10);

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
 import { db } from "~/storage/db.server";
-import { loginAsStaff } from "../support/http";
+import { loginAsStaff, postForm } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 
 let server: TestServer;
@@ -17,15 +17,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function post(path: string, fields: Record<string, string>, headers: Record<string, string> = {}) {
-  const response = await fetch(`${server.url}${path}`, {
-    method: "POST",
-    headers: { Cookie: cookie, ...headers },
-    body: new URLSearchParams(fields),
-    redirect: "manual",
-  });
-  return { status: response.status, location: response.headers.get("location"), html: await response.text() };
-}
+const post = (path: string, fields: Record<string, string>, headers: Record<string, string> = {}) =>
+  postForm(`${server.url}${path}`, fields, { Cookie: cookie, ...headers });
 
 async function page(path: string) {
   const response = await fetch(`${server.url}${path}`, { headers: { Cookie: cookie }, redirect: "manual" });

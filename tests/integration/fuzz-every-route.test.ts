@@ -11,8 +11,8 @@ import { db } from "~/storage/db.server";
 import { newWebhookEvent, writeWebhookEvent } from "~/webhooks/webhook-events.server";
 import { newSigningSecret } from "~/webhooks/webhooks.server";
 import { loginAsStaff } from "../support/http";
+import { createForm, createLeads, field } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
-import { createForm, createLeads, field } from "./leads.helpers";
 
 const RUNS_PER_ROUTE = Number(process.env.FUZZ_ROUTE_RUNS ?? 200);
 const root = path.resolve(import.meta.dirname, "..", "..");

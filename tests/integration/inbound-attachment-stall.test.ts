@@ -2,38 +2,28 @@
 // read and decoded in a worker thread, its bytes written in 256 KiB chunks with a turn of the
 // event loop between, so it holds the server's event loop (tests/support/loop-monitor.ts)
 // hardly longer than a one-line email does, as JSON (base64) or as a multipart post.
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/storage/db.server";
-import { apiClient } from "../support/http";
-import { loopStallBetween, percentile, pollHealthz } from "../support/loop-stall";
-import { preloadInto, startServer, type TestServer } from "../support/server";
-import { inboundSecret } from "./support-mail.helpers";
+import {
+  loopStallBetween,
+  percentile,
+  pollHealthz,
+  startMonitoredServer,
+  type MonitoredServer,
+} from "../support/loop-stall";
+import { inboundSecret } from "../support/support-desk";
+import type { TestServer } from "../support/server";
 
+let monitored: MonitoredServer;
 let server: TestServer;
 let reference: string;
 const customer = "attach@example.com";
-const loopFile = path.join(os.tmpdir(), `loop-attach-${process.pid}-${Date.now()}.ndjson`);
 
 beforeAll(async () => {
-  server = await startServer({
-    SUPPORT_RATE_LIMIT_PER_HOUR: "0",
-    LOOP_MONITOR_FILE: loopFile,
-    NODE_OPTIONS: preloadInto("tests/support/loop-monitor.ts"),
-  });
-  const res = await apiClient(server.url)("POST", "/api/support-requests", {
-    email: customer,
-    subject: "Attachments",
-    message: "Hi",
-  });
-  reference = res.body.reference;
+  monitored = await startMonitoredServer("loop-attach", customer, "Attachments");
+  ({ server, reference } = monitored);
 });
-afterAll(async () => {
-  await server?.stop();
-  fs.rmSync(loopFile, { force: true });
-});
+afterAll(() => monitored?.stop());
 
 const SIZE = 9.5 * 1024 * 1024;
 
@@ -87,7 +77,7 @@ describe("an inbound email with a 9.5 MB attachment", () => {
         await res.text();
         expect(res.status, kind).toBe(201);
         await new Promise((resolve) => setTimeout(resolve, 150));
-        stalls[kind].push(Math.round(loopStallBetween(loopFile, from, Date.now())));
+        stalls[kind].push(Math.round(loopStallBetween(monitored.loopFile, from, Date.now())));
       }
     } finally {
       latencies = await poller.stop();

@@ -15,7 +15,7 @@ import {
   type Sample,
 } from "../support/provider-samples";
 import { startServer, type TestServer } from "../support/server";
-import { bearer, inboundSecret } from "./support-mail.helpers";
+import { bearer, inboundSecret, openTicket } from "../support/support-desk";
 
 let server: TestServer;
 let call: ReturnType<typeof apiClient>;
@@ -50,9 +50,7 @@ type Message = {
 };
 
 async function newTicket(email: string) {
-  const res = await call("POST", "/api/support-requests", { email, subject: "Sample", message: "Hello" });
-  expect(res.status, res.text).toBe(201);
-  return res.body.reference as string;
+  return (await openTicket(call, { email, subject: "Sample", message: "Hello" })).reference;
 }
 
 async function post(sample: Sample) {

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
-import { bearer, inboundSecret } from "./support-mail.helpers";
+import { bearer, inboundSecret, openTicket } from "../support/support-desk";
 
 const AUTHSERV_ID = "mx.example.net";
 
@@ -20,12 +20,9 @@ afterAll(async () => {
 });
 
 let counter = 0;
-async function newTicket() {
+function newTicket() {
   counter++;
-  const email = `trust${counter}@example.com`;
-  const res = await call("POST", "/api/support-requests", { email, subject: `Trust ${counter}`, message: "Hi" });
-  expect(res.status).toBe(201);
-  return { reference: res.body.reference as string, email };
+  return openTicket(call, { email: `trust${counter}@example.com`, subject: `Trust ${counter}`, message: "Hi" });
 }
 
 /** Posts an email built for a new ticket; answers whether it was filed as the customer's. */

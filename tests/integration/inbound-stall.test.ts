@@ -3,48 +3,29 @@
 // (tests/support/loop-monitor.ts): reading and cleaning happen in worker threads with a
 // time budget, so other requests are not held up, and every such email is still stored
 // (2xx, never a 5xx).
-import fs from "node:fs";
-import os from "node:os";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/storage/db.server";
 import { apiClient } from "../support/http";
-import { preloadInto, startServer, type TestServer } from "../support/server";
-import { inboundSecret } from "./support-mail.helpers";
+import {
+  loopStallBetween,
+  percentile,
+  pollHealthz,
+  startMonitoredServer,
+  type MonitoredServer,
+} from "../support/loop-stall";
+import { inboundSecret } from "../support/support-desk";
+import type { TestServer } from "../support/server";
 
+let monitored: MonitoredServer;
 let server: TestServer;
 let reference: string;
 const customer = "stall@example.com";
 
-const loopFile = path.join(os.tmpdir(), `loop-${process.pid}-${Date.now()}.ndjson`);
-
 beforeAll(async () => {
-  server = await startServer({
-    SUPPORT_RATE_LIMIT_PER_HOUR: "0",
-    LOOP_MONITOR_FILE: loopFile,
-    NODE_OPTIONS: preloadInto("tests/support/loop-monitor.ts"),
-  });
-  const res = await apiClient(server.url)("POST", "/api/support-requests", {
-    email: customer,
-    subject: "Stall",
-    message: "Hi",
-  });
-  reference = res.body.reference;
+  monitored = await startMonitoredServer("loop", customer, "Stall");
+  ({ server, reference } = monitored);
 });
-afterAll(async () => {
-  await server?.stop();
-  fs.rmSync(loopFile, { force: true });
-});
-
-/** The longest event-loop delay the server recorded between two moments. */
-function loopStallBetween(from: number, to: number): number {
-  const windows = fs
-    .readFileSync(loopFile, "utf8")
-    .split("\n")
-    .filter(Boolean)
-    .map((line) => JSON.parse(line) as { at: number; maxMs: number });
-  return Math.max(0, ...windows.filter((w) => w.at >= from && w.at <= to + 100).map((w) => w.maxMs));
-}
+afterAll(() => monitored?.stop());
 
 const NEAR_LIMIT = 1_000_000;
 const MiB = 1024 * 1024;
@@ -85,24 +66,9 @@ const WORST: Array<{ name: string; body: Record<string, unknown> | (() => FormDa
   { name: "SendGrid multipart with 3 files of 8 MiB", body: () => sendGridPost([8 * MiB, 8 * MiB, 8 * MiB]) },
 ];
 
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
-}
-
 describe("hostile email bodies", () => {
   it("never hold up other requests: /healthz answers within 200 ms at p99 while they are parsed, and each is stored", async () => {
-    const latencies: number[] = [];
-    let sending = true;
-    const poller = (async () => {
-      while (sending) {
-        const started = performance.now();
-        const res = await fetch(`${server.url}/healthz`);
-        await res.arrayBuffer();
-        latencies.push(performance.now() - started);
-        await new Promise((resolve) => setTimeout(resolve, 10));
-      }
-    })();
+    const poller = pollHealthz(server.url);
 
     const answers: Array<{ name: string; status: number; ms: number; stallMs: number }> = [];
     for (const { name, body } of WORST) {
@@ -112,10 +78,14 @@ describe("hostile email bodies", () => {
       const res = await apiClient(server.url)("POST", "/api/support-requests/inbound", payload, inboundSecret());
       const ms = Math.round(performance.now() - started);
       await new Promise((resolve) => setTimeout(resolve, 150));
-      answers.push({ name, status: res.status, ms, stallMs: Math.round(loopStallBetween(from, Date.now())) });
+      answers.push({
+        name,
+        status: res.status,
+        ms,
+        stallMs: Math.round(loopStallBetween(monitored.loopFile, from, Date.now())),
+      });
     }
-    sending = false;
-    await poller;
+    const latencies = await poller.stop();
 
     const p99 = percentile(latencies, 99);
     const worst = Math.max(...latencies);

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../support/http";
 import { preloadInto, startServer, type TestServer } from "../support/server";
-import { inboundSecret } from "./support-mail.helpers";
+import { inboundSecret } from "../support/support-desk";
 
 let server: TestServer;
 

@@ -4,9 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/storage/db.server";
 import { apiClient, loginAsStaff, type ApiClient } from "../support/http";
+import { createForm, field } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
-import { createForm, field } from "./leads.helpers";
-import { bearer, inboundSecret } from "./support-mail.helpers";
+import { bearer, inboundSecret } from "../support/support-desk";
 
 let server: TestServer;
 let staff: ApiClient;

@@ -3,9 +3,9 @@
 // spam and "Not spam", and bad input answered 422 next to its input (never a 500).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
-import { apiClient, cookieFrom, STAFF } from "../support/http";
+import { apiClient, cookieFrom, sendForm, STAFF } from "../support/http";
+import { createForm, field } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
-import { createForm, field } from "./leads.helpers";
 
 let server: TestServer;
 let cookie: string;
@@ -41,14 +41,8 @@ async function submitLead(email: string, name = "Ada"): Promise<string> {
 }
 
 /** A dashboard form post, as the browser sends it. */
-function post(id: string, fields: Record<string, string>) {
-  return fetch(`${server.url}/leads/${id}`, {
-    method: "POST",
-    headers: { Cookie: cookie, Origin: server.url, "Content-Type": "application/x-www-form-urlencoded" },
-    body: new URLSearchParams(fields).toString(),
-    redirect: "manual",
-  });
-}
+const post = (id: string, fields: Record<string, string>) =>
+  sendForm(`${server.url}/leads/${id}`, fields, { Cookie: cookie, Origin: server.url });
 
 async function pageOf(id: string): Promise<string> {
   const res = await fetch(`${server.url}/leads/${id}`, { headers: { Cookie: cookie } });

@@ -16,7 +16,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { dayRange, type Cursor, type LeadFilters } from "~/leads/lead-filters.server";
 import { db, isForeignKeyViolation, isPostgres, sqliteConnection, type Prisma } from "~/storage/db.server";
 import { leadStore } from "~/storage/index.server";
-import { field, createForm, createLeads, day } from "./leads.helpers";
+import { field, createForm, createLeads, day } from "../support/leads";
 
 const SOURCES = ["google", "newsletter", "Google", null];
 const MEDIUMS = ["cpc", "email", null];

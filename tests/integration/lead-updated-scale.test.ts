@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { seedLeads } from "../../bench/seed";
 import { apiClient, loginAsStaff, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
-import { startReceiver, type Receiver } from "./webhook.helpers";
+import { startReceiver, type Receiver } from "../support/webhook-receiver";
 
 const LEADS = 60_000;
 const onSqlite = process.env.TEST_DATABASE === "sqlite";

@@ -5,8 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
 import { db } from "~/storage/db.server";
 import { apiClient, loginAsStaff, type ApiClient } from "../support/http";
+import { createForm, createLeads, field } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
-import { createForm, createLeads, field } from "./leads.helpers";
 
 let server: TestServer;
 let api: ApiClient;

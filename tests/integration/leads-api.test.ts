@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/storage/db.server";
 import { apiClient, loginAsStaff, type ApiClient } from "../support/http";
+import { createForm, createLeads, day, field } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
-import { createForm, createLeads, day, field } from "./leads.helpers";
 
 let server: TestServer;
 let api: ApiClient;

@@ -4,9 +4,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
 import { db } from "~/storage/db.server";
-import { STAFF, cookieFrom, loginAsStaff } from "../support/http";
+import { STAFF, cookieFrom, loginAsStaff, postForm } from "../support/http";
+import { createForm, createLeads, day, field } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
-import { createForm, createLeads, day, field } from "./leads.helpers";
 
 let server: TestServer;
 let cookie: string;
@@ -59,15 +59,8 @@ async function get(path: string, extraCookie = "") {
   return { status: response.status, location: response.headers.get("location"), response, html: await response.text() };
 }
 
-async function post(path: string, fields: Array<[string, string]>, as = cookie) {
-  const response = await fetch(`${server.url}${path}`, {
-    method: "POST",
-    headers: { Cookie: as },
-    body: new URLSearchParams(fields),
-    redirect: "manual",
-  });
-  return { status: response.status, location: response.headers.get("location"), response, html: await response.text() };
-}
+const post = (path: string, fields: Array<[string, string]>, as = cookie) =>
+  postForm(`${server.url}${path}`, fields, { Cookie: as });
 
 async function idsOf(...names: string[]): Promise<string[]> {
   const leads = await db.lead.findMany({ select: { id: true, data: true } });

@@ -7,8 +7,8 @@ import { LeadFilterSchema } from "~/leads/lead-filters.server";
 import { createOrResetUser } from "~/staff/user.server";
 import { db } from "~/storage/db.server";
 import { apiClient, loginAsStaff, STAFF, type ApiClient } from "../support/http";
+import { createForm, createLeads, day, field } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
-import { createForm, createLeads, day, field } from "./leads.helpers";
 
 let server: TestServer;
 let api: ApiClient;

@@ -9,8 +9,9 @@ import { outboxStore } from "~/storage/index.server";
 import { replyAddress } from "~/support/inbound/sender-trust.server";
 import { apiClient, loginAsStaff, STAFF, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
-import { inboundSecret, startSmtp, type TestSmtp } from "./support-mail.helpers";
-import { startReceiver, type Receiver } from "./webhook.helpers";
+import { startSmtp, type TestSmtp } from "../support/smtp";
+import { inboundSecret } from "../support/support-desk";
+import { startReceiver, type Receiver } from "../support/webhook-receiver";
 import type { ParsedMail } from "mailparser";
 
 const SUPPORT_DESK = ["desk@team.example", "lead@team.example"];

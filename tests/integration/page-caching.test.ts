@@ -3,8 +3,8 @@
 // Remix does not carry a loader's headers to the document, so the default is set for all.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loginAsStaff } from "../support/http";
+import { createForm, field } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
-import { createForm, field } from "./leads.helpers";
 
 let server: TestServer;
 let cookie: string;

@@ -5,7 +5,7 @@ import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
 import { db } from "~/storage/db.server";
 import { STAFF, apiClient, loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
-import { startSmtp, type TestSmtp } from "./support-mail.helpers";
+import { startSmtp, type TestSmtp } from "../support/smtp";
 
 let a: TestServer;
 let b: TestServer;

@@ -3,8 +3,8 @@
 import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../support/http";
+import { createForm } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
-import { createForm } from "./leads.helpers";
 
 let server: TestServer;
 

@@ -4,8 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { formViewStore } from "~/storage/index.server";
 import { loginAsStaff } from "../support/http";
+import { createForm, createLeads, day, field } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
-import { createForm, createLeads, day, field } from "./leads.helpers";
 
 let server: TestServer;
 let cookie: string;

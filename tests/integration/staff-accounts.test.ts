@@ -5,9 +5,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createApiToken } from "~/staff/api-tokens.server";
 import { createOrResetUser } from "~/staff/user.server";
 import { db } from "~/storage/db.server";
-import { apiClient, cookieFrom, ownClientAddress, type ApiClient } from "../support/http";
+import { apiClient, cookieFrom, logIn as logInAs, ownClientAddress, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
-import { startSmtp, type TestSmtp } from "./support-mail.helpers";
+import { startSmtp, type TestSmtp } from "../support/smtp";
 import type { ParsedMail } from "mailparser";
 
 const PASSWORD = "staff accounts password";
@@ -26,14 +26,7 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-async function logIn(email: string, password: string) {
-  const res = await fetch(`${server.url}/api/auth/login`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", ...ownClientAddress() },
-    body: JSON.stringify({ email, password }),
-  });
-  return { status: res.status, cookie: res.status === 200 ? cookieFrom(res) : "" };
-}
+const logIn = (email: string, password: string) => logInAs(server.url, email, password, ownClientAddress());
 
 const to = (mail: ParsedMail) => (Array.isArray(mail.to) ? undefined : mail.to?.value[0]?.address);
 async function linkMailedTo(address: string, path: string, count = 1): Promise<string> {

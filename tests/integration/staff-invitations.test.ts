@@ -7,7 +7,7 @@ import { createOrResetUser } from "~/staff/user.server";
 import { db } from "~/storage/db.server";
 import { apiClient, cookieFrom, ownClientAddress, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
-import { startSmtp, type TestSmtp } from "./support-mail.helpers";
+import { startSmtp, type TestSmtp } from "../support/smtp";
 import type { ParsedMail } from "mailparser";
 
 const PASSWORD = "staff invitations password";

@@ -4,20 +4,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
 import { db } from "~/storage/db.server";
-import { apiClient, cookieFrom } from "../support/http";
+import { apiClient, logIn as logInAs } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 
 const PASSWORD = "staff and roles password";
 let server: TestServer;
 
-async function logIn(email: string) {
-  const res = await fetch(`${server.url}/api/auth/login`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ email, password: PASSWORD }),
-  });
-  return { status: res.status, cookie: res.status === 200 ? cookieFrom(res) : "" };
-}
+const logIn = (email: string) => logInAs(server.url, email, PASSWORD);
 
 async function member(email: string, role: "owner" | "admin" | "agent") {
   const { user } = await createOrResetUser({ email, password: PASSWORD, role });

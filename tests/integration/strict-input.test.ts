@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/storage/db.server";
 import { apiClient, loginAsStaff, STAFF, type ApiClient } from "../support/http";
+import { createForm, createLeads, field } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
-import { createForm, createLeads, field } from "./leads.helpers";
-import { bearer } from "./support-mail.helpers";
+import { bearer } from "../support/support-desk";
 
 let server: TestServer;
 let api: ApiClient;

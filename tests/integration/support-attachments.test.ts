@@ -6,7 +6,7 @@ import { db } from "~/storage/db.server";
 import { deleteUnlinkedAttachments, storeUnlinkedAttachments } from "~/support/attachment-store.server";
 import { apiClient, loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
-import { bearer, inboundSecret } from "./support-mail.helpers";
+import { bearer, inboundSecret, openTicket } from "../support/support-desk";
 
 let server: TestServer;
 let call: ReturnType<typeof apiClient>;
@@ -23,16 +23,13 @@ afterAll(async () => {
 
 const MiB = 1024 * 1024;
 let counter = 0;
-async function newTicket() {
+function newTicket() {
   counter++;
-  const email = `attach${counter}@example.com`;
-  const res = await call("POST", "/api/support-requests", {
-    email,
+  return openTicket(call, {
+    email: `attach${counter}@example.com`,
     subject: `Screenshot ${counter}`,
     message: "See below.",
   });
-  expect(res.status).toBe(201);
-  return { reference: res.body.reference as string, email };
 }
 
 type Listed = { id: string; filename: string; contentType: string; size: number; url: string };

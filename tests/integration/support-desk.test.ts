@@ -5,7 +5,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
 import { apiClient, cookieFrom } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
-import { bearer, inboundSecret, startSmtp, type TestSmtp } from "./support-mail.helpers";
+import { startSmtp, type TestSmtp } from "../support/smtp";
+import { bearer, inboundSecret, openTicket } from "../support/support-desk";
 import type { ParsedMail } from "mailparser";
 
 const PASSWORD = "support desk password";
@@ -43,13 +44,12 @@ afterAll(async () => {
 });
 
 async function newTicket(subject: string): Promise<string> {
-  const res = await apiClient(server.url)("POST", "/api/support-requests", {
+  const ticket = await openTicket(apiClient(server.url), {
     email: "customer@desk.example",
     subject,
     message: "Hello, I need help.",
   });
-  expect(res.status, res.text).toBe(201);
-  return res.body.reference;
+  return ticket.reference;
 }
 
 const to = (mail: ParsedMail) => (Array.isArray(mail.to) ? undefined : mail.to?.value[0]?.address);

@@ -4,7 +4,7 @@ import { db } from "~/storage/db.server";
 import { replyAddress } from "~/support/inbound/sender-trust.server";
 import { apiClient, ownClientAddress } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
-import { bearer, inboundSecret } from "./support-mail.helpers";
+import { bearer, inboundSecret, openTicket } from "../support/support-desk";
 
 let server: TestServer;
 let call: ReturnType<typeof apiClient>;
@@ -18,16 +18,10 @@ afterAll(async () => {
 });
 
 let counter = 0;
-async function newTicket() {
+function newTicket() {
   counter++;
   const email = `customer${counter}@example.com`;
-  const res = await call("POST", "/api/support-requests", {
-    email,
-    subject: `Broken widget ${counter}`,
-    message: "The widget is broken.",
-  });
-  expect(res.status).toBe(201);
-  return { ...(res.body as { id: string; reference: string }), email, subject: `Broken widget ${counter}` };
+  return openTicket(call, { email, subject: `Broken widget ${counter}`, message: "The widget is broken." });
 }
 
 function inbound(body: unknown, headers: Record<string, string> = inboundSecret()) {

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/storage/db.server";
 import { apiClient, loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
-import { bearer, inboundSecret, startSmtp, type TestSmtp } from "./support-mail.helpers";
+import { startSmtp, type TestSmtp } from "../support/smtp";
+import { bearer, inboundSecret, openTicket } from "../support/support-desk";
 import type { ParsedMail } from "mailparser";
 
 let smtp: TestSmtp;
@@ -24,16 +25,13 @@ afterAll(async () => {
 });
 
 let counter = 0;
-async function newTicket(via = call) {
+function newTicket(via = call) {
   counter++;
-  const email = `customer${counter}@example.com`;
-  const res = await via("POST", "/api/support-requests", {
-    email,
+  return openTicket(via, {
+    email: `customer${counter}@example.com`,
     subject: `Lost parcel ${counter}`,
     message: "Where is it?",
   });
-  expect(res.status).toBe(201);
-  return { ...(res.body as { id: string; reference: string }), email, subject: `Lost parcel ${counter}` };
 }
 
 function mailsTo(address: string, received = smtp.received): ParsedMail[] {

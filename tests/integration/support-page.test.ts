@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { signTimestamp } from "~/capture/lead-signatures.server";
 import { db } from "~/storage/db.server";
+import { sendForm } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 
 let server: TestServer;
@@ -17,14 +18,12 @@ afterAll(async () => {
 /** The timestamp of a page rendered `ago` ms before now, as the page signs it. */
 const renderedAgo = (ago: number) => signTimestamp("support-request", Date.now() - ago);
 
-function post(fields: Record<string, string>, headers: Record<string, string> = {}) {
-  return fetch(`${server.url}/support/new`, {
-    method: "POST",
-    headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: server.url, ...headers },
-    body: new URLSearchParams({ _ts: renderedAgo(10_000), website: "", ...fields }),
-    redirect: "manual",
-  });
-}
+const post = (fields: Record<string, string>, headers: Record<string, string> = {}) =>
+  sendForm(
+    `${server.url}/support/new`,
+    { _ts: renderedAgo(10_000), website: "", ...fields },
+    { Origin: server.url, ...headers },
+  );
 
 describe("the public support page", () => {
   it("renders a plain form with a signed timestamp and a hidden honeypot", async () => {
@@ -146,17 +145,12 @@ const BROWSER_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/
 
 /** A site's own contact form posting to the API without JavaScript, as a browser sends it. */
 function postToApi(fields: Record<string, string>, headers: Record<string, string> = {}, base = server.url) {
-  return fetch(`${base}/api/support-requests`, {
-    method: "POST",
-    headers: {
-      "Content-Type": "application/x-www-form-urlencoded",
-      Accept: BROWSER_ACCEPT,
-      Origin: "https://shop.example",
-      Referer: "https://shop.example/contact",
-      ...headers,
-    },
-    body: new URLSearchParams(fields),
-    redirect: "manual",
+  return sendForm(`${base}/api/support-requests`, fields, {
+    "Content-Type": "application/x-www-form-urlencoded",
+    Accept: BROWSER_ACCEPT,
+    Origin: "https://shop.example",
+    Referer: "https://shop.example/contact",
+    ...headers,
   });
 }
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/storage/db.server";
 import { apiClient, loginAsStaff, STAFF, ownClientAddress } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
-import { bearer } from "./support-mail.helpers";
+import { bearer } from "../support/support-desk";
 
 let server: TestServer;
 let call: ReturnType<typeof apiClient>;

@@ -14,7 +14,7 @@ import { db, isPostgres } from "~/storage/db.server";
 import { webhookFanOutStore } from "~/storage/index.server";
 import { fanOutLeadEvents, processWebhooks } from "~/webhooks/webhook-delivery.server";
 import { invalidateSubscriptions } from "~/webhooks/webhook-events.server";
-import { createForm, field } from "./leads.helpers";
+import { createForm, field } from "../support/leads";
 
 async function endpoint(url: string, events = ["lead.created"], formId: string | null = null) {
   const row = await db.webhookEndpoint.create({

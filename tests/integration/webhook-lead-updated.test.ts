@@ -7,9 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
 import { db } from "~/storage/db.server";
 import { apiClient, loginAsStaff, STAFF, type ApiClient } from "../support/http";
+import { createForm, field } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
-import { createForm, field } from "./leads.helpers";
-import { startReceiver, type Receiver } from "./webhook.helpers";
+import { startReceiver, type Receiver } from "../support/webhook-receiver";
 
 let server: TestServer;
 let receiver: Receiver;

@@ -2,9 +2,9 @@
 // JavaScript uses them: form-encoded posts with an `intent`, answered with the page.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { db } from "~/storage/db.server";
-import { apiClient, loginAsStaff } from "../support/http";
+import { apiClient, loginAsStaff, postForm } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
-import { startReceiver, type Receiver } from "./webhook.helpers";
+import { startReceiver, type Receiver } from "../support/webhook-receiver";
 
 let server: TestServer;
 let receiver: Receiver;
@@ -38,20 +38,8 @@ beforeEach(() => {
 });
 
 /** A form post as a browser sends it: repeated names (the events checkboxes) repeat. */
-async function post(path: string, fields: [string, string][], headers: Record<string, string> = {}) {
-  const response = await fetch(`${server.url}${path}`, {
-    method: "POST",
-    headers: { Cookie: cookie, ...headers },
-    body: new URLSearchParams(fields),
-    redirect: "manual",
-  });
-  return {
-    status: response.status,
-    location: response.headers.get("location"),
-    cacheControl: response.headers.get("cache-control"),
-    html: await response.text(),
-  };
-}
+const post = (path: string, fields: [string, string][], headers: Record<string, string> = {}) =>
+  postForm(`${server.url}${path}`, fields, { Cookie: cookie, ...headers });
 
 async function page(path: string) {
   const response = await fetch(`${server.url}${path}`, { headers: { Cookie: cookie }, redirect: "manual" });

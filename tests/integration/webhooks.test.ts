@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/storage/db.server";
 import { apiClient, loginAsStaff, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
-import { startReceiver, type Receiver } from "./webhook.helpers";
+import { startReceiver, type Receiver } from "../support/webhook-receiver";
 
 const QUICK = {
   WEBHOOK_ALLOW_HTTP: "true",

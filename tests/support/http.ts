@@ -11,13 +11,47 @@ export async function loginAsStaff(
 ): Promise<string> {
   // Resetting an existing user's password would end the sessions the test already holds.
   if (!(await isStaffEmail(staff.email))) await createOrResetUser(staff);
+  const { response, cookie } = await logIn(baseUrl, staff.email, staff.password, headers);
+  if (response.status !== 200) throw new Error(`login failed: ${response.status} ${await response.text()}`);
+  return cookie;
+}
+
+/**
+ * One login through the API (the user must exist): its status, and the Cookie header of the
+ * new session when it succeeded ("" otherwise).
+ */
+export async function logIn(baseUrl: string, email: string, password: string, headers: Record<string, string> = {}) {
   const response = await fetch(`${baseUrl}/api/auth/login`, {
     method: "POST",
     headers: { "Content-Type": "application/json", ...headers },
-    body: JSON.stringify(staff),
+    body: JSON.stringify({ email, password }),
   });
-  if (response.status !== 200) throw new Error(`login failed: ${response.status} ${await response.text()}`);
-  return cookieFrom(response);
+  return { status: response.status, response, cookie: response.status === 200 ? cookieFrom(response) : "" };
+}
+
+/** A form post as a browser sends one: URL-encoded fields, redirects not followed. */
+export function sendForm(
+  url: string,
+  fields: Record<string, string> | Array<[string, string]>,
+  headers: Record<string, string> = {},
+): Promise<Response> {
+  return fetch(url, { method: "POST", headers, body: new URLSearchParams(fields), redirect: "manual" });
+}
+
+/** sendForm, with the reply read: status, Location, Cache-Control and the page. */
+export async function postForm(
+  url: string,
+  fields: Record<string, string> | Array<[string, string]>,
+  headers: Record<string, string> = {},
+) {
+  const response = await sendForm(url, fields, headers);
+  return {
+    status: response.status,
+    location: response.headers.get("location"),
+    cacheControl: response.headers.get("cache-control"),
+    response,
+    html: await response.text(),
+  };
 }
 
 let clientCount = 0;

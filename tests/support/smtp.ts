@@ -71,6 +71,3 @@ export async function startSmtp(): Promise<TestSmtp> {
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
-
-export const bearer = (key = process.env.SUPPORT_API_KEY!) => ({ Authorization: `Bearer ${key}` });
-export const inboundSecret = () => ({ "x-inbound-secret": process.env.INBOUND_SECRET! });
