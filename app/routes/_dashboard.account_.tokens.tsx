@@ -7,8 +7,8 @@ import { auditor } from "~/audit/audit.server";
 import { ActionNotice } from "~/components/ActionNotice";
 import { LocalTime } from "~/components/LocalTime";
 import { RouteError } from "~/components/RouteError";
-import { passwordIsRecent, requireRecentPassword } from "~/staff/account-password.server";
-import { createApiToken, listApiTokens, revokeApiToken } from "~/staff/api-tokens.server";
+import { createOwnApiToken, passwordIsRecent } from "~/staff/account-password.server";
+import { listApiTokens, revokeApiToken } from "~/staff/api-tokens.server";
 import { requireUserSession } from "~/staff/auth.server";
 import { grantableScopes } from "~/staff/policy";
 import { domainErrorHeaders, statusOf } from "~/utils/api.server";
@@ -46,20 +46,18 @@ export const action = page(async function action({ request, context }: ActionFun
   try {
     if (intent === "revoke") {
       const id = String(form.get("id") ?? "");
-      await revokeApiToken(user, id);
-      await audit("token.revoke", `token:${id}`);
+      await revokeApiToken(user, id, audit);
       return data<Answer>({ revoked: true });
     }
     if (intent !== "create") throw new Response("Unknown action.", { status: 400 });
-    await requireRecentPassword(session, form.get("password"));
     const expires = String(form.get("expiresOn") ?? "");
-    const created = await createApiToken(user, {
+    const input = {
       name: String(form.get("name") ?? ""),
       scopes: form.getAll("scopes").map(String),
       // The end of the chosen day, in UTC.
       ...(expires && { expiresAt: `${expires}T23:59:59Z` }),
-    });
-    await audit("token.create", `token:${created.id}`, { name: created.name, scopes: created.scopes });
+    };
+    const created = await createOwnApiToken(session, form.get("password"), input, audit);
     return data<Answer>({ created: { name: created.name, token: created.token } });
   } catch (thrown) {
     if (!(thrown instanceof DomainError)) throw thrown;

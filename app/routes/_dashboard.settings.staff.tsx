@@ -63,8 +63,7 @@ export const action = page(async function action({ request, context }: ActionFun
         : null;
   if (!change) throw new Response("Unknown action.", { status: 400 });
   return answered(async () => {
-    const { member, previousRole } = await updateStaff(actor, id, change);
-    await audit("staff.update", `user:${member.id}`, { email: member.email, change, previousRole });
+    const { member } = await updateStaff(actor, id, change, audit);
     const what =
       intent === "role" ? `is now ${member.role}` : `is ${member.status === "disabled" ? "disabled" : "enabled"}`;
     return { done: `${member.email} ${what}.` };
@@ -84,24 +83,21 @@ async function answered(change: () => Promise<Answer>) {
 
 async function invitation(actor: Parameters<typeof inviteStaff>[0], intent: string, id: string, audit: Audit) {
   if (intent === "resend") {
-    const member = await resendInvitation(actor, id);
-    await audit("staff.invite_resend", `user:${member.id}`, { email: member.email });
+    const member = await resendInvitation(actor, id, audit);
     return { done: `A new invitation went to ${member.email}: the link sent before no longer works.` };
   }
-  const member = await revokeInvitation(actor, id);
-  await audit("staff.invite_revoke", `user:${member.id}`, { email: member.email, role: member.role });
+  const member = await revokeInvitation(actor, id, audit);
   return { done: `The invitation of ${member.email} is revoked.` };
 }
 
 async function invite(actor: Parameters<typeof inviteStaff>[0], form: FormData, audit: Audit) {
   const name = String(form.get("name") ?? "").trim();
   try {
-    const member = await inviteStaff(actor, {
-      email: String(form.get("email") ?? ""),
-      role: String(form.get("role") ?? ""),
-      ...(name && { name }),
-    });
-    await audit("staff.invite", `user:${member.id}`, { email: member.email, role: member.role });
+    const member = await inviteStaff(
+      actor,
+      { email: String(form.get("email") ?? ""), role: String(form.get("role") ?? ""), ...(name && { name }) },
+      audit,
+    );
     return data<Answer>({ done: `Invitation sent to ${member.email}: the link works for 7 days.` });
   } catch (thrown) {
     if (!(thrown instanceof DomainError)) throw thrown;

@@ -34,6 +34,7 @@ import {
   retryDelivery,
   rotateWebhookSecret,
   sendTestPing,
+  setWebhookEnabled,
   updateWebhook,
   type WebhookJson,
 } from "~/webhooks/webhooks.server";
@@ -87,8 +88,7 @@ async function saveSettings(id: string, form: FormData, audit: ReturnType<typeof
   const submission = parseWithZod(form, { schema: EndpointFormSchema });
   if (submission.status !== "success") return answer({ intent: "update", ok: false, reply: submission.reply() }, 422);
   try {
-    await updateWebhook(id, submission.value);
-    await audit("webhook.update", `webhook:${id}`, { fields: Object.keys(submission.value) });
+    await updateWebhook(id, submission.value, audit);
     return answer({ intent: "update", ok: true, message: DONE.update, reply: submission.reply() });
   } catch (thrown) {
     if (!(thrown instanceof DomainError) || thrown.code === "not_found") throw thrown;
@@ -108,8 +108,7 @@ export const action = page(async function action({ request, params, context }: A
         return await saveSettings(id, form, audit);
       case "enable":
       case "disable":
-        await updateWebhook(id, { enabled: intent === "enable" });
-        await audit("webhook.update", `webhook:${id}`, { enabled: intent === "enable" });
+        await setWebhookEnabled(id, intent === "enable", audit);
         break;
       case "test":
         await sendTestPing(id);
@@ -121,16 +120,14 @@ export const action = page(async function action({ request, params, context }: A
         break;
       }
       case "rotate": {
-        const { secret } = await rotateWebhookSecret(id);
-        await audit("webhook.rotate_secret", `webhook:${id}`);
+        const { secret } = await rotateWebhookSecret(id, audit);
         return answer({ intent, ok: true, secret });
       }
       case "delete":
         if (form.get("confirm") !== "on") {
           return answer({ intent, ok: false, message: "Tick “I understand” to delete the endpoint." }, 422);
         }
-        await deleteWebhook(id);
-        await audit("webhook.delete", `webhook:${id}`);
+        await deleteWebhook(id, audit);
         return redirect("/settings/webhooks?deleted=1");
       default:
         return answer({ intent, ok: false, message: "Unknown action." }, 400);

@@ -53,8 +53,7 @@ export const action = page(async function action({ request, context }: ActionFun
   const submission = parseWithZod(form, { schema: NewEndpointFormSchema });
   if (submission.status !== "success") return data<CreateAnswer>({ reply: submission.reply() }, { status: 422 });
   try {
-    const { id, url, secret, events, formId } = await createWebhook(submission.value);
-    await auditor(context, user)("webhook.create", `webhook:${id}`, { url, events });
+    const { id, url, secret, formId } = await createWebhook(submission.value, auditor(context, user));
     return data<CreateAnswer>({ reply: submission.reply({ resetForm: true }), created: { id, url, secret, formId } });
   } catch (thrown) {
     if (!(thrown instanceof DomainError)) throw thrown;

@@ -3,16 +3,16 @@ import { useEffect, useRef } from "react";
 import { RouteError } from "~/components/RouteError";
 import { requireUser } from "~/staff/auth.server";
 import { can } from "~/staff/policy";
-import { db } from "~/storage/db.server";
+import { timeZoneOf } from "~/staff/user.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await requireUser(request);
-  const { timeZone } = (await db.user.findUnique({ where: { id: user.id }, select: { timeZone: true } })) ?? {};
+  const timeZone = await timeZoneOf(user.id);
   // Only which links to show: every page and action checks its own permission.
   return {
     user,
-    timeZone: timeZone ?? "UTC",
+    timeZone,
     managesWebhooks: can(user, "webhooks.manage"),
     readsAudit: can(user, "audit.read"),
     managesBrand: can(user, "branding.manage"),

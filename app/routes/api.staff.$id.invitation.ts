@@ -11,7 +11,5 @@ export const loader = apiRoute(() => methodNotAllowed(["POST"]));
 export const action = apiRoute(async ({ request, params, context }: ActionFunctionArgs) => {
   if (request.method !== "POST") methodNotAllowed(["POST"]);
   const actor = await authorize(request, "staff.manage");
-  const member = await resendInvitation(actor, params.id!);
-  await auditor(context, actor)("staff.invite_resend", `user:${member.id}`, { email: member.email });
-  return json(member);
+  return json(await resendInvitation(actor, params.id!, auditor(context, actor)));
 });

@@ -11,17 +11,11 @@ export const loader = apiRoute(() => methodNotAllowed(["PATCH", "DELETE"]));
 export const action = apiRoute(async ({ request, params, context }: ActionFunctionArgs) => {
   if (request.method === "DELETE") {
     const actor = await authorize(request, "staff.manage");
-    const member = await revokeInvitation(actor, params.id!);
-    await auditor(context, actor)("staff.invite_revoke", `user:${member.id}`, {
-      email: member.email,
-      role: member.role,
-    });
+    await revokeInvitation(actor, params.id!, auditor(context, actor));
     return new Response(null, { status: 204 });
   }
   if (request.method !== "PATCH") methodNotAllowed(["PATCH", "DELETE"]);
   const actor = await authorize(request, "staff.manage");
-  const change = await readJsonBody(request);
-  const { member, previousRole } = await updateStaff(actor, params.id!, change);
-  await auditor(context, actor)("staff.update", `user:${member.id}`, { email: member.email, change, previousRole });
+  const { member } = await updateStaff(actor, params.id!, await readJsonBody(request), auditor(context, actor));
   return json(member);
 });

@@ -14,7 +14,6 @@ export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
 export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) => {
   if (request.method !== "POST") methodNotAllowed(["GET", "POST"]);
   const actor = await authorize(request, "staff.manage");
-  const member = await inviteStaff(actor, await readJsonBody(request));
-  await auditor(context, actor)("staff.invite", `user:${member.id}`, { email: member.email, role: member.role });
+  const member = await inviteStaff(actor, await readJsonBody(request), auditor(context, actor));
   return json(member, { status: 201, headers: { Location: `/api/staff/${member.id}` } });
 });

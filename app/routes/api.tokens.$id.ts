@@ -11,7 +11,6 @@ export const loader = apiRoute(() => methodNotAllowed(["DELETE"]));
 export const action = apiRoute(async ({ request, params, context }: ActionFunctionArgs) => {
   if (request.method !== "DELETE") methodNotAllowed(["DELETE"]);
   const { user } = await requireUserSession(request);
-  await revokeApiToken(user, params.id!);
-  await auditor(context, user)("token.revoke", `token:${params.id}`);
+  await revokeApiToken(user, params.id!, auditor(context, user));
   return new Response(null, { status: 204 });
 });

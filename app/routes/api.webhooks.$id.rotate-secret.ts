@@ -11,7 +11,5 @@ export const loader = apiRoute(() => methodNotAllowed(["POST"]));
 export const action = apiRoute(async ({ request, params, context }: ActionFunctionArgs) => {
   if (request.method !== "POST") methodNotAllowed(["POST"]);
   const user = await authorize(request, "webhooks.manage");
-  const rotated = await rotateWebhookSecret(params.id!);
-  await auditor(context, user)("webhook.rotate_secret", `webhook:${params.id}`);
-  return json(rotated);
+  return json(await rotateWebhookSecret(params.id!, auditor(context, user)));
 });

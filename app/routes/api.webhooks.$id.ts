@@ -13,15 +13,10 @@ export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) =
 export const action = apiRoute(async ({ request, params, context }: ActionFunctionArgs) => {
   const audit = auditor(context, await authorize(request, "webhooks.manage"));
   switch (request.method) {
-    case "PATCH": {
-      const body = await readJsonBody(request);
-      const updated = await updateWebhook(params.id!, body);
-      await audit("webhook.update", `webhook:${params.id}`, { fields: Object.keys(body as object) });
-      return json(updated);
-    }
+    case "PATCH":
+      return json(await updateWebhook(params.id!, await readJsonBody(request), audit));
     case "DELETE":
-      await deleteWebhook(params.id!);
-      await audit("webhook.delete", `webhook:${params.id}`);
+      await deleteWebhook(params.id!, audit);
       return new Response(null, { status: 204 });
     default:
       methodNotAllowed(["GET", "PATCH", "DELETE"]);

@@ -13,7 +13,6 @@ export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {
 export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) => {
   if (request.method !== "POST") methodNotAllowed(["GET", "POST"]);
   const user = await authorize(request, "webhooks.manage");
-  const created = await createWebhook(await readJsonBody(request));
-  await auditor(context, user)("webhook.create", `webhook:${created.id}`, { url: created.url, events: created.events });
+  const created = await createWebhook(await readJsonBody(request), auditor(context, user));
   return json(created, { status: 201, headers: { Location: `/api/webhooks/${created.id}` } });
 });

@@ -2,7 +2,6 @@
 // logged in. A used or expired link answers 410 (docs/api/staff.md).
 import { data, redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
-import { auditor } from "~/audit/audit.server";
 import { assertSameOrigin } from "~/staff/auth.server";
 import { commitUserSession } from "~/staff/session-cookie.server";
 import { acceptInvitation, readInvitation } from "~/staff/staff.server";
@@ -32,9 +31,6 @@ export const action = page(async function action({ request, params, context }: A
       { name: String(form.get("name") ?? ""), password: String(form.get("password") ?? "") },
       clientIp(context),
     );
-    const audit = auditor(context, user);
-    await audit("staff.join", `user:${user.id}`);
-    await audit("session.login", `user:${user.id}`);
     const cookie = await commitUserSession(user.id, request, clientIp(context));
     return redirect("/", { headers: { "Set-Cookie": cookie } });
   } catch (thrown) {

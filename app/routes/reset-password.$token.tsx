@@ -2,7 +2,6 @@
 // the user, then sends them to log in. A used or expired link answers 410.
 import { data, redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
-import { auditor } from "~/audit/audit.server";
 import { assertSameOrigin } from "~/staff/auth.server";
 import { readResetLink, resetPassword } from "~/staff/password-reset.server";
 import { DomainError } from "~/utils/domain-error";
@@ -25,12 +24,7 @@ export const action = page(async function action({ request, params, context }: A
   assertSameOrigin(request);
   const form = await request.formData();
   try {
-    const user = await resetPassword(
-      params.token!,
-      { password: String(form.get("password") ?? "") },
-      clientIp(context),
-    );
-    await auditor(context, user)("password.reset", `user:${user.id}`);
+    await resetPassword(params.token!, { password: String(form.get("password") ?? "") }, clientIp(context));
     return redirect("/login?reset=1");
   } catch (thrown) {
     if (thrown instanceof DomainError && thrown.code === "validation_failed") {

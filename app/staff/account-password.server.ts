@@ -3,8 +3,8 @@
 // changing it, which ends everything the old password opened (decision 037).
 import { DomainError } from "~/utils/domain-error";
 import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
-import { recordAudit } from "../audit/audit.server";
-import { revokeUserApiTokens } from "./api-tokens.server";
+import { recordAudit, type auditor } from "../audit/audit.server";
+import { createApiToken, revokeUserApiTokens, type ApiTokenJson } from "./api-tokens.server";
 import { recordPasswordEntry, revokeUserSessions, type ActiveSession } from "./session.server";
 import { isUsersPassword, storePassword } from "./user.server";
 
@@ -62,6 +62,23 @@ export async function requireRecentPassword(session: ActiveSession, password: un
       { path: "password", message: "That is not your password." },
     ]);
   }
+}
+
+/**
+ * A new API token for the session's user, once the password is recent (or `password` is
+ * right; see requireRecentPassword); the answer carries the token, once. Audited as
+ * `token.create`.
+ */
+export async function createOwnApiToken(
+  session: ActiveSession,
+  password: unknown,
+  input: unknown,
+  audit: ReturnType<typeof auditor>,
+): Promise<ApiTokenJson & { token: string }> {
+  await requireRecentPassword(session, password);
+  const created = await createApiToken(session.user, input);
+  await audit("token.create", `token:${created.id}`, { name: created.name, scopes: created.scopes });
+  return created;
 }
 
 /** `password` taken out of a JSON body, and the rest of the body as it was. */

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { db } from "~/storage/db.server";
 import { DomainError, parseOrThrow } from "~/utils/domain-error";
 import { canChangeStaff, grantableScopes, TOKEN_SCOPES, type Actor, type TokenScope } from "./policy";
+import type { auditor } from "../audit/audit.server";
 import type { SessionUser } from "./user.server";
 
 const PREFIX = "lc_";
@@ -117,11 +118,29 @@ export async function listApiTokens(userId: string): Promise<ApiTokenJson[]> {
 }
 
 /**
+ * `userId`'s tokens (the viewer's own when null) for whoever may change that user
+ * (staff.manage; an owner's, only an owner); 403 otherwise, and for an unknown user.
+ */
+export async function listApiTokensFor(viewer: Actor, userId: string | null): Promise<ApiTokenJson[]> {
+  if (userId && userId !== viewer.id) {
+    const other = await db.user.findUnique({ where: { id: userId }, select: { role: true } });
+    if (!other || !canChangeStaff(viewer, other)) {
+      throw new DomainError(
+        "forbidden",
+        "Only owners and admins see other people's tokens (an owner's, only an owner).",
+        [{ path: "permission", message: "staff.manage" }],
+      );
+    }
+  }
+  return listApiTokens(userId ?? viewer.id);
+}
+
+/**
  * Revokes a token: one's own, or anyone's for a staff manager (owners and admins manage the
  * team's tokens). 404 for an unknown id or another user's token otherwise. A token revoked
- * twice keeps its first revocation time.
+ * twice keeps its first revocation time. Audited as `token.revoke`.
  */
-export async function revokeApiToken(actor: Actor, id: string): Promise<void> {
+export async function revokeApiToken(actor: Actor, id: string, audit: ReturnType<typeof auditor>): Promise<void> {
   const token = await db.apiToken.findUnique({ where: { id }, select: { user: { select: { id: true, role: true } } } });
   // Another user's token: only for whoever may change that user (an admin, not an owner's).
   const allowed = token && (token.user.id === actor.id || canChangeStaff(actor, token.user));
@@ -133,6 +152,7 @@ export async function revokeApiToken(actor: Actor, id: string): Promise<void> {
   if (count === 0 && (await db.apiToken.count({ where })) === 0) {
     throw new DomainError("not_found", `No token with id ${JSON.stringify(id)}.`);
   }
+  await audit("token.revoke", `token:${id}`);
 }
 
 /** Ends every token of a user (disabled, password reset or changed); returns how many were live. */

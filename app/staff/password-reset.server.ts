@@ -3,6 +3,7 @@
 // every session of the user. The answer to a request is the same whether the address has an
 // account or not, and requests are limited per address and per client address.
 import { z } from "zod";
+import { recordAudit } from "~/audit/audit.server";
 import { db } from "~/storage/db.server";
 import { parseOrThrow } from "~/utils/domain-error";
 import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
@@ -53,7 +54,10 @@ export function readResetLink(token: string) {
 
 export const ResetPasswordSchema = z.object({ password: PasswordSchema });
 
-/** Sets the new password, uses the link up and ends every session of the user; 410 when the link no longer works. */
+/**
+ * Sets the new password, uses the link up and ends every session of the user; 410 when the
+ * link no longer works. Audited as `password.reset`.
+ */
 export async function resetPassword(token: string, input: unknown, ip: string): Promise<{ id: string; email: string }> {
   const { password } = parseOrThrow(ResetPasswordSchema, input);
   await checkLinkBeforeUse(token, "reset", ip);
@@ -63,5 +67,6 @@ export async function resetPassword(token: string, input: unknown, ip: string): 
   );
   // A reset is how an account is taken back: whatever a thief made with it ends too.
   await Promise.all([revokeUserSessions(user.id), revokeUserApiTokens(user.id)]);
+  await recordAudit({ action: "password.reset", actor: user, target: `user:${user.id}`, ip });
   return user;
 }

@@ -2,6 +2,7 @@
 // Who may do it is app/staff/policy.ts; the rule that there is always an enabled
 // owner is kept here, in the transaction of the change.
 import { z } from "zod";
+import { recordAudit, type auditor } from "~/audit/audit.server";
 import { db, isPostgres, isUniqueViolation, type Prisma } from "~/storage/db.server";
 import { DomainError, invalidFields, parseOrThrow } from "~/utils/domain-error";
 import {
@@ -16,6 +17,9 @@ import { revokeUserApiTokens } from "./api-tokens.server";
 import { canChangeStaff, STAFF_ROLES, type Actor, type StaffRole } from "./policy";
 import { revokeUserSessions } from "./session.server";
 import { hashPassword } from "./user.server";
+
+/** The acting manager's audit recorder: each change below writes its own entry. */
+type Audit = ReturnType<typeof auditor>;
 
 export type StaffMember = {
   id: string;
@@ -72,11 +76,13 @@ export const StaffChangeSchema = z
  * 403 when the actor may not (only an owner changes an owner or makes one), 404 for an
  * unknown id, 409 when it would leave no enabled owner. `previousRole` is for the audit log
  * ("changed Sam's role from agent to admin"), read in the same transaction as the change.
+ * Audited as `staff.update` with the change asked for.
  */
 export async function updateStaff(
   actor: Actor,
   id: string,
   input: unknown,
+  audit: Audit,
 ): Promise<{ member: StaffMember; previousRole: StaffRole }> {
   const change = parseOrThrow(StaffChangeSchema, input);
   const updated = await db.$transaction(async (tx) => {
@@ -106,7 +112,10 @@ export async function updateStaff(
     return { user, previousRole: target.role };
   });
   if (updated.user.disabledAt) await Promise.all([revokeUserSessions(id), revokeUserApiTokens(id)]);
-  return { member: memberOf(updated.user), previousRole: updated.previousRole };
+  const member = memberOf(updated.user);
+  const { previousRole } = updated;
+  await audit("staff.update", `user:${member.id}`, { email: member.email, change: input, previousRole });
+  return { member, previousRole };
 }
 
 const NameSchema = z
@@ -127,8 +136,13 @@ export const InviteSchema = z
  * Invites a new staff user: the account exists at once (status "invited", no password) and
  * an email with a single-use link valid 7 days goes out through the outbox. 403 for an admin
  * inviting an owner, 409 when the address already has an account, 422 for invalid fields.
+ * Audited as `staff.invite`.
  */
-export async function inviteStaff(actor: Actor & { email: string }, input: unknown): Promise<StaffMember> {
+export async function inviteStaff(
+  actor: Actor & { email: string },
+  input: unknown,
+  audit: Audit,
+): Promise<StaffMember> {
   const invite = parseOrThrow(InviteSchema, input);
   if (!canChangeStaff(actor, { role: "agent" }, invite.role)) {
     throw new DomainError("forbidden", "Only an owner may invite an owner.");
@@ -150,7 +164,9 @@ export async function inviteStaff(actor: Actor & { email: string }, input: unkno
       throw error;
     });
   sendLinksNow();
-  return memberOf(created);
+  const member = memberOf(created);
+  await audit("staff.invite", `user:${member.id}`, { email: member.email, role: member.role });
+  return member;
 }
 
 /**
@@ -171,9 +187,13 @@ async function pendingInvitee(tx: Prisma.TransactionClient, actor: Actor, id: st
 /**
  * Sends an invitation again: a new link, valid 7 days, by email (through the outbox); the
  * link sent before stops working. 409 for a user who has joined, or is disabled (enable
- * them first: a disabled account's link would not work).
+ * them first: a disabled account's link would not work). Audited as `staff.invite_resend`.
  */
-export async function resendInvitation(actor: Actor & { email: string }, id: string): Promise<StaffMember> {
+export async function resendInvitation(
+  actor: Actor & { email: string },
+  id: string,
+  audit: Audit,
+): Promise<StaffMember> {
   const member = await db.$transaction(async (tx) => {
     const target = await pendingInvitee(tx, actor, id, "there is no invitation to send.");
     if (target.disabledAt) {
@@ -183,6 +203,7 @@ export async function resendInvitation(actor: Actor & { email: string }, id: str
     return memberOf(target);
   });
   sendLinksNow();
+  await audit("staff.invite_resend", `user:${member.id}`, { email: member.email });
   return member;
 }
 
@@ -190,9 +211,10 @@ export async function resendInvitation(actor: Actor & { email: string }, id: str
  * Revokes the invitation of a user who never joined: their account goes, and with it
  * (cascade) every link sent to them, so no link of theirs works any more. 409 for a user
  * who has joined: they are disabled instead, which keeps what they did attributed to them.
+ * Audited as `staff.invite_revoke`.
  */
-export async function revokeInvitation(actor: Actor, id: string): Promise<StaffMember> {
-  return db.$transaction(async (tx) => {
+export async function revokeInvitation(actor: Actor, id: string, audit: Audit): Promise<StaffMember> {
+  const member = await db.$transaction(async (tx) => {
     const target = await pendingInvitee(tx, actor, id, "disable them instead.");
     // Only while they still have no password: one who joins at this moment is not removed.
     const removed = await tx.user.deleteMany({ where: { id, passwordHash: null } });
@@ -200,6 +222,8 @@ export async function revokeInvitation(actor: Actor, id: string): Promise<StaffM
       throw new DomainError("conflict", `${target.email} has joined already: disable them instead.`);
     return memberOf(target);
   });
+  await audit("staff.invite_revoke", `user:${member.id}`, { email: member.email, role: member.role });
+  return member;
 }
 
 /** Who an invitation link is for (410 when it is used, expired or its account disabled). */
@@ -209,7 +233,10 @@ export function readInvitation(token: string) {
 
 export const AcceptInvitationSchema = z.object({ name: NameSchema, password: PasswordSchema });
 
-/** Sets the invited user's name and password and uses the link up; 410 when it no longer works. */
+/**
+ * Sets the invited user's name and password and uses the link up; 410 when it no longer
+ * works. Audited as `staff.join` and (the caller logs them in) `session.login`.
+ */
 export async function acceptInvitation(
   token: string,
   input: unknown,
@@ -218,9 +245,12 @@ export async function acceptInvitation(
   const { name, password } = parseOrThrow(AcceptInvitationSchema, input);
   await checkLinkBeforeUse(token, "invite", ip);
   const passwordHash = await hashPassword(password);
-  return useAccountLink(token, "invite", (tx, holder) =>
+  const user = await useAccountLink(token, "invite", (tx, holder) =>
     tx.user.update({ where: { id: holder.userId }, data: { name, passwordHash }, select: { id: true, email: true } }),
   );
+  await recordAudit({ action: "staff.join", actor: user, target: `user:${user.id}`, ip });
+  await recordAudit({ action: "session.login", actor: user, target: `user:${user.id}`, ip });
+  return user;
 }
 
 /**

@@ -132,6 +132,12 @@ export async function setTimeZone(userId: string, input: unknown): Promise<strin
   return timeZone;
 }
 
+/** The zone the user's dashboard shows times in: UTC until one is chosen or reported. */
+export async function timeZoneOf(userId: string): Promise<string> {
+  const user = await db.user.findUnique({ where: { id: userId }, select: { timeZone: true } });
+  return user?.timeZone ?? "UTC";
+}
+
 /**
  * At login, the zone the browser reported becomes the user's unless they already have one
  * (chosen on /account, or taken at an earlier login). Anything not a known zone is ignored:

@@ -40,5 +40,7 @@ export const TicketPatchSchema = z
   .strict()
   .refine((patch) => Object.keys(patch).length > 0, "Send status, assigneeId or both.");
 
-/** A staff note: the same text rules as a message. */
-export const NoteSchema = z.object({ body: MessageTextSchema }).strict();
+/** A staff note, as the dashboard's form sends it (beside its `intent`): the same text rules as a message. */
+export const NoteFormSchema = z.object({ body: MessageTextSchema });
+/** A staff note as the JSON API takes it: nothing but the body. */
+export const NoteSchema = NoteFormSchema.strict();

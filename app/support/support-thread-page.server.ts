@@ -4,7 +4,7 @@
 // rendered into the page and its data, held every other request for over half a second
 // (issue 28); on SQLite the read alone runs on the event loop. Decision 035.
 import { db, Prisma } from "~/storage/db.server";
-import { attachmentPath, emailSelect, noteSelect, listSelect } from "./support-thread.server";
+import { emailSelect, noteSelect, listSelect, threadEmails, threadMessages } from "./support-thread.server";
 import { ticketWhere } from "./ticket-reference.server";
 
 /** Messages on one page of a thread; older ones are a link away. */
@@ -103,15 +103,13 @@ export async function getThreadPage(idOrReference: string, before?: string) {
     : messages.at(-1);
   const previews = await textPreviews(messages.map((message) => message.id));
   const { threadMessageId, outbox, ...rest } = ticket;
-  const byMessageId = new Map(outbox.map((email) => [email.messageId, email]));
   return {
     ...rest,
     earlier: newestFirst.length > MESSAGES_PER_PAGE ? messages[0].id : null,
     newestMessageId: newest?.id ?? "",
-    messages: messages.map(({ emailMessageId, notKept, attachments, ...message }) => {
+    messages: threadMessages(rest.reference, messages, outbox, (message) => {
       const text = previews.get(message.id)!;
       return {
-        ...message,
         body: text.body,
         fullBody: text.quoted ? text.fullBody : "",
         hasQuotedText: text.quoted,
@@ -119,15 +117,9 @@ export async function getThreadPage(idOrReference: string, before?: string) {
         cut: text.cut,
         fullBytes: text.fullBytes,
         textUrl: messageTextPath(rest.reference, message.id),
-        attachments: attachments.map((file) => ({ ...file, url: attachmentPath(rest.reference, file.id) })),
-        notKept: notKept ? notKept.split("\n") : [],
-        delivery: (message.direction === "outbound" && emailMessageId && byMessageId.get(emailMessageId)) || null,
       };
     }),
-    emails: outbox.map((email) => ({
-      ...email,
-      kind: email.messageId === threadMessageId ? ("acknowledgement" as const) : ("reply" as const),
-    })),
+    emails: threadEmails(outbox, threadMessageId),
   };
 }
 

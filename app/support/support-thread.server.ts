@@ -77,21 +77,50 @@ export async function getTicketThread(idOrReference: string, client: Prisma.Tran
   });
   if (!ticket) return null;
   const { threadMessageId, messages, outbox, ...rest } = ticket;
-  const byMessageId = new Map(outbox.map((email) => [email.messageId, email]));
   return {
     ...rest,
-    messages: messages.map(({ emailMessageId, notKept, attachments, ...message }) => ({
-      ...message,
+    messages: threadMessages(rest.reference, messages, outbox, (message) => ({
       hasQuotedText: message.fullBody.trim() !== message.body.trim(),
-      attachments: attachments.map((file) => ({ ...file, url: attachmentPath(rest.reference, file.id) })),
-      notKept: notKept ? notKept.split("\n") : [],
-      delivery: (message.direction === "outbound" && emailMessageId && byMessageId.get(emailMessageId)) || null,
     })),
-    emails: outbox.map((email) => ({
-      ...email,
-      kind: email.messageId === threadMessageId ? ("acknowledgement" as const) : ("reply" as const),
-    })),
+    emails: threadEmails(outbox, threadMessageId),
   };
+}
+
+/** What a stored message has that both views of a thread (the API's, the page's) show alike. */
+type StoredMessage = {
+  direction: string;
+  emailMessageId: string | null;
+  notKept: string | null;
+  attachments: Array<{ id: string; filename: string; contentType: string; size: number }>;
+};
+
+/**
+ * A thread's messages as the API and the dashboard show them: each with `extra` (what only
+ * that view has) after its own fields, then its attachments with their download addresses,
+ * the parts that were not kept, and, for a reply sent by email, that email's delivery.
+ */
+export function threadMessages<M extends StoredMessage, X extends object>(
+  reference: string,
+  messages: M[],
+  outbox: OutboxState[],
+  extra: (message: Omit<M, "emailMessageId" | "notKept" | "attachments">) => X,
+) {
+  const byMessageId = new Map(outbox.map((email) => [email.messageId, email]));
+  return messages.map(({ emailMessageId, notKept, attachments, ...message }) => ({
+    ...message,
+    ...extra(message),
+    attachments: attachments.map((file) => ({ ...file, url: attachmentPath(reference, file.id) })),
+    notKept: notKept ? notKept.split("\n") : [],
+    delivery: (message.direction === "outbound" && emailMessageId && byMessageId.get(emailMessageId)) || null,
+  }));
+}
+
+/** The emails sent for a ticket: the acknowledgement of the first message, then the replies. */
+export function threadEmails(outbox: OutboxState[], threadMessageId: string | null) {
+  return outbox.map((email) => ({
+    ...email,
+    kind: email.messageId === threadMessageId ? ("acknowledgement" as const) : ("reply" as const),
+  }));
 }
 
 /** Where staff download an attachment (app/routes/support.$reference.attachments.$id.ts). */

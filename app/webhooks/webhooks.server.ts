@@ -8,6 +8,10 @@ import { kickWebhooks } from "./webhook-delivery.server";
 import { checkEndpointUrl } from "./webhook-destination.server";
 import { invalidateSubscriptions, newWebhookEvent, writeWebhookEvent } from "./webhook-events.server";
 import { CreateWebhookSchema, UpdateWebhookSchema, type WebhookEventType } from "./webhook-schemas";
+import type { auditor } from "../audit/audit.server";
+
+/** The acting staff user's audit recorder: each change below writes its own entry. */
+type Audit = ReturnType<typeof auditor>;
 
 /** How long the secret before a rotation still signs. */
 export const PREVIOUS_SECRET_MS = 24 * 60 * 60_000;
@@ -69,8 +73,8 @@ async function checkFormId(formId: string | null | undefined): Promise<void> {
   if (!form) throw invalidFields([{ path: "formId", message: `No form with id ${JSON.stringify(formId)}.` }]);
 }
 
-/** Creates an endpoint: its JSON and, this once, its signing secret. */
-export async function createWebhook(input: unknown): Promise<WebhookJson & { secret: string }> {
+/** Creates an endpoint: its JSON and, this once, its signing secret. Audited as `webhook.create`. */
+export async function createWebhook(input: unknown, audit: Audit): Promise<WebhookJson & { secret: string }> {
   const value = parseOrThrow(CreateWebhookSchema, input);
   const url = await checkEndpointUrl(value.url);
   await checkFormId(value.formId);
@@ -80,7 +84,9 @@ export async function createWebhook(input: unknown): Promise<WebhookJson & { sec
     select: endpointSelect,
   });
   invalidateSubscriptions();
-  return { ...webhookJson(row), secret };
+  const created = webhookJson(row);
+  await audit("webhook.create", `webhook:${created.id}`, { url: created.url, events: created.events });
+  return { ...created, secret };
 }
 
 export async function listWebhooks(): Promise<WebhookJson[]> {
@@ -98,7 +104,21 @@ export async function getWebhook(id: string): Promise<WebhookJson> {
   return webhookJson(row);
 }
 
-export async function updateWebhook(id: string, input: unknown): Promise<WebhookJson> {
+/** Changes an endpoint's settings; audited as `webhook.update` naming the fields given. */
+export async function updateWebhook(id: string, input: unknown, audit: Audit): Promise<WebhookJson> {
+  const updated = await saveEndpoint(id, input);
+  await audit("webhook.update", `webhook:${id}`, { fields: Object.keys(input as object) });
+  return updated;
+}
+
+/** The dashboard's enable and disable buttons; audited as `webhook.update` saying which. */
+export async function setWebhookEnabled(id: string, enabled: boolean, audit: Audit): Promise<WebhookJson> {
+  const updated = await saveEndpoint(id, { enabled });
+  await audit("webhook.update", `webhook:${id}`, { enabled });
+  return updated;
+}
+
+async function saveEndpoint(id: string, input: unknown): Promise<WebhookJson> {
   const { enabled, url, ...value } = parseOrThrow(UpdateWebhookSchema, input);
   const data: Prisma.WebhookEndpointUpdateInput = { ...value };
   if (url !== undefined) data.url = await checkEndpointUrl(url);
@@ -120,10 +140,11 @@ export async function updateWebhook(id: string, input: unknown): Promise<Webhook
   }
 }
 
-export async function deleteWebhook(id: string): Promise<void> {
+export async function deleteWebhook(id: string, audit: Audit): Promise<void> {
   const { count } = await db.webhookEndpoint.deleteMany({ where: { id } });
   if (count === 0) throw notFound(id);
   invalidateSubscriptions();
+  await audit("webhook.delete", `webhook:${id}`);
 }
 
 /**
@@ -132,7 +153,11 @@ export async function deleteWebhook(id: string): Promise<void> {
  * read, so of two rotations at once one wins and the other is told (409), rather than a
  * secret handed out that no delivery is signed with.
  */
-export async function rotateWebhookSecret(id: string, now = new Date()): Promise<WebhookJson & { secret: string }> {
+export async function rotateWebhookSecret(
+  id: string,
+  audit: Audit,
+  now = new Date(),
+): Promise<WebhookJson & { secret: string }> {
   const current = await db.webhookEndpoint.findUnique({
     where: { id },
     select: { secret: true, previousSecretUntil: true },
@@ -159,6 +184,7 @@ export async function rotateWebhookSecret(id: string, now = new Date()): Promise
     if (!(await db.webhookEndpoint.count({ where: { id } }))) throw notFound(id);
     throw new DomainError("conflict", "The secret was rotated at the same time by someone else: read it again.");
   }
+  await audit("webhook.rotate_secret", `webhook:${id}`);
   return { ...(await getWebhook(id)), secret };
 }
 

@@ -1,7 +1,11 @@
 // The support desk's side panels on a ticket page: who works it (assignee) and the staff's
-// notes, kept apart from the conversation and never emailed. Plain forms: no JavaScript needed.
+// notes, kept apart from the conversation and never emailed. Plain forms: no JavaScript needed
+// (the note form is checked in the browser too, with the schema the action uses: Conform).
+import { getFormProps, getTextareaProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { Form } from "@remix-run/react";
 import { LocalTime } from "~/components/LocalTime";
+import { NoteFormSchema } from "~/support/support-schemas";
 
 type Person = { id: string; email: string; name: string | null };
 
@@ -38,7 +42,23 @@ export function AssigneeForm({
 
 type Note = { id: string; body: string; createdAt: Date | string; authorUser: Person | null };
 
-export function NotesSection({ notes, error, busy }: { notes: Note[]; error?: string; busy: boolean }) {
+export function NotesSection({
+  notes,
+  lastResult,
+  busy,
+}: {
+  notes: Note[];
+  lastResult: SubmissionResult<string[]> | undefined;
+  busy: boolean;
+}) {
+  const [form, fields] = useForm({
+    id: "note",
+    lastResult,
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: NoteFormSchema }),
+  });
+  const error = fields.body.errors?.[0];
   return (
     <section className="card notes" aria-labelledby="notes-heading">
       <h2 id="notes-heading">Internal notes</h2>
@@ -58,12 +78,12 @@ export function NotesSection({ notes, error, busy }: { notes: Note[]; error?: st
           ))}
         </ol>
       ) : null}
-      <Form method="post" aria-label="Add a note">
+      <Form method="post" aria-label="Add a note" {...getFormProps(form)} noValidate>
         <input type="hidden" name="intent" value="note" />
         <label htmlFor="note-body">New note</label>
         <textarea
+          {...getTextareaProps(fields.body, { ariaAttributes: false })}
           id="note-body"
-          name="body"
           rows={3}
           required
           aria-invalid={error ? true : undefined}
