@@ -3,7 +3,7 @@
 #   docker build -t lead-capture .
 #   docker run --rm -e DATABASE_URL=postgresql://... lead-capture node --import tsx scripts/prisma.ts migrate deploy
 #   docker run -p 3000:3000 -e SESSION_SECRET=... -e DATABASE_URL=postgresql://... lead-capture
-FROM node:20-bookworm-slim
+FROM node:24-bookworm-slim
 WORKDIR /app
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ \
   && rm -rf /var/lib/apt/lists/*

@@ -1,7 +1,8 @@
 // Builds what Node runs beside the Remix server bundle, to build/node/: the HTTP server
 // (server/main.ts → server.js) and the worker threads' entry files (app/support/inbound/*.worker.ts →
-// workers/), which piscina loads from files of their own. Plain ESM for Node 20;
-// dependencies stay in node_modules, as for the Remix server build.
+// workers/), which piscina loads from files of their own. Plain ESM for Node 22, the older of the
+// two supported lines (engines: 22 and 24); dependencies stay in node_modules, as for the Remix
+// server build.
 import { defineConfig } from "vite";
 import tsconfigPaths from "vite-tsconfig-paths";
 
@@ -12,7 +13,7 @@ export default defineConfig({
     ssr: true,
     outDir: `${process.env.BUILD_DIR ?? "build"}/node`,
     emptyOutDir: true,
-    target: "node20",
+    target: "node22",
     rollupOptions: {
       input: {
         server: "server/main.ts",
