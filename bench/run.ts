@@ -14,7 +14,8 @@
 //                   in the same alternating rounds, with its ratios to the baselines and to the app
 //   TEST_POSTGRES_URL  PostgreSQL admin URL (default postgresql://postgres@127.0.0.1:5432/postgres)
 //
-// Prints a table and writes bench/results/<time>.json (the newest 5 are kept).
+// Prints a table and writes bench/results/<time>.json (the newest 5 are kept); exits 1 when
+// any figure missed its goal (a "NO" in the table), naming each (bench/verdict.ts).
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import fs from "node:fs";
@@ -26,6 +27,7 @@ import Database from "better-sqlite3";
 import pg from "pg";
 import { startServer, type TestServer } from "../tests/support/server";
 import { FIELDS, seedLeads } from "./seed";
+import { verdict, type Row } from "./verdict";
 import type { AddressInfo } from "node:net";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
@@ -48,7 +50,6 @@ const SECRETS = {
   ALLOW_INSECURE_HTTP: "true",
 };
 
-type Row = { figure: string; app: string; baseline: string; ratio: string; goal: string; ok: boolean | null };
 const rows: Row[] = [];
 const results: Record<string, unknown> = {
   startedAt: new Date().toISOString(),
@@ -957,3 +958,6 @@ const kept = fs
   .sort();
 for (const old of kept.slice(0, -5)) fs.rmSync(path.join(resultsDir, old));
 console.log(`\nwrote bench/results/${stamp}.json`);
+const { exitCode, message } = verdict(rows);
+console.log(`\n${message}`);
+process.exitCode = exitCode;

@@ -5,7 +5,7 @@
 // in lead-delete.server.ts, files in lead-export.server.ts.
 import type { FormField, LeadData } from "~/forms/form-schema";
 import { db, type Prisma, type Lead } from "~/storage/db.server";
-import { leadStore } from "~/storage/index.server";
+import { leadLabelStore, leadStore } from "~/storage/index.server";
 import type { UnbuiltEvent } from "~/storage/webhook-fan-out-store.server";
 import { eventBody } from "../webhooks/webhook-events.server";
 import { cursorOf, type LeadFilters, type LeadListQuery, type LeadStatusValue } from "./lead-filters.server";
@@ -60,26 +60,24 @@ export type LeadSummary = {
   referrerHost: string | null;
 };
 
-/** The tags and owners of a page of leads, read in two queries. */
+/**
+ * The tags and owners of a page of leads, read in two queries through the driver: the export
+ * asks with every page and the list with every request (decision 030).
+ */
 export async function tagsAndOwners(
   leads: ReadonlyArray<{ id: string; ownerId: string | null }>,
 ): Promise<{ tags: Map<string, string[]>; owners: Map<string, LeadOwner> }> {
-  const ids = leads.map((lead) => lead.id);
   const ownerIds = [...new Set(leads.flatMap((lead) => (lead.ownerId ? [lead.ownerId] : [])))];
   const [tagRows, owners] = await Promise.all([
-    ids.length === 0
-      ? []
-      : db.leadTag.findMany({
-          where: { leadId: { in: ids } },
-          select: { leadId: true, tag: true },
-          orderBy: { tag: "asc" },
-        }),
-    ownerIds.length === 0
-      ? []
-      : db.user.findMany({ where: { id: { in: ownerIds } }, select: { id: true, name: true, email: true } }),
+    leadLabelStore.tags(leads.map((lead) => lead.id)),
+    leadLabelStore.users(ownerIds),
   ]);
   const tags = new Map<string, string[]>();
-  for (const row of tagRows) tags.set(row.leadId, [...(tags.get(row.leadId) ?? []), row.tag]);
+  for (const row of tagRows) {
+    const list = tags.get(row.leadId);
+    if (list) list.push(row.tag);
+    else tags.set(row.leadId, [row.tag]);
+  }
   return { tags, owners: new Map(owners.map((owner) => [owner.id, owner])) };
 }
 

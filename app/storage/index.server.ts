@@ -7,6 +7,7 @@ import {
   type AttachmentChunkStore,
 } from "./attachment-chunk-store.server";
 import { postgresFormViewStore, sqliteFormViewStore, type FormViewStore } from "./form-view-store.server";
+import { postgresLeadLabelStore, sqliteLeadLabelStore, type LeadLabelStore } from "./lead-label-store.server";
 import { postgresLeadStore } from "./lead-store.postgres.server";
 import { sqliteLeadStore } from "./lead-store.sqlite.server";
 import { postgresQueueStore, sqliteQueueStore, type Queue, type QueueStore } from "./queue-store.server";
@@ -24,6 +25,7 @@ import {
 import type { LeadStore } from "./lead-store";
 
 export const leadStore: LeadStore = isPostgres ? postgresLeadStore : sqliteLeadStore;
+export const leadLabelStore: LeadLabelStore = isPostgres ? postgresLeadLabelStore : sqliteLeadLabelStore;
 export const sessionStore: SessionStore = isPostgres ? postgresSessionStore : sqliteSessionStore;
 const queueStore = (queue: Queue): QueueStore => (isPostgres ? postgresQueueStore(queue) : sqliteQueueStore(queue));
 // Mail to customers (it has a ticket) before staff notifications: a flood of lead emails
