@@ -1,6 +1,7 @@
 // Deleting leads, one or a bulk action's batch: each deletion announced to the endpoints
 // subscribed to `lead.deleted`, with the lead as it was, in the transaction of the delete.
 import { db, IN_LIST_SLICE, Prisma, slices } from "~/storage/db.server";
+import { leadCreatedBodies } from "../webhooks/event-bodies.server";
 import { nudgeWebhooks } from "../webhooks/webhook-delivery.server";
 import {
   newWebhookEvent,
@@ -10,7 +11,7 @@ import {
   writeWebhookEvents,
   type NewWebhookEvent,
 } from "../webhooks/webhook-events.server";
-import { leadCreatedBodies, leadDetails } from "./lead.server";
+import { leadDetails } from "./lead.server";
 
 /** Deletes a lead; false when there was none with this id. */
 export async function deleteLead(id: string): Promise<boolean> {

@@ -4,20 +4,17 @@
 // body is built here, when the change is made, and written in the change's transaction as
 // one row naming its endpoints; the webhook worker fans it out to their deliveries.
 import { db, type Prisma } from "~/storage/db.server";
-import type { AnnounceChanges, LeadChange, LeadUpdatedEventRow } from "~/storage/lead-store";
+import type { AnnounceChanges, LeadChange } from "~/storage/lead-store";
 import { timeOrderedId } from "~/utils/random-text.server";
+import { leadUpdatedBody, type LeadChanges, type Person } from "../webhooks/event-bodies.server";
 import { nudgeWebhooks } from "../webhooks/webhook-delivery.server";
-import { eventBody, leadUpdatedSubscribers, writeLeadUpdatedEvents } from "../webhooks/webhook-events.server";
+import {
+  leadUpdatedSubscribers,
+  writeLeadUpdatedEvents,
+  type LeadUpdatedEventRow,
+} from "../webhooks/webhook-events.server";
 
-/** A staff user as an event names them: the actor, or a lead's owner. */
-export type Person = { id: string; email: string; name: string | null };
-
-/** What a lead.updated says changed: only what did. */
-export type LeadChanges = {
-  status?: { from: string; to: string };
-  owner?: { from: Person | null; to: Person | null };
-  tags?: { added: string[]; removed: string[] };
-};
+export type { Person };
 
 type Lead = { id: string; formId: string };
 /** The event of one lead's changes, built without waiting; null when no endpoint hears of it. */
@@ -42,7 +39,7 @@ export async function leadUpdateAnnouncer(actor: Person | null): Promise<Announc
       leadId: lead.id,
       createdAt: at,
       fanOutTo: endpointIds.join(","),
-      payload: eventBody("lead.updated", at, { id: lead.id, formId: lead.formId, changes, actor: by }),
+      payload: leadUpdatedBody(lead, changes, by, at),
     };
   };
 }

@@ -3,62 +3,23 @@
 // form-stats.server.ts). The filters are in lead-filters.server.ts; pages are read through
 // the LeadStore (app/storage); storing leads lives in lead-capture.server.ts, deleting them
 // in lead-delete.server.ts, files in lead-export.server.ts.
-import type { FormField, LeadData } from "~/forms/form-schema";
-import { db, type Prisma, type Lead } from "~/storage/db.server";
+import type { LeadData } from "~/forms/form-schema";
+import { db } from "~/storage/db.server";
 import { leadLabelStore, leadStore } from "~/storage/index.server";
-import type { UnbuiltEvent } from "~/storage/webhook-fan-out-store.server";
-import { eventBody } from "../webhooks/webhook-events.server";
+import { leadsWithFields } from "~/storage/lead-detail-store.server";
+import { leadDetailOf, utmOf, type LeadDetail, type LeadOwner } from "../webhooks/event-bodies.server";
 import { cursorOf, type LeadFilters, type LeadListQuery, type LeadStatusValue } from "./lead-filters.server";
 import { leadTimeline, personHistory, statusOf, type PersonHistory, type TimelineEntry } from "./lead-work.server";
 
 // ---------------------------------------------------------------------------
 // List
 
-const listSelect = {
-  id: true,
-  formId: true,
-  createdAt: true,
-  isSpam: true,
-  schemaVersion: true,
-  data: true,
-  utmSource: true,
-  utmMedium: true,
-  utmCampaign: true,
-  utmTerm: true,
-  utmContent: true,
-  referrerHost: true,
-  status: true,
-  ownerId: true,
-  email: true,
-} satisfies Prisma.LeadSelect;
+/** A lead as a page of leads shows it. */
+export type LeadSummary = Omit<LeadDetail, "fields" | "referrerUrl" | "landingPageUrl" | "userAgent">;
 
-export type Utm = {
-  utm_source: string | null;
-  utm_medium: string | null;
-  utm_campaign: string | null;
-  utm_term: string | null;
-  utm_content: string | null;
-};
-
-export type LeadOwner = { id: string; name: string | null; email: string };
-
-export type LeadSummary = {
-  id: string;
-  formId: string;
-  formName: string;
-  createdAt: string;
-  /** The stage, or `spam` (then isSpam is true too). */
-  status: LeadStatusValue;
-  isSpam: boolean;
-  owner: LeadOwner | null;
-  tags: string[];
-  /** The lead's address (its form's first email field), lower-cased. */
-  email: string | null;
-  schemaVersion: number;
-  data: LeadData;
-  utm: Utm;
-  referrerHost: string | null;
-};
+// A lead's shape is the one its webhook events carry (app/webhooks/event-bodies.server.ts).
+export { leadDetailOf, type LeadDetail, type LeadOwner };
+export type { Utm } from "../webhooks/event-bodies.server";
 
 /**
  * The tags and owners of a page of leads, read in two queries through the driver: the export
@@ -79,22 +40,6 @@ export async function tagsAndOwners(
     else tags.set(row.leadId, [row.tag]);
   }
   return { tags, owners: new Map(owners.map((owner) => [owner.id, owner])) };
-}
-
-function utmOf(lead: {
-  utmSource: string | null;
-  utmMedium: string | null;
-  utmCampaign: string | null;
-  utmTerm: string | null;
-  utmContent: string | null;
-}): Utm {
-  return {
-    utm_source: lead.utmSource,
-    utm_medium: lead.utmMedium,
-    utm_campaign: lead.utmCampaign,
-    utm_term: lead.utmTerm,
-    utm_content: lead.utmContent,
-  };
 }
 
 /**
@@ -145,17 +90,6 @@ export function countLeads(filters: LeadFilters): Promise<number> {
 // ---------------------------------------------------------------------------
 // One lead
 
-export type LabelledField = Pick<FormField, "key" | "label" | "type">;
-
-/** A lead as the `lead.created` and `lead.deleted` webhooks carry it. */
-export type LeadDetail = LeadSummary & {
-  /** The fields of the schema version the lead was stored under, in order. */
-  fields: LabelledField[];
-  referrerUrl: string | null;
-  landingPageUrl: string | null;
-  userAgent: string | null;
-};
-
 /** A lead as `GET /api/leads/:id` and its page show it: with its owner, tags, timeline and history. */
 export type LeadRecord = LeadDetail & {
   /** Its stage, also while it is spam: where marking it not-spam returns it. */
@@ -164,21 +98,6 @@ export type LeadRecord = LeadDetail & {
   timeline: TimelineEntry[];
   history: PersonHistory;
 };
-
-function labelled(fields: unknown): LabelledField[] {
-  if (!Array.isArray(fields)) return [];
-  return fields
-    .filter((field): field is FormField => typeof field?.key === "string")
-    .map((field) => ({ key: field.key, label: String(field.label ?? field.key), type: field.type }));
-}
-
-/** The columns of a lead that leadDetailOf shows. */
-export const leadDetailSelect = {
-  ...listSelect,
-  referrerUrl: true,
-  landingPageUrl: true,
-  userAgent: true,
-} satisfies Prisma.LeadSelect;
 
 /** One lead with everything staff see of it, or null. */
 export async function getLead(id: string): Promise<LeadRecord | null> {
@@ -203,134 +122,13 @@ export async function leadDetails(
   const details = leads.map((lead) => ({
     ...leadDetailOf({
       ...lead,
+      data: lead.data as LeadData,
       owner: (lead.ownerId && owners.get(lead.ownerId)) || null,
       tags: tags.get(lead.id) ?? [],
     }),
     stage: lead.status,
   }));
   return new Map(details.map((detail) => [detail.id, detail]));
-}
-
-/** Leads by id, each with its form's name and the fields of the schema version it was stored under. */
-async function leadsWithFields(ids: readonly string[], client: Prisma.TransactionClient = db) {
-  const leads = await client.lead.findMany({
-    where: { id: { in: [...ids] } },
-    select: { ...leadDetailSelect, form: { select: { name: true, fields: true, schemaVersion: true } } },
-  });
-  const older = new Map<string, { formId: string; version: number }>();
-  for (const lead of leads) {
-    if (lead.form.schemaVersion !== lead.schemaVersion) {
-      older.set(`${lead.formId}:${lead.schemaVersion}`, { formId: lead.formId, version: lead.schemaVersion });
-    }
-  }
-  const versions =
-    older.size === 0
-      ? []
-      : await client.formVersion.findMany({
-          where: { OR: [...older.values()] },
-          select: { formId: true, version: true, fields: true },
-        });
-  const fieldsOf = new Map(versions.map((version) => [`${version.formId}:${version.version}`, version.fields]));
-  return leads.map(({ form, ...lead }) => ({
-    ...lead,
-    data: lead.data as LeadData,
-    formName: form.name,
-    fields:
-      form.schemaVersion === lead.schemaVersion
-        ? form.fields
-        : (fieldsOf.get(`${lead.formId}:${lead.schemaVersion}`) ?? form.fields),
-  }));
-}
-
-/**
- * The bodies of lead.created events written without one, by event id (the webhook worker
- * builds them when it fans the events out, and a delete for the leads it is about to
- * delete: decision 028). Each is the lead as it was created: its submission and source as
- * stored, with the stage, owner and tags every new lead has (not those staff may have set
- * since), its form's name as it is now. Null for an event whose lead is gone.
- */
-export async function leadCreatedBodies(
-  events: readonly UnbuiltEvent[],
-  client: Prisma.TransactionClient = db,
-): Promise<Map<string, string | null>> {
-  if (events.length === 0) return new Map();
-  const leads = await leadsWithFields(
-    events.flatMap((event) => (event.leadId ? [event.leadId] : [])),
-    client,
-  );
-  const byId = new Map(leads.map((lead) => [lead.id, lead]));
-  return new Map(
-    events.map((event) => {
-      const lead = event.leadId ? byId.get(event.leadId) : undefined;
-      if (!lead) return [event.id, null];
-      try {
-        const created = leadDetailOf({ ...lead, status: undefined, isSpam: false, owner: null, tags: [] });
-        return [event.id, eventBody("lead.created", event.createdAt, created)];
-      } catch (error) {
-        // A lead whose stored row cannot be read as a lead (written by hand, say) would
-        // otherwise hold back every event after it: this one is dropped, and said so.
-        console.error(`lead.created ${event.id}: no body could be built from lead ${lead.id}:`, error);
-        return [event.id, null];
-      }
-    }),
-  );
-}
-
-/** The stored columns of a lead, its form's name and its schema version's fields. */
-export type LeadParts = Pick<
-  Lead,
-  | "id"
-  | "formId"
-  | "createdAt"
-  | "isSpam"
-  | "schemaVersion"
-  | "utmSource"
-  | "utmMedium"
-  | "utmCampaign"
-  | "utmTerm"
-  | "utmContent"
-  | "referrerUrl"
-  | "referrerHost"
-  | "landingPageUrl"
-  | "userAgent"
-  | "email"
-> &
-  Partial<Pick<Lead, "status">> & {
-    formName: string;
-    /** A new lead has neither. */
-    owner?: LeadOwner | null;
-    tags?: string[];
-    data: LeadData;
-    /** The fields of the schema version the lead was stored under. */
-    fields: unknown;
-  };
-
-/** A lead as `GET /api/leads/:id` shows it (and as the `lead.created` webhook carries it). */
-export function leadDetailOf(lead: LeadParts): LeadDetail {
-  const fields = labelled(lead.fields);
-  // Keys stored without a field in that version (should not happen) still show, by key.
-  for (const key of Object.keys(lead.data)) {
-    if (!fields.some((field) => field.key === key)) fields.push({ key, label: key, type: "text" });
-  }
-  return {
-    id: lead.id,
-    formId: lead.formId,
-    formName: lead.formName,
-    createdAt: lead.createdAt.toISOString(),
-    status: statusOf({ status: lead.status ?? "new", isSpam: lead.isSpam }),
-    isSpam: lead.isSpam,
-    owner: lead.owner ?? null,
-    tags: lead.tags ?? [],
-    email: lead.email,
-    schemaVersion: lead.schemaVersion,
-    data: lead.data,
-    fields,
-    utm: utmOf(lead),
-    referrerUrl: lead.referrerUrl,
-    referrerHost: lead.referrerHost,
-    landingPageUrl: lead.landingPageUrl,
-    userAgent: lead.userAgent,
-  };
 }
 
 /** Forms to pick from in filters: id and name, newest first (bounded). */

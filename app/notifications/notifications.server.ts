@@ -7,24 +7,14 @@ import { TZDate } from "@date-fns/tz";
 import { every } from "~/jobs/periodic.server";
 import { newMessageId } from "~/notifications/mailer.server";
 import { db, isSqliteBusy, isUniqueViolation, type Prisma } from "~/storage/db.server";
+import { leadDetailSelect } from "~/storage/lead-detail-store.server";
 import { env } from "~/utils/env.server";
 import { timeOrderedId } from "~/utils/random-text.server";
 import { createRateLimiter, type RateLimiter } from "~/utils/rate-limit.server";
 import { FormSettingsSchema, type LeadValue, type NotificationSettings } from "../forms/form-schema";
-import { leadDetailOf, leadDetailSelect, type LeadDetail } from "../leads/lead.server";
 import { listStaffEmails } from "../staff/user.server";
-import { kickOutbox } from "./outbox.server";
-
-/** A row of the outbox for staff: no ticket, and its own Reply-To (or none). */
-export type StaffEmail = {
-  id: string;
-  toEmail: string;
-  subject: string;
-  text: string;
-  messageId: string;
-  replyTo: string | null;
-  createdAt: Date;
-};
+import { leadDetailOf, type LeadDetail } from "../webhooks/event-bodies.server";
+import { kickOutbox, writeStaffEmails, type StaffEmail } from "./outbox.server";
 
 /** Emails to staff (or anyone) with one subject and text, ready for writeStaffEmails. */
 export function staffEmails(
@@ -41,11 +31,6 @@ export function staffEmails(
     replyTo: message.replyTo ?? null,
     createdAt,
   }));
-}
-
-/** Writes staff emails (in the caller's transaction when given one). */
-export async function writeStaffEmails(emails: StaffEmail[], tx: Prisma.TransactionClient = db): Promise<void> {
-  if (emails.length > 0) await tx.outboxEmail.createMany({ data: emails });
 }
 
 const link = (path: string) => `${env.APP_URL}${path}`;

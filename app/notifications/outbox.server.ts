@@ -11,9 +11,19 @@ import { startPollingWorker, type PollingWorker } from "~/jobs/polling-worker.se
 import { isSmtpConfigured, sendEmail } from "~/notifications/mailer.server";
 import { db } from "~/storage/db.server";
 import { outboxStore } from "~/storage/index.server";
+import { writeOutboxEmails, type StaffEmail } from "~/storage/outbox-store.server";
 import { env } from "~/utils/env.server";
 import { replyAddress } from "../support/inbound/sender-trust.server";
 import { brandedParts } from "./email-html.server";
+
+export type { StaffEmail };
+
+/**
+ * Writes staff emails to the outbox (in the caller's transaction when given one): the one
+ * way rows enter it but a ticket's own mail, written with its ticket (decision 045). The
+ * lead store writes a new lead's emails with the same statements (app/storage/outbox-store.server.ts).
+ */
+export const writeStaffEmails = writeOutboxEmails;
 
 export const NOT_CONFIGURED_ERROR = "not sent: no SMTP configured";
 export const MAX_ATTEMPTS = 8;

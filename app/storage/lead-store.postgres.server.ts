@@ -5,10 +5,8 @@
 // node-postgres's parser, which would read them as local time.
 import pg from "pg";
 import { spamValues } from "~/leads/lead-filters.server";
-import type { StaffEmail } from "~/notifications/notifications.server";
 import { isoFromUtcText, postgresPool } from "~/storage/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
-import type { LeadCreatedEvent } from "~/webhooks/webhook-events.server";
 import {
   LEAD_ROW_COLUMNS,
   leadConditions,
@@ -23,14 +21,19 @@ import {
   type LeadRow,
   type LeadStore,
   type NewLead,
-  OUTBOX_EMAIL_INSERT,
-  WEBHOOK_EVENT_INSERT,
-  LEAD_UPDATED_INSERT,
-  fanOutList,
   type ChangedLead,
   fieldHasValueSql,
   type FormField,
 } from "./lead-store";
+import { addOutboxParams, outboxInsertPostgres, outboxParams, type StaffEmail } from "./outbox-store.server";
+import {
+  addLeadCreatedParams,
+  LEAD_CREATED_PARAMS,
+  leadCreatedInsertPostgres,
+  leadCreatedParams,
+  leadUpdatedInsertPostgres,
+  type LeadCreatedEventRow,
+} from "./webhook-event-store.server";
 
 const postgres: Dialect = {
   placeholder: (n) => `$${n}`,
@@ -84,20 +87,14 @@ const BATCH_INSERT = `WITH lead AS (
   ON CONFLICT DO NOTHING
   RETURNING "id"),
 event AS (
-  ${WEBHOOK_EVENT_INSERT}
-  SELECT e.id, 'lead.created', e.lead_id, e.created::timestamp, e.fan_out_to, e.created::timestamp
-  FROM unnest(${arrays(LEAD_PARAMS + 1, Array(4).fill("text"))}) AS e(id, lead_id, created, fan_out_to)
-  JOIN lead ON lead."id" = e.lead_id),
+  ${leadCreatedInsertPostgres(LEAD_PARAMS + 1, "lead")}),
 email AS (
-  ${OUTBOX_EMAIL_INSERT}
-  SELECT m.id, m.to_email, m.subject, m.text, m.message_id, m.reply_to, m.created::timestamp, m.created::timestamp, 'pending'::"OutboxStatus", 0
-  FROM unnest(${arrays(LEAD_PARAMS + 5, Array(8).fill("text"))}) AS m(id, to_email, subject, text, message_id, reply_to, created, lead_id)
-  JOIN lead ON lead."id" = m.lead_id)
+  ${outboxInsertPostgres(LEAD_PARAMS + 1 + LEAD_CREATED_PARAMS, "lead")})
 SELECT "id" FROM lead`;
 
 type Pending = {
   lead: NewLead;
-  event: LeadCreatedEvent | null | undefined;
+  event: LeadCreatedEventRow | null | undefined;
   emails: readonly StaffEmail[];
   resolve: () => void;
   reject: (error: unknown) => void;
@@ -106,27 +103,13 @@ type Pending = {
 /** The batch statement's parameters: one array per column of each part. */
 function batchParams(batch: readonly Pending[]): unknown[] {
   const leadColumns: unknown[][] = NEW_LEAD_COLUMNS.map(() => []);
-  const events: unknown[][] = [[], [], [], []];
-  const emails: unknown[][] = [[], [], [], [], [], [], [], []];
+  // The event's and the emails' rows as their pipelines write them (decision 045).
+  const events = leadCreatedParams();
+  const emails = outboxParams();
   for (const { lead, event, emails: mail } of batch) {
     newLeadValues(lead, postgres).forEach((value, i) => leadColumns[i].push(value));
-    if (event) {
-      [event.id, lead.id, event.createdAt.toISOString(), fanOutList(event)].forEach((value, i) =>
-        events[i].push(value),
-      );
-    }
-    for (const email of mail) {
-      [
-        email.id,
-        email.toEmail,
-        email.subject,
-        email.text,
-        email.messageId,
-        email.replyTo,
-        email.createdAt.toISOString(),
-        lead.id,
-      ].forEach((value, i) => emails[i].push(value));
-    }
+    if (event) addLeadCreatedParams(events, lead.id, event);
+    addOutboxParams(emails, lead.id, mail);
   }
   return [...leadColumns, ...events, ...emails];
 }
@@ -241,17 +224,7 @@ export const postgresLeadStore: LeadStore = {
       const { rows } = await client.query<ChangedLead>({ ...statement, types: timestampsAsText });
       const events = announce(rows, at);
       if (events.length > 0) {
-        await client.query(
-          `${LEAD_UPDATED_INSERT} SELECT e.id, 'lead.updated', e.lead_id, $1::timestamp, e.fan_out_to, $1::timestamp, e.payload
-           FROM unnest($2::text[], $3::text[], $4::text[], $5::text[]) AS e(id, lead_id, fan_out_to, payload)`,
-          [
-            at.toISOString(),
-            events.map((event) => event.id),
-            events.map((event) => event.leadId),
-            events.map((event) => event.fanOutTo),
-            events.map((event) => event.payload),
-          ],
-        );
+        await client.query(leadUpdatedInsertPostgres(at, events));
       }
       await client.query("COMMIT");
       return rows.length;

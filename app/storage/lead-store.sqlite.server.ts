@@ -3,10 +3,8 @@
 // `+00:00`), booleans as 0/1, the data as JSON text, so Prisma reads these rows unchanged.
 import type { LeadData } from "~/forms/form-schema";
 import { spamValues } from "~/leads/lead-filters.server";
-import type { StaffEmail } from "~/notifications/notifications.server";
 import { idleSqlite, isoFromUtcText, prepared, sqliteTime, type SqliteConnection } from "~/storage/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
-import type { LeadCreatedEvent } from "~/webhooks/webhook-events.server";
 import {
   LEAD_ROW_COLUMNS,
   leadPageSql,
@@ -20,13 +18,11 @@ import {
   type Dialect,
   type LeadRow,
   type LeadStore,
-  OUTBOX_EMAIL_INSERT,
-  WEBHOOK_EVENT_INSERT,
-  LEAD_UPDATED_INSERT,
-  fanOutList,
   type ChangedLead,
   fieldHasValueSql,
 } from "./lead-store";
+import { writeOutboxEmailsSqlite, type StaffEmail } from "./outbox-store.server";
+import { writeLeadCreatedSqlite, writeLeadUpdatedSqlite, type LeadCreatedEventRow } from "./webhook-event-store.server";
 
 const sqlite: Dialect = {
   placeholder: () => "?",
@@ -56,33 +52,16 @@ const rowOf = (row: StoredRow): LeadRow => ({
 
 const INSERT = `INSERT INTO "Lead" (${quoted(NEW_LEAD_COLUMNS)}) VALUES (${NEW_LEAD_COLUMNS.map(() => "?").join(", ")})`;
 const ROW_COLUMNS = quoted(LEAD_ROW_COLUMNS);
-const INSERT_EVENT = `${WEBHOOK_EVENT_INSERT} VALUES (?, 'lead.created', ?, ?, ?, ?)`;
 
 const INSERT_ACTIVITY = `INSERT INTO "LeadActivity" ("id", "leadId", "kind", "fromValue", "toValue", "actorId", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?)`;
-const INSERT_UPDATED_EVENT = `${LEAD_UPDATED_INSERT} VALUES (?, 'lead.updated', ?, ?, ?, ?, ?)`;
-const INSERT_EMAIL = `${OUTBOX_EMAIL_INSERT} VALUES (?, ?, ?, ?, ?, ?, ?, ?, 'pending', 0)`;
 
 /** One lead with its event and emails: written in a savepoint of its batch's transaction. */
 function writeLead(connection: SqliteConnection, pending: Pending) {
   const { id, values, event, emails } = pending;
   prepared(connection, INSERT).run(values);
-  if (event) {
-    const time = sqliteTime(event.createdAt);
-    prepared(connection, INSERT_EVENT).run(event.id, id, time, fanOutList(event), time);
-  }
-  for (const email of emails) {
-    const time = sqliteTime(email.createdAt);
-    prepared(connection, INSERT_EMAIL).run(
-      email.id,
-      email.toEmail,
-      email.subject,
-      email.text,
-      email.messageId,
-      email.replyTo,
-      time,
-      time,
-    );
-  }
+  // The event's and the emails' rows as their pipelines write them (decision 045).
+  if (event) writeLeadCreatedSqlite(connection, id, event);
+  writeOutboxEmailsSqlite(connection, emails);
 }
 
 // Group commit: the leads submitted in one turn of the event loop are written in one
@@ -94,7 +73,7 @@ function writeLead(connection: SqliteConnection, pending: Pending) {
 type Pending = {
   id: string;
   values: unknown[];
-  event: LeadCreatedEvent | null | undefined;
+  event: LeadCreatedEventRow | null | undefined;
   emails: readonly StaffEmail[];
   resolve: () => void;
   reject: (error: unknown) => void;
@@ -190,12 +169,8 @@ export const sqliteLeadStore: LeadStore = {
         for (const row of rows) {
           insert.run(timeOrderedId("c", "hex"), row.id, change.kind, row.before, change.to, actorId, values.now);
         }
-        // One prepared INSERT per event in the batch's transaction: in-process, a row costs
-        // microseconds, and the batch commits once.
-        const event = prepared(connection, INSERT_UPDATED_EVENT);
-        for (const row of announce?.(rows, at) ?? []) {
-          event.run(row.id, row.leadId, values.now, row.fanOutTo, values.now, row.payload);
-        }
+        // In the batch's transaction, which commits once.
+        writeLeadUpdatedSqlite(connection, announce?.(rows, at) ?? []);
         return rows.length;
       })
       .immediate();

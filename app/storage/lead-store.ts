@@ -5,9 +5,9 @@
 // filters become SQL in one place, leadConditions below, for both databases.
 import type { LeadData } from "~/forms/form-schema";
 import { dayRange, spamValues, type Cursor, type LeadFilters, type LeadStatusValue } from "~/leads/lead-filters.server";
-import type { StaffEmail } from "~/notifications/notifications.server";
 import type { Lead } from "~/storage/db.server";
-import type { LeadCreatedEvent } from "~/webhooks/webhook-events.server";
+import type { StaffEmail } from "./outbox-store.server";
+import type { LeadCreatedEventRow, LeadUpdatedEventRow } from "./webhook-event-store.server";
 
 /** The columns a page of leads reads (a column the model lacks fails to compile). */
 export const LEAD_ROW_COLUMNS = [
@@ -43,13 +43,6 @@ export type LeadChange = { kind: "status"; to: LeadStatusValue } | { kind: "owne
 
 /** A lead a bulk change changed: its form, and its value before (for the timeline and the event). */
 export type ChangedLead = { id: string; formId: string; before: string | null };
-
-/**
- * A lead.updated event with its body built, written in the change's transaction with the
- * endpoints it is for in `fanOutTo` (comma-separated ids) and its time again in `fanOutAt`:
- * the webhook worker writes its deliveries (decision 041).
- */
-export type LeadUpdatedEventRow = { id: string; leadId: string; payload: string; createdAt: Date; fanOutTo: string };
 
 /** The events a batch of changed leads announces, built without waiting (inside its transaction). */
 export type AnnounceChanges = (changed: readonly ChangedLead[], at: Date) => LeadUpdatedEventRow[];
@@ -140,7 +133,7 @@ export interface LeadStore {
    * notification emails it sends, if any; a second lead with the same (formId,
    * idempotencyKey) throws a unique violation.
    */
-  insert(lead: NewLead, event?: LeadCreatedEvent | null, emails?: readonly StaffEmail[]): Promise<void>;
+  insert(lead: NewLead, event?: LeadCreatedEventRow | null, emails?: readonly StaffEmail[]): Promise<void>;
   /** One keyset page of the leads matching the filters, newest first (createdAt desc, id desc). */
   page(filters: LeadFilters, cursor: Cursor | undefined, take: number): Promise<LeadRow[]>;
   /** The positions (id, createdAt) of one keyset page: what a bulk action walks. */
@@ -168,19 +161,9 @@ export interface LeadStore {
   countPerDay(formId: string, from: Date, to: Date): Promise<Map<string, number>>;
 }
 
-/**
- * The columns a lead's lead.created is written with: the event alone, without its body
- * (null), with its lead, the endpoints it is for in `fanOutTo` and its time again in
- * `fanOutAt` (the worker builds the body and writes the deliveries:
- * ./webhook-fan-out-store.server.ts). The values: id, leadId, time, fanOutTo, time.
- */
-export const WEBHOOK_EVENT_INSERT = `INSERT INTO "WebhookEvent" ("id", "type", "leadId", "createdAt", "fanOutTo", "fanOutAt")`;
-/** The columns a lead.updated is written with, its body built: id, leadId, time, fanOutTo, time, payload. */
-export const LEAD_UPDATED_INSERT = `INSERT INTO "WebhookEvent" ("id", "type", "leadId", "createdAt", "fanOutTo", "fanOutAt", "payload")`;
-/** `fanOutTo`: the endpoints an event is to be fanned out to. */
-export const fanOutList = (event: LeadCreatedEvent) => event.endpointIds.join(",");
-/** The outbox's columns a staff notification is written with (its status `pending`, 0 attempts). */
-export const OUTBOX_EMAIL_INSERT = `INSERT INTO "OutboxEmail" ("id", "toEmail", "subject", "text", "messageId", "replyTo", "nextAttemptAt", "createdAt", "status", "attempts")`;
+// A lead's lead.created and its notification emails are written in its transaction by the
+// statements their pipelines own (./webhook-event-store.server.ts, ./outbox-store.server.ts:
+// decision 045).
 
 // ---------------------------------------------------------------------------
 // The one filter builder

@@ -1,36 +1,36 @@
 // Fanning out lead events to deliveries (decision 028). A lead.created is written with its
 // lead as one small row, the event, naming its lead, and in `fanOutTo` the endpoints it is
 // for (and its time in `fanOutAt`, indexed: an id list could outgrow an index entry); its
-// body is not built yet. The webhook worker takes a batch of such events, has their bodies
-// built from their leads, and in one transaction writes each body and the delivery rows and
-// clears both columns, so each event is fanned out once even with several instances. The
-// lead's transaction thus writes one small row: the delivery row and the 1 KB body were
-// most of what an endpoint cost the submit endpoint. One implementation per database
-// (decision 021).
+// body is not built yet. The webhook worker reads a batch of such events (`unbuilt`), builds
+// their bodies from their leads (app/webhooks/event-bodies.server.ts), and hands them down
+// to `fanOut`, which in one transaction writes each body and the delivery rows and clears
+// both columns, so each event is fanned out once even with several instances. Storage
+// calls back into no area: the bodies come in as data (decision 045). The lead's
+// transaction thus writes one small row: the delivery row and the 1 KB body were most of
+// what an endpoint cost the submit endpoint. One implementation per database (decision 021).
 import { db, idleSqlite, isoFromUtcText, prepared, type Prisma } from "~/storage/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
-
-/** An event waiting for its fan-out without a body yet. */
-export type UnbuiltEvent = { id: string; leadId: string | null; createdAt: Date };
+import type { UnbuiltEvent } from "./webhook-event-store.server";
 
 /**
- * Builds the bodies of events written without one, by event id: null for an event whose
+ * The bodies built for events written without one, by event id: null for an event whose
  * body cannot be built (its lead deleted with its form before the fan-out): it is dropped.
- * Reads through `client` when given one: the fan-out's transaction, whose connection it
- * must not wait on another for.
+ * An event without a body and missing here waits for a later pass.
  */
-export type BuildBodies = (
-  events: UnbuiltEvent[],
-  client?: Prisma.TransactionClient,
-) => Promise<ReadonlyMap<string, string | null>>;
+export type BuiltBodies = ReadonlyMap<string, string | null>;
 
 export interface WebhookFanOutStore {
   /**
-   * Writes the deliveries of up to `limit` events not fanned out yet, oldest first, with
-   * the bodies `build` gives those written without one (none given: they wait); returns
-   * how many events it fanned out or dropped.
+   * Of the (up to `limit`) oldest events not fanned out yet, those whose body is still to be
+   * built; null when no event is waiting at all (most passes: then there is nothing to do).
    */
-  fanOut(limit: number, build?: BuildBodies): Promise<number>;
+  unbuilt(limit: number): Promise<UnbuiltEvent[] | null>;
+  /**
+   * Writes the deliveries of up to `limit` events not fanned out yet, oldest first, with
+   * the bodies given for those written without one (none given: they wait); returns how
+   * many events it fanned out or dropped.
+   */
+  fanOut(limit: number, bodies?: BuiltBodies): Promise<number>;
 }
 
 type PendingEvent = {
@@ -45,7 +45,7 @@ type PendingEvent = {
  * What to do with each pending event: fan out (with its body given, or the one it has),
  * drop, or leave for the next pass (written after the bodies were built).
  */
-function sortOut(events: readonly PendingEvent[], bodies: ReadonlyMap<string, string | null>) {
+function sortOut(events: readonly PendingEvent[], bodies: BuiltBodies) {
   const ready: Array<PendingEvent & { payload: string | null }> = [];
   const dropped: string[] = [];
   for (const event of events) {
@@ -62,14 +62,16 @@ function sortOut(events: readonly PendingEvent[], bodies: ReadonlyMap<string, st
   return { ready, dropped };
 }
 
-const unbuiltOf = (events: readonly PendingEvent[]): UnbuiltEvent[] =>
-  events
-    .filter((event) => Number(event.unbuilt))
-    .map((event) => ({
-      id: event.id,
-      leadId: event.leadId,
-      createdAt: typeof event.createdAt === "string" ? new Date(isoFromUtcText(event.createdAt)) : event.createdAt,
-    }));
+const unbuiltOf = (events: readonly PendingEvent[]): UnbuiltEvent[] | null =>
+  events.length === 0
+    ? null
+    : events
+        .filter((event) => Number(event.unbuilt))
+        .map((event) => ({
+          id: event.id,
+          leadId: event.leadId,
+          createdAt: typeof event.createdAt === "string" ? new Date(isoFromUtcText(event.createdAt)) : event.createdAt,
+        }));
 
 /** Each delivery to write: a new id, its event and its endpoint. */
 function deliveriesOf(events: readonly PendingEvent[]) {
@@ -81,7 +83,7 @@ function deliveriesOf(events: readonly PendingEvent[]) {
   );
 }
 
-const NOTHING_BUILT: BuildBodies = async () => new Map();
+const NOTHING_BUILT: BuiltBodies = new Map();
 
 // Both read the oldest pending events from the index on fanOutAt, where they start: a scan
 // from the table's first row would pass every event already fanned out, and grow with them
@@ -99,18 +101,20 @@ const INSERT_DELIVERY = `${INSERT_INTO}
 // Its body (when built now) and done, in one write.
 const DONE = `UPDATE "WebhookEvent" SET "payload" = COALESCE(?, "payload"), "fanOutTo" = NULL, "fanOutAt" = NULL WHERE "id" = ?`;
 const DROP = `DELETE FROM "WebhookEvent" WHERE "id" = ?`;
+const ANY_PENDING = `SELECT 1 FROM "WebhookEvent" WHERE "fanOutAt" > '' LIMIT 1`;
 
 export const sqliteWebhookFanOutStore: WebhookFanOutStore = {
-  async fanOut(limit, build = NOTHING_BUILT) {
-    // The bodies are built first, outside the transaction (SQLite's is synchronous); the
+  async unbuilt(limit) {
+    return unbuiltOf(prepared(await idleSqlite(), PENDING).all(limit) as PendingEvent[]);
+  },
+
+  async fanOut(limit, bodies = NOTHING_BUILT) {
+    // The bodies were built before, outside the transaction (SQLite's is synchronous); the
     // transaction reads the events again under its lock, so one whose body another writer
     // set meanwhile (a delete: decision 028) keeps that body.
-    const pending = prepared(await idleSqlite(), PENDING).all(limit) as PendingEvent[];
-    // Nothing waiting (most passes): no write lock taken from the leads' commits.
-    if (pending.length === 0) return 0;
-    const unbuilt = unbuiltOf(pending);
-    const bodies = unbuilt.length === 0 ? new Map() : await build(unbuilt);
     const connection = await idleSqlite();
+    // Nothing waiting (most passes): no write lock taken from the leads' commits.
+    if (bodies.size === 0 && !prepared(connection, ANY_PENDING).get()) return 0;
     // IMMEDIATE: the write lock first, so another process fanning out waits for this one
     // and then finds these events done, instead of failing on a stale read.
     return connection
@@ -128,18 +132,26 @@ export const sqliteWebhookFanOutStore: WebhookFanOutStore = {
 };
 
 export const postgresWebhookFanOutStore: WebhookFanOutStore = {
-  fanOut(limit, build = NOTHING_BUILT) {
+  async unbuilt(limit) {
+    return unbuiltOf(
+      await db.$queryRawUnsafe<PendingEvent[]>(
+        `SELECT "id", "fanOutTo", "leadId", "createdAt", "payload" IS NULL AS "unbuilt" FROM "WebhookEvent"
+         WHERE "fanOutAt" IS NOT NULL ORDER BY "fanOutAt" LIMIT $1`,
+        limit,
+      ),
+    );
+  },
+
+  fanOut(limit, bodies = NOTHING_BUILT) {
     return db.$transaction(async (tx: Prisma.TransactionClient) => {
-      // SKIP LOCKED: another instance's batch is left to it; the bodies are built for the
-      // events this one locked, on its own connection (a pool of one has no other), so
-      // several instances fan out side by side.
+      // SKIP LOCKED: another instance's batch is left to it, so several instances fan out
+      // side by side; an event locked here whose body was not built waits for a later pass.
       const pending = await tx.$queryRawUnsafe<PendingEvent[]>(
         `SELECT "id", "fanOutTo", "leadId", "createdAt", "payload" IS NULL AS "unbuilt" FROM "WebhookEvent"
          WHERE "fanOutAt" IS NOT NULL ORDER BY "fanOutAt" LIMIT $1 FOR UPDATE SKIP LOCKED`,
         limit,
       );
-      const unbuilt = unbuiltOf(pending);
-      const { ready, dropped } = sortOut(pending, unbuilt.length === 0 ? new Map() : await build(unbuilt, tx));
+      const { ready, dropped } = sortOut(pending, bodies);
       if (dropped.length > 0)
         await tx.$executeRawUnsafe(`DELETE FROM "WebhookEvent" WHERE "id" = ANY($1::text[])`, dropped);
       if (ready.length === 0) return dropped.length;

@@ -10,9 +10,9 @@ import { db } from "~/storage/db.server";
 import { webhookFanOutStore, webhookOutcomeStore, webhookStore } from "~/storage/index.server";
 import type { Outcome } from "~/storage/webhook-outcome-store.server";
 import { env } from "~/utils/env.server";
-import { leadCreatedBodies } from "../leads/lead.server";
-import { webhookDisabledEmails, writeStaffEmails } from "../notifications/notifications.server";
-import { kickOutbox } from "../notifications/outbox.server";
+import { webhookDisabledEmails } from "../notifications/notifications.server";
+import { kickOutbox, writeStaffEmails } from "../notifications/outbox.server";
+import { leadCreatedBodies } from "./event-bodies.server";
 import { postWebhook, type AttemptResult } from "./webhook-client.server";
 import { invalidateSubscriptions, writeBuiltBodies } from "./webhook-events.server";
 import { slackMessage } from "./webhook-slack";
@@ -182,13 +182,17 @@ const FAN_OUT_BATCH = 200;
 
 /**
  * The deliveries of up to FAN_OUT_BATCH lead events, with the bodies of those written
- * without one built from their leads. A failure (an endpoint deleted while its deliveries
+ * without one built from their leads here, and handed to the fan-out as data (decision
+ * 045). A failure (an endpoint deleted while its deliveries
  * were written, a busy SQLite file) is logged and left to the next pass: it must not hold
  * back the deliveries already due.
  */
 export async function fanOutLeadEvents(): Promise<number> {
   try {
-    return await webhookFanOutStore.fanOut(FAN_OUT_BATCH, leadCreatedBodies);
+    const unbuilt = await webhookFanOutStore.unbuilt(FAN_OUT_BATCH);
+    // Nothing waiting (most passes): nothing to build or write.
+    if (unbuilt === null) return 0;
+    return await webhookFanOutStore.fanOut(FAN_OUT_BATCH, await leadCreatedBodies(unbuilt));
   } catch (error) {
     console.error("webhook fan-out failed (it is tried again on the next pass):", error);
     return 0;

@@ -3,11 +3,20 @@
 // lead) from a cache of the enabled endpoints, dropped at once when this process changes
 // an endpoint and read again at most every second, so a change made on another instance
 // applies there within a second.
-import { db, slices, type Prisma } from "~/storage/db.server";
-import type { LeadUpdatedEventRow } from "~/storage/lead-store";
-import type { UnbuiltEvent } from "~/storage/webhook-fan-out-store.server";
+import { db, type Prisma } from "~/storage/db.server";
+import {
+  enabledEndpoints,
+  writeEventsWithDeliveries,
+  type LeadCreatedEventRow,
+  type LeadUpdatedEventRow,
+} from "~/storage/webhook-event-store.server";
 import { timeOrderedId } from "~/utils/random-text.server";
+import { eventBody } from "./event-bodies.server";
 import type { WebhookEventType } from "./webhook-schemas";
+
+// Written by the leads area through this module (the SQL is the webhooks' storage).
+export { unbuiltLeadEvents, writeBuiltBodies, writeLeadUpdatedEvents } from "~/storage/webhook-event-store.server";
+export type { LeadUpdatedEventRow };
 
 const TTL_MS = 1000;
 
@@ -26,16 +35,14 @@ export function invalidateSubscriptions(): void {
 function subscriptions(): Promise<Subscription[]> {
   const now = Date.now();
   if (cache && cache.expiresAt > now) return cache.list;
-  const list = db.webhookEndpoint
-    .findMany({ where: { disabledAt: null }, select: { id: true, events: true, formId: true, kind: true } })
-    .then((rows) =>
-      rows.map((row) => ({
-        endpointId: row.id,
-        events: new Set(Array.isArray(row.events) ? (row.events as string[]) : []),
-        formId: row.formId,
-        kind: row.kind,
-      })),
-    );
+  const list = enabledEndpoints().then((rows) =>
+    rows.map((row) => ({
+      endpointId: row.id,
+      events: new Set(Array.isArray(row.events) ? (row.events as string[]) : []),
+      formId: row.formId,
+      kind: row.kind,
+    })),
+  );
   cache = { expiresAt: now + TTL_MS, list };
   // A failed read is not kept: the next event reads again.
   list.catch(() => {
@@ -56,11 +63,6 @@ export type NewWebhookEvent = {
 };
 
 const randomId = (prefix: string) => timeOrderedId(`${prefix}_`);
-
-/** A Standard Webhooks body: `{type, timestamp, data}`. */
-export function eventBody(type: string, createdAt: Date, data: unknown): string {
-  return JSON.stringify({ type, timestamp: createdAt.toISOString(), data });
-}
 
 export function newWebhookEvent(
   type: NewWebhookEvent["type"],
@@ -106,73 +108,16 @@ export async function leadUpdatedSubscribers(): Promise<LeadUpdatedSubscribers |
 }
 
 /**
- * Writes lead.updated events, their bodies built, in the caller's transaction, in one
- * statement: the webhook worker fans them out to their deliveries (decision 041).
- */
-export async function writeLeadUpdatedEvents(
-  events: readonly LeadUpdatedEventRow[],
-  tx: Prisma.TransactionClient,
-): Promise<void> {
-  if (events.length === 0) return;
-  await tx.webhookEvent.createMany({
-    data: events.map((event) => ({
-      id: event.id,
-      type: "lead.updated",
-      leadId: event.leadId,
-      payload: event.payload,
-      createdAt: event.createdAt,
-      fanOutTo: event.fanOutTo,
-      fanOutAt: event.createdAt,
-    })),
-  });
-}
-
-/**
  * A lead's lead.created, as the lead store writes it with the lead: the endpoints it is for,
  * no body yet. The webhook worker fans it out to their deliveries and builds its body then,
  * from the lead as it was created (leadCreatedBodies; decision 028).
  */
-export type LeadCreatedEvent = { id: string; createdAt: Date; endpointIds: string[] };
+export type LeadCreatedEvent = LeadCreatedEventRow;
 
 /** The lead.created of a lead of `formId` stored at `createdAt`, or null when no endpoint is subscribed. */
 export async function leadCreatedEvent(formId: string, createdAt: Date): Promise<LeadCreatedEvent | null> {
   const endpointIds = await subscribersOf("lead.created", formId);
   return endpointIds.length === 0 ? null : { id: randomId("msg"), createdAt, endpointIds };
-}
-
-const EPOCH = new Date(0);
-
-/**
- * The lead.created events of these leads not fanned out yet whose body is still to be
- * built. Read from the index on fanOutAt, where the events waiting start: a range, so that
- * neither database passes the events done.
- */
-export async function unbuiltLeadEvents(leadIds: string[]): Promise<UnbuiltEvent[]> {
-  const events: UnbuiltEvent[] = [];
-  // In slices: a bulk delete's batch of 1,000 ids beside the fanOutAt bound is more than
-  // Prisma binds on SQLite (IN_LIST_SLICE).
-  for (const ids of slices(leadIds)) {
-    events.push(
-      ...(await db.webhookEvent.findMany({
-        where: { fanOutAt: { gt: EPOCH }, payload: null, leadId: { in: ids } },
-        select: { id: true, leadId: true, createdAt: true },
-      })),
-    );
-  }
-  return events;
-}
-
-/**
- * Writes the bodies built for events that had none (leadCreatedBodies), where none was
- * written meanwhile; null (no body could be built) writes nothing.
- */
-export async function writeBuiltBodies(
-  bodies: ReadonlyMap<string, string | null>,
-  client: Prisma.TransactionClient = db,
-): Promise<void> {
-  for (const [id, payload] of bodies) {
-    if (payload !== null) await client.webhookEvent.updateMany({ where: { id, payload: null }, data: { payload } });
-  }
 }
 
 /**
@@ -189,37 +134,9 @@ export async function writeWebhookEvent(event: NewWebhookEvent, tx: Prisma.Trans
  * one read of the endpoints, then the events and the deliveries each in one insert. An event
  * left with no endpoint that still exists is not written. Answers how many were.
  */
-export async function writeWebhookEvents(
+export function writeWebhookEvents(
   events: readonly NewWebhookEvent[],
   tx: Prisma.TransactionClient = db,
 ): Promise<number> {
-  const ids = [...new Set(events.flatMap((event) => event.deliveries.map((delivery) => delivery.endpointId)))];
-  if (ids.length === 0) return 0;
-  const existing = new Set(
-    (await tx.webhookEndpoint.findMany({ where: { id: { in: ids } }, select: { id: true } })).map((row) => row.id),
-  );
-  const written = events
-    .map((event) => ({ event, deliveries: event.deliveries.filter((delivery) => existing.has(delivery.endpointId)) }))
-    .filter(({ deliveries }) => deliveries.length > 0);
-  if (written.length === 0) return 0;
-  await tx.webhookEvent.createMany({
-    data: written.map(({ event }) => ({
-      id: event.id,
-      type: event.type,
-      payload: event.payload,
-      createdAt: event.createdAt,
-    })),
-  });
-  await tx.webhookDelivery.createMany({
-    data: written.flatMap(({ event, deliveries }) =>
-      deliveries.map((delivery) => ({
-        id: delivery.id,
-        eventId: event.id,
-        endpointId: delivery.endpointId,
-        nextAttemptAt: event.createdAt,
-        createdAt: event.createdAt,
-      })),
-    ),
-  });
-  return written.length;
+  return writeEventsWithDeliveries(events, tx);
 }

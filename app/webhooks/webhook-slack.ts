@@ -2,7 +2,7 @@
 // webhook URL): the form's name, the lead's main fields, its source and a link to it,
 // instead of the Standard Webhooks body. Every value from a lead is escaped as Slack asks
 // (&, <, >), so a visitor's text cannot become a link, a mention or @channel.
-import type { LeadDetail } from "../leads/lead.server";
+import type { LeadDetail } from "./event-bodies.server";
 
 /** Fields shown in the message; the rest are one click away. */
 const MAX_FIELDS = 10;

@@ -1,0 +1,192 @@
+// Every webhook event body, built here once (decision 045): the Standard Webhooks envelope
+// `{type, timestamp, data}`, and the lead as lead.created and lead.deleted carry it (also
+// what GET /api/leads/:id shows). The areas that announce a change (leads, capture,
+// support) call these; this module imports no area but forms' types, so the webhooks area
+// builds a lead's body from storage (../storage/lead-detail-store.server.ts) without the
+// leads area, which announces through it.
+import type { FormField, LeadData } from "~/forms/form-schema";
+import { db, type Lead, type LeadStatus, type Prisma } from "~/storage/db.server";
+import { leadsWithFields } from "~/storage/lead-detail-store.server";
+import type { UnbuiltEvent } from "~/storage/webhook-event-store.server";
+
+/** A Standard Webhooks body: `{type, timestamp, data}`. */
+export function eventBody(type: string, createdAt: Date, data: unknown): string {
+  return JSON.stringify({ type, timestamp: createdAt.toISOString(), data });
+}
+
+export type Utm = {
+  utm_source: string | null;
+  utm_medium: string | null;
+  utm_campaign: string | null;
+  utm_term: string | null;
+  utm_content: string | null;
+};
+
+export type LeadOwner = { id: string; name: string | null; email: string };
+
+export type LabelledField = Pick<FormField, "key" | "label" | "type">;
+
+/** A lead as the `lead.created` and `lead.deleted` webhooks carry it (and GET /api/leads/:id shows it). */
+export type LeadDetail = {
+  id: string;
+  formId: string;
+  formName: string;
+  createdAt: string;
+  /** The stage, or `spam` (then isSpam is true too). */
+  status: LeadStatus | "spam";
+  isSpam: boolean;
+  owner: LeadOwner | null;
+  tags: string[];
+  /** The lead's address (its form's first email field), lower-cased. */
+  email: string | null;
+  schemaVersion: number;
+  data: LeadData;
+  utm: Utm;
+  referrerHost: string | null;
+  /** The fields of the schema version the lead was stored under, in order. */
+  fields: LabelledField[];
+  referrerUrl: string | null;
+  landingPageUrl: string | null;
+  userAgent: string | null;
+};
+
+export function utmOf(lead: {
+  utmSource: string | null;
+  utmMedium: string | null;
+  utmCampaign: string | null;
+  utmTerm: string | null;
+  utmContent: string | null;
+}): Utm {
+  return {
+    utm_source: lead.utmSource,
+    utm_medium: lead.utmMedium,
+    utm_campaign: lead.utmCampaign,
+    utm_term: lead.utmTerm,
+    utm_content: lead.utmContent,
+  };
+}
+
+function labelled(fields: unknown): LabelledField[] {
+  if (!Array.isArray(fields)) return [];
+  return fields
+    .filter((field): field is FormField => typeof field?.key === "string")
+    .map((field) => ({ key: field.key, label: String(field.label ?? field.key), type: field.type }));
+}
+
+/** The stored columns of a lead, its form's name and its schema version's fields. */
+export type LeadParts = Pick<
+  Lead,
+  | "id"
+  | "formId"
+  | "createdAt"
+  | "isSpam"
+  | "schemaVersion"
+  | "utmSource"
+  | "utmMedium"
+  | "utmCampaign"
+  | "utmTerm"
+  | "utmContent"
+  | "referrerUrl"
+  | "referrerHost"
+  | "landingPageUrl"
+  | "userAgent"
+  | "email"
+> &
+  Partial<Pick<Lead, "status">> & {
+    formName: string;
+    /** A new lead has neither. */
+    owner?: LeadOwner | null;
+    tags?: string[];
+    data: LeadData;
+    /** The fields of the schema version the lead was stored under. */
+    fields: unknown;
+  };
+
+/** A lead as `GET /api/leads/:id` shows it and its lead.created and lead.deleted carry it. */
+export function leadDetailOf(lead: LeadParts): LeadDetail {
+  const fields = labelled(lead.fields);
+  // Keys stored without a field in that version (should not happen) still show, by key.
+  for (const key of Object.keys(lead.data)) {
+    if (!fields.some((field) => field.key === key)) fields.push({ key, label: key, type: "text" });
+  }
+  return {
+    id: lead.id,
+    formId: lead.formId,
+    formName: lead.formName,
+    createdAt: lead.createdAt.toISOString(),
+    status: lead.isSpam ? "spam" : (lead.status ?? "new"),
+    isSpam: lead.isSpam,
+    owner: lead.owner ?? null,
+    tags: lead.tags ?? [],
+    email: lead.email,
+    schemaVersion: lead.schemaVersion,
+    data: lead.data,
+    fields,
+    utm: utmOf(lead),
+    referrerUrl: lead.referrerUrl,
+    referrerHost: lead.referrerHost,
+    landingPageUrl: lead.landingPageUrl,
+    userAgent: lead.userAgent,
+  };
+}
+
+/**
+ * The bodies of lead.created events written without one, by event id (the webhook worker
+ * builds them when it fans the events out, and a delete for the leads it is about to
+ * delete: decision 028). Each is the lead as it was created: its submission and source as
+ * stored, with the stage, owner and tags every new lead has (not those staff may have set
+ * since), its form's name as it is now. Null for an event whose lead is gone.
+ */
+export async function leadCreatedBodies(
+  events: readonly UnbuiltEvent[],
+  client: Prisma.TransactionClient = db,
+): Promise<Map<string, string | null>> {
+  if (events.length === 0) return new Map();
+  const leads = await leadsWithFields(
+    events.flatMap((event) => (event.leadId ? [event.leadId] : [])),
+    client,
+  );
+  const byId = new Map(leads.map((lead) => [lead.id, lead]));
+  return new Map(
+    events.map((event) => {
+      const lead = event.leadId ? byId.get(event.leadId) : undefined;
+      if (!lead) return [event.id, null];
+      try {
+        const created = leadDetailOf({
+          ...lead,
+          data: lead.data as LeadData,
+          status: undefined,
+          isSpam: false,
+          owner: null,
+          tags: [],
+        });
+        return [event.id, eventBody("lead.created", event.createdAt, created)];
+      } catch (error) {
+        // A lead whose stored row cannot be read as a lead (written by hand, say) would
+        // otherwise hold back every event after it: this one is dropped, and said so.
+        console.error(`lead.created ${event.id}: no body could be built from lead ${lead.id}:`, error);
+        return [event.id, null];
+      }
+    }),
+  );
+}
+
+/** A staff user as an event names them: the actor, or a lead's owner. */
+export type Person = { id: string; email: string; name: string | null };
+
+/** What a lead.updated says changed: only what did. */
+export type LeadChanges = {
+  status?: { from: string; to: string };
+  owner?: { from: Person | null; to: Person | null };
+  tags?: { added: string[]; removed: string[] };
+};
+
+/** A lead.updated body: the lead, what changed, and who changed it (decision 041). */
+export function leadUpdatedBody(
+  lead: { id: string; formId: string },
+  changes: LeadChanges,
+  actor: Person | null,
+  at: Date,
+): string {
+  return eventBody("lead.updated", at, { id: lead.id, formId: lead.formId, changes, actor });
+}
