@@ -63,8 +63,11 @@ export type AppServer = {
   server: http.Server;
   /** Starts the app's background work (outbox, cleanups); call once listening. */
   startBackgroundWork: () => Promise<void>;
-  /** Stops accepting, waits for requests in flight (10 s at most), then stops background work. */
-  shutdown: () => Promise<void>;
+  /**
+   * Stops accepting, waits for requests in flight, then stops background work and closes the
+   * database; false when that took longer than SHUTDOWN_TIMEOUT_MS.
+   */
+  shutdown: () => Promise<boolean>;
 };
 
 async function productionSource(buildDir: string): Promise<AppSource> {
@@ -293,20 +296,33 @@ export async function createAppServer(options: AppServerOptions = {}): Promise<A
     await (await entry()).startBackgroundWork?.({ recentPeakInFlight: () => peaks.recent(inFlight) });
   }
 
-  async function shutdown() {
+  /**
+   * Stops accepting, lets the requests in flight finish (three quarters of
+   * SHUTDOWN_TIMEOUT_MS at most, then the rest are cut), then stops the background work at
+   * its next safe point and closes the database. Resolves false when that did not all happen
+   * within SHUTDOWN_TIMEOUT_MS.
+   */
+  async function shutdown(): Promise<boolean> {
+    const requestsMs = Math.floor(limits.shutdownTimeoutMs * 0.75);
     await new Promise<void>((resolve) => {
       server.close(() => resolve());
       server.closeIdleConnections();
       if (inFlight === 0) resolve();
       else idle = resolve;
-      // Requests in flight get 10 s to finish; then the rest are cut.
       setTimeout(() => {
         server.closeAllConnections();
         resolve();
-      }, 10_000).unref();
+      }, requestsMs).unref();
     });
-    await (await entry()).stopBackgroundWork?.();
-    await source.close();
+    const stopped = (async () => {
+      await (await entry()).stopBackgroundWork?.();
+      await source.close();
+      return true;
+    })();
+    const late = new Promise<boolean>((resolve) =>
+      setTimeout(() => resolve(false), limits.shutdownTimeoutMs - requestsMs).unref(),
+    );
+    return Promise.race([stopped, late]);
   }
 
   return { server, startBackgroundWork, shutdown };

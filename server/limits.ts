@@ -5,6 +5,8 @@ export type ServerLimits = {
   requestTimeoutMs: number;
   maxConnections: number;
   maxConnectionsPerClient: number;
+  /** How long SIGTERM may take: requests in flight, then the workers and the database. */
+  shutdownTimeoutMs: number;
 };
 
 function positiveInteger(value: string | undefined, fallback: number, name: string): number {
@@ -22,6 +24,7 @@ export function serverLimits(source: Record<string, string | undefined>): Server
     // A tenth of the default total: a NAT'd office of browsers (six connections each) fits,
     // and one client alone cannot hold every slot (decision 035).
     maxConnectionsPerClient: positiveInteger(source.MAX_CONNECTIONS_PER_CLIENT, 100, "MAX_CONNECTIONS_PER_CLIENT"),
+    shutdownTimeoutMs: positiveInteger(source.SHUTDOWN_TIMEOUT_MS, 20_000, "SHUTDOWN_TIMEOUT_MS"),
   };
   // The headers are part of the request: Node refuses a header limit above the request's.
   if (limits.headersTimeoutMs > limits.requestTimeoutMs) {

@@ -50,6 +50,9 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
     if (stopping) return;
     stopping = true;
     console.log(`${signal}: finishing requests in flight, then stopping.`);
-    void app.shutdown().then(() => process.exit(0));
+    void app.shutdown().then((clean) => {
+      if (!clean) console.error("stopping took longer than SHUTDOWN_TIMEOUT_MS; exiting anyway.");
+      process.exit(clean ? 0 : 1);
+    });
   });
 }

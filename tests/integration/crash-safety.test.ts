@@ -1,4 +1,5 @@
 // Every lead that got a 2xx is kept, whatever happens to the process afterwards.
+import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
 import { db } from "~/storage/db.server";
@@ -27,15 +28,29 @@ async function newForm(): Promise<string> {
   return form.id;
 }
 
-type Tally = { acknowledged: Set<string>; serverErrors: number; connectionErrors: number; sent: number };
+type Tally = {
+  acknowledged: Set<string>;
+  serverErrors: number;
+  connectionErrors: number;
+  sent: number;
+  /** When each request that got no answer was started (performance.now()). */
+  unansweredStarts: number[];
+};
 
 /** Keeps `concurrency` submissions in flight against `url` until `stop()`. */
 function submitLoad(url: string, formId: string, concurrency = 16) {
-  const tally: Tally = { acknowledged: new Set(), serverErrors: 0, connectionErrors: 0, sent: 0 };
+  const tally: Tally = {
+    acknowledged: new Set(),
+    serverErrors: 0,
+    connectionErrors: 0,
+    sent: 0,
+    unansweredStarts: [],
+  };
   let stopped = false;
   const worker = async (w: number) => {
     for (let i = 0; !stopped; i++) {
       tally.sent++;
+      const startedAt = performance.now();
       try {
         const res = await fetch(`${url}/api/leads/submit`, {
           method: "POST",
@@ -51,6 +66,7 @@ function submitLoad(url: string, formId: string, concurrency = 16) {
         else if (res.status >= 500) tally.serverErrors++;
       } catch {
         tally.connectionErrors++;
+        tally.unansweredStarts.push(startedAt);
         await new Promise((resolve) => setTimeout(resolve, 20));
       }
     }
@@ -121,11 +137,37 @@ describe("crash safety", () => {
     running.push(server);
     const load = submitLoad(server.url, formId);
     await expect.poll(() => load.tally.acknowledged.size, { timeout: 15_000, interval: 10 }).toBeGreaterThan(300);
+    const signalledAt = performance.now();
     const exitCode = await server.stop();
     await load.stop();
     expect(exitCode, server.output().slice(-4000)).toBe(0);
     expect(load.tally.serverErrors).toBe(0);
+    // A request already on its way when the signal came is answered, not reset. (One sent in
+    // the last moments may still be in the kernel's queue when the listener closes.)
+    const resetEarly = load.tally.unansweredStarts.filter((startedAt) => startedAt < signalledAt - 250);
+    expect(resetEarly).toEqual([]);
     expect(server.output()).toContain("SIGTERM: finishing requests in flight");
     await expectEveryAcknowledgedLeadWhole(formId, load.tally.acknowledged);
+  });
+
+  it("cuts a request that never finishes and still exits within SHUTDOWN_TIMEOUT_MS", async () => {
+    const server = await startServer({ SHUTDOWN_TIMEOUT_MS: "2000" });
+    running.push(server);
+    const { port, hostname } = new URL(server.url);
+    // A body that is promised and never sent keeps its request in flight.
+    const socket = net.connect(Number(port), hostname);
+    await new Promise((resolve) => socket.once("connect", resolve));
+    socket.on("error", () => {});
+    socket.write(
+      "POST /api/leads/submit HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{",
+    );
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const started = performance.now();
+    const exitCode = await server.stop();
+    const tookMs = performance.now() - started;
+    expect(exitCode, server.output().slice(-2000)).toBe(0);
+    expect(tookMs).toBeLessThan(2000 + 1500); // the timeout, and the process's own exit
+    expect(tookMs).toBeGreaterThan(1000); // it did wait for the request, most of the time allowed
+    socket.destroy();
   });
 });
