@@ -55,6 +55,30 @@ export function auditor(context: AppLoadContext | undefined, actor: { id: string
     recordAudit({ action, actor, target, ip: clientIp(context), details });
 }
 
+/**
+ * A staff user acting through a request, as the operations that record their own entries
+ * take them (`bulkUpdate(bulk, actor)` records lead.bulk): who, and from which client address.
+ */
+export type AuditActor = { id: string; email: string; ip: string };
+
+/** The request's user as an operation's actor: `actorOf(user, context)`. */
+export function actorOf<User extends { id: string; email: string }>(
+  user: User,
+  context: AppLoadContext | undefined,
+): User & { ip: string } {
+  return { ...user, ip: clientIp(context) };
+}
+
+/** Records an entry for an operation's actor. */
+export function auditBy(
+  actor: AuditActor,
+  action: AuditAction,
+  target?: string | null,
+  details?: Record<string, unknown>,
+): Promise<string | null> {
+  return recordAudit({ action, actor: { id: actor.id, email: actor.email }, target, ip: actor.ip, details });
+}
+
 export const AuditQuerySchema = z
   .object({
     action: z.enum(AUDIT_ACTIONS, { error: `Use one of: ${AUDIT_ACTIONS.join(", ")}.` }).optional(),

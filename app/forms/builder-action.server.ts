@@ -3,7 +3,7 @@
 // posted and answers the builder's ActionResult: "saved", or a refusal that the section
 // shows beside the form that caused it. A missing form is the page's 404.
 import { data } from "@remix-run/node";
-import { auditor } from "~/audit/audit.server";
+import { actorOf, type AuditActor } from "~/audit/audit.server";
 import type { ActionResult } from "~/components/form-builder/shared";
 import type { Permission } from "~/staff/policy";
 import { authorize, requireUser } from "../staff/auth.server";
@@ -16,7 +16,8 @@ import type { ActionFunctionArgs } from "@remix-run/node";
 type Change = {
   formId: string;
   form: FormData;
-  audit: ReturnType<typeof auditor>;
+  /** Who posted: the operations the intents call record their audit entries for them. */
+  actor: AuditActor;
 };
 
 export type BuilderIntents = Record<
@@ -43,7 +44,7 @@ export function builderAction(intents: BuilderIntents) {
       return data<ActionResult>({ ok: false, intent, fieldKey, message: "Unknown action." }, { status: 400 });
     }
     try {
-      const answer = await known.run({ formId: params.id!, form, audit: auditor(context, user) });
+      const answer = await known.run({ formId: params.id!, form, actor: actorOf(user, context) });
       if (answer instanceof Response) return answer;
       if (isActionResult(answer)) return data<ActionResult>(answer.result, { status: answer.status });
       const message = typeof answer === "string" ? `Saved: ${answer}` : undefined;
@@ -68,15 +69,15 @@ function isActionResult(value: unknown): value is Answer {
 }
 
 /**
- * A panel validated with Conform (name and description, settings, notifications): parsed
- * with the schema the browser checked with (decision 022) and answered with Conform's
- * reply, refusals by field.
+ * A panel validated with Conform (name and description, settings, notifications, archive
+ * and delete): parsed with the schema the browser checked with (decision 022) and
+ * answered with Conform's reply, refusals by field.
  */
 export async function savePanel<Value>(
   intent: string,
   submission: Submission<unknown, string[], Value>,
   save: (value: Value) => Promise<unknown>,
-): Promise<Answer> {
+): Promise<Answer | Response> {
   const answer = (ok: boolean, reply: SubmissionResult<string[]>, status = 200): Answer => ({
     result: { ok, intent, fieldKey: "", reply },
     status,
@@ -84,7 +85,9 @@ export async function savePanel<Value>(
   });
   if (submission.status !== "success") return answer(false, submission.reply(), 422);
   try {
-    await save(submission.value);
+    const saved = await save(submission.value);
+    // A save that moves on (deleting a form goes to the list) answers with its redirect.
+    if (saved instanceof Response) return saved;
     return answer(true, submission.reply());
   } catch (thrown) {
     if (!(thrown instanceof DomainError) || thrown.code === "not_found") throw thrown;

@@ -317,10 +317,6 @@ export async function updateForm(id: string, input: unknown): Promise<FormRecord
   throw new DomainError("conflict", "The form kept changing while saving; try again.");
 }
 
-export async function setFormStatus(id: string, status: FormStatus): Promise<FormRecord> {
-  return updateForm(id, { status });
-}
-
 /**
  * Deletes a form with its versions. A form with leads is refused (409 form_has_leads)
  * unless `deleteLeads`, and then its leads go with it (cascade).

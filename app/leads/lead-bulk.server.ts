@@ -4,6 +4,7 @@
 // apply it with bulkUpdate. A request says which leads it means: an unknown key, or a filter
 // that narrows nothing, is refused rather than read as "every lead" (decision 036).
 import { z } from "zod";
+import { auditBy, type AuditActor } from "~/audit/audit.server";
 import { db, Prisma } from "~/storage/db.server";
 import { leadStore } from "~/storage/index.server";
 import type { LeadChange } from "~/storage/lead-store";
@@ -112,13 +113,19 @@ export function parseBulkRequest(input: unknown, viewerId: string): BulkRequest 
  * batches of BULK_BATCH leads, each in its own transaction: a large filter never holds
  * the database for long, and submissions go on between batches. Every check that can
  * refuse the request is made before the first batch. Answers how many leads it changed
- * (a lead already in that state is not counted).
+ * (a lead already in that state is not counted), and records lead.bulk for the actor.
  */
-export async function bulkUpdate(request: BulkRequest, actor: Actor | null): Promise<number> {
+export async function bulkUpdate(request: BulkRequest, actor: Actor & AuditActor): Promise<number> {
   if (request.action === "assign" && request.value) await workingStaffOrFail(request.value, "value");
   let affected = 0;
   for await (const ids of selectionBatches(request)) affected += await applyToBatch(request, ids, actor);
   if (affected > 0 && request.action !== "delete") sendLeadUpdatesNow();
+  await auditBy(actor, "lead.bulk", null, {
+    action: request.action,
+    value: request.value ?? null,
+    ...(request.ids ? { ids: request.ids.length } : { filter: request.filter }),
+    affected,
+  });
   return affected;
 }
 

@@ -1,5 +1,6 @@
 // Deleting leads, one or a bulk action's batch: each deletion announced to the endpoints
 // subscribed to `lead.deleted`, with the lead as it was, in the transaction of the delete.
+import { auditBy, type AuditActor } from "~/audit/audit.server";
 import { db, IN_LIST_SLICE, Prisma, slices } from "~/storage/db.server";
 import { leadCreatedBodies } from "../webhooks/event-bodies.server";
 import { nudgeWebhooks } from "../webhooks/webhook-delivery.server";
@@ -13,9 +14,11 @@ import {
 } from "../webhooks/webhook-events.server";
 import { leadDetails } from "./lead.server";
 
-/** Deletes a lead; false when there was none with this id. */
-export async function deleteLead(id: string): Promise<boolean> {
-  return (await deleteLeads([id])) > 0;
+/** Deletes a lead and records lead.delete for the actor; false when there was none with this id. */
+export async function deleteLead(id: string, actor: AuditActor): Promise<boolean> {
+  if ((await deleteLeads([id])) === 0) return false;
+  await auditBy(actor, "lead.delete", `lead:${id}`);
+  return true;
 }
 
 /** Deletes leads by id (a bulk action's batch), with their `lead.deleted` events; answers how many. */

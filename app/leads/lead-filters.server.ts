@@ -5,6 +5,10 @@ import { z } from "zod";
 import { DaySchema, decodeCursor, encodeCursor, INVALID_CURSOR } from "~/storage/keyset.server";
 import { invalidFields, textPolicyDetails, zodDetails, type ErrorDetail } from "~/utils/domain-error";
 import { textPolicyIssues } from "~/utils/text-policy";
+import { LEAD_STATUSES, TagSchema } from "./lead-schemas";
+
+// The statuses and the tag rule are client-safe (the lead page validates with them too).
+export { LEAD_STATUSES, TagSchema, type LeadStatusValue } from "./lead-schemas";
 
 export const MS_PER_DAY = 86_400_000;
 export const MAX_PAGE_SIZE = 500;
@@ -18,17 +22,6 @@ export const text = (max: number) => z.string().trim().min(1).max(max, `Use at m
 
 export const SPAM_VALUES = ["false", "true", "all"] as const;
 export type SpamFilter = (typeof SPAM_VALUES)[number];
-
-/** A lead's status as staff see it: its stage, or `spam` when it is marked spam. */
-export const LEAD_STATUSES = ["new", "contacted", "qualified", "won", "lost", "spam"] as const;
-export type LeadStatusValue = (typeof LEAD_STATUSES)[number];
-export const MAX_TAG_LENGTH = 40;
-
-/** A tag as stored: trimmed, inner spaces collapsed, lower-cased. */
-export const TagSchema = z
-  .string()
-  .transform((value) => value.trim().replace(/\s+/g, " ").toLowerCase())
-  .pipe(z.string().min(1, "A tag cannot be empty.").max(MAX_TAG_LENGTH, `Use at most ${MAX_TAG_LENGTH} characters.`));
 
 const LeadFilterShape = z.object({
   formId: optional(text(64)),

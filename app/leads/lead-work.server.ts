@@ -10,6 +10,7 @@ import { db, type Prisma } from "~/storage/db.server";
 import { DomainError, parseOrThrow } from "~/utils/domain-error";
 import { workingStaffOrFail } from "../staff/staff.server";
 import { LEAD_STATUSES, TagSchema, type LeadStatusValue } from "./lead-filters.server";
+import { MAX_NOTE_LENGTH, MAX_TAGS } from "./lead-schemas";
 import {
   announceLeadUpdate,
   leadUpdateAnnouncer,
@@ -18,8 +19,7 @@ import {
   type Person,
 } from "./lead-updates.server";
 
-export const MAX_TAGS = 10;
-export const MAX_NOTE_LENGTH = 5000;
+export { MAX_NOTE_LENGTH, MAX_TAGS } from "./lead-schemas";
 /** Who changes a lead (for an API token, its owner): the timeline and lead.updated name them. */
 export type Actor = Person;
 type Stage = Exclude<LeadStatusValue, "spam">;

@@ -1,7 +1,7 @@
 import { Link, useLoaderData } from "@remix-run/react";
 import { RouteError } from "~/components/RouteError";
+import { dashboardSummary } from "~/leads/dashboard-summary.server";
 import { authorize } from "~/staff/auth.server";
-import { db } from "~/storage/db.server";
 import { plural } from "~/utils/plural";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 import type { ReactNode } from "react";
@@ -10,17 +10,7 @@ export const meta: MetaFunction = () => [{ title: "Dashboard · Lead Capture" }]
 
 export async function loader({ request }: LoaderFunctionArgs) {
   const user = await authorize(request, "leads.read");
-  const [forms, leads, openTickets, firstForm, viewed] = await Promise.all([
-    db.form.count({ where: { status: "active" } }),
-    db.lead.count({ where: { isSpam: false } }),
-    db.ticket.count({ where: { status: "open" } }),
-    db.form.findFirst({ where: { status: "active" }, orderBy: { createdAt: "asc" }, select: { id: true } }),
-    db.formView.findFirst({ select: { formId: true } }),
-  ]);
-  // Getting started: each step is done once what it asks for exists. A form is on a site
-  // once a view of it was counted or a lead came in.
-  const steps = { form: forms > 0, onSite: viewed !== null || leads > 0, lead: leads > 0 };
-  return { user, forms, leads, openTickets, firstFormId: firstForm?.id ?? null, steps };
+  return { user, ...(await dashboardSummary()) };
 }
 
 function Step({ done, children }: { done: boolean; children: ReactNode }) {

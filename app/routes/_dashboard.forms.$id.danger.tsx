@@ -1,36 +1,33 @@
 // /forms/:id/danger: archiving (the form stops taking submissions) and deleting, which asks
 // first on its own URL (?delete=confirm) so it works without JavaScript.
+import { parseWithZod } from "@conform-to/zod/v4";
 import { redirect } from "@remix-run/node";
 import { Link, useActionData, useSearchParams } from "@remix-run/react";
-import { DeleteConfirmation, StatusForm } from "~/components/form-builder/FormPanels";
+import { DeleteConfirmation, StatusForm } from "~/components/form-builder/DangerForms";
 import { BuilderNotice, resultFor, useBuilderData } from "~/components/form-builder/shared";
-import { builderAction } from "~/forms/builder-action.server";
-import { deleteForm, setFormStatus } from "~/forms/form.server";
+import { builderAction, savePanel, type BuilderIntents } from "~/forms/builder-action.server";
+import { changeForm, removeForm } from "~/forms/form-changes.server";
+import { DeleteFormFormSchema, FormStatusFormSchema } from "~/forms/form-danger-schemas";
 
 // Archiving stops a form's submissions, so it counts as removing the form.
+const setStatus = {
+  permission: "forms.delete",
+  run: ({ formId, form, actor }) =>
+    savePanel(String(form.get("intent")), parseWithZod(form, { schema: FormStatusFormSchema }), ({ intent }) =>
+      changeForm(formId, { status: intent === "archive" ? "archived" : "active" }, actor),
+    ),
+} satisfies BuilderIntents[string];
+
 export const action = builderAction({
-  archive: {
-    permission: "forms.delete",
-    run: async ({ formId, audit }) => {
-      await setFormStatus(formId, "archived");
-      await audit("form.archive", `form:${formId}`);
-    },
-  },
-  unarchive: {
-    permission: "forms.delete",
-    run: async ({ formId, audit }) => {
-      await setFormStatus(formId, "active");
-      await audit("form.unarchive", `form:${formId}`);
-    },
-  },
+  archive: setStatus,
+  unarchive: setStatus,
   delete: {
     permission: "forms.delete",
-    run: async ({ formId, form, audit }) => {
-      const deleteLeads = form.get("deleteLeads") === "on";
-      await deleteForm(formId, { deleteLeads });
-      await audit("form.delete", `form:${formId}`, { deleteLeads });
-      return redirect("/forms");
-    },
+    run: ({ formId, form, actor }) =>
+      savePanel("delete", parseWithZod(form, { schema: DeleteFormFormSchema }), async ({ deleteLeads }) => {
+        await removeForm(formId, { deleteLeads: deleteLeads ?? false }, actor);
+        return redirect("/forms");
+      }),
   },
 });
 

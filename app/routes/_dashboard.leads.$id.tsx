@@ -4,11 +4,11 @@
 // with a redirect (or 422 naming the field), so all of it works without JavaScript.
 import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { auditor } from "~/audit/audit.server";
+import { actorOf } from "~/audit/audit.server";
 import { ActionNotice } from "~/components/ActionNotice";
 import { LeadTimeline, NoteForm } from "~/components/leads/LeadTimeline";
 import { LeadSource, LeadValues } from "~/components/leads/LeadValues";
-import { LeadWorkForm, type WorkErrors } from "~/components/leads/LeadWorkForm";
+import { LeadWorkForm } from "~/components/leads/LeadWorkForm";
 import { PersonHistory } from "~/components/leads/PersonHistory";
 import { LocalTime } from "~/components/LocalTime";
 import { RouteError } from "~/components/RouteError";
@@ -16,12 +16,11 @@ import type { LeadData } from "~/forms/form-schema";
 import { deleteLead } from "~/leads/lead-delete.server";
 import { LEAD_STATUSES } from "~/leads/lead-filters.server";
 import { personName } from "~/leads/lead-name";
-import { addLeadNote, MAX_NOTE_LENGTH, MAX_TAGS, tagSuggestions, updateLead } from "~/leads/lead-work.server";
+import { saveLeadForm, type LeadFormRefusal } from "~/leads/lead-page-form.server";
+import { MAX_NOTE_LENGTH, MAX_TAGS, tagSuggestions } from "~/leads/lead-work.server";
 import { getLead } from "~/leads/lead.server";
 import { authorize } from "~/staff/auth.server";
 import { listStaff } from "~/staff/staff.server";
-import { statusOf } from "~/utils/api.server";
-import { DomainError, type ErrorDetail } from "~/utils/domain-error";
 import { page } from "~/utils/page.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
@@ -59,76 +58,19 @@ export const loader = page(async function loader({ request, params }: LoaderFunc
   };
 });
 
-/** A refused update or note: the message by input, and (update) what was sent, to show again. */
-type Refusal = {
-  intent: "update" | "note";
-  errors: WorkErrors & { body?: string };
-  values: { status?: string; ownerId?: string; tags?: string; body?: string };
-};
-
-/** The domain's paths (`tags.3`) as the page's inputs (`tags`), with the tag's position. */
-function errorsByInput(details: ErrorDetail[]): Refusal["errors"] {
-  const errors: Record<string, string> = {};
-  for (const { path, message } of details) {
-    const [input, index] = path.split(".");
-    errors[input] ??= index === undefined ? message : `Tag ${Number(index) + 1}: ${message}`;
-  }
-  return errors;
-}
-
-const text = (value: FormDataEntryValue | null) => (value === null ? undefined : String(value));
-
-const tagList = (value: string) =>
-  value
-    .split(",")
-    .map((tag) => tag.trim())
-    .filter(Boolean);
-
-/**
- * The work form as updateLead's patch: an empty owner is nobody; tags are comma-separated.
- * An input that still holds what the page showed (`<name>Was`) is left out, so a save
- * changes only what this person changed.
- */
-function patchOf(form: FormData) {
-  const changed = (name: string, same = (a: string, b: string) => a === b) => {
-    const value = text(form.get(name));
-    const was = text(form.get(`${name}Was`));
-    return value === undefined || (was !== undefined && same(value, was)) ? undefined : value;
-  };
-  const status = changed("status");
-  const ownerId = changed("ownerId");
-  const tags = changed("tags", (a, b) => tagList(a.toLowerCase()).join() === tagList(b.toLowerCase()).join());
-  return {
-    ...(status !== undefined && { status }),
-    ...(ownerId !== undefined && { ownerId: ownerId || null }),
-    ...(tags !== undefined && { tags: tagList(tags) }),
-  };
-}
-
 export const action = page(async function action({ request, params, context }: ActionFunctionArgs) {
   const user = await authorize(request, "leads.write");
   const id = leadId(params);
   const form = await request.formData();
   const intent = String(form.get("intent") ?? "");
   if (intent === "delete") {
-    if (!(await deleteLead(id))) throw new Response(NOT_FOUND, { status: 404 });
-    await auditor(context, user)("lead.delete", `lead:${id}`);
+    if (!(await deleteLead(id, actorOf(user, context)))) throw new Response(NOT_FOUND, { status: 404 });
     return redirect("/leads?deleted=1");
   }
   if (intent !== "update" && intent !== "note") throw new Response("Unknown action.", { status: 400 });
-  try {
-    if (intent === "update") await updateLead(id, patchOf(form), user);
-    else await addLeadNote(id, { body: text(form.get("body")) ?? "" }, user);
-  } catch (thrown) {
-    // A missing lead is the page's 404 (page()); bad input is shown next to its input.
-    if (!(thrown instanceof DomainError) || thrown.code === "not_found") throw thrown;
-    const errors = errorsByInput(thrown.details);
-    if (Object.keys(errors).length === 0) errors[intent === "note" ? "body" : "status"] = thrown.message;
-    const values = Object.fromEntries(
-      ["status", "ownerId", "tags", "body"].flatMap((name) => (form.has(name) ? [[name, text(form.get(name))]] : [])),
-    );
-    return data<Refusal>({ intent, errors, values }, { status: statusOf(thrown) });
-  }
+  // A missing lead is the page's 404 (page()); bad input is shown next to its input.
+  const refused = await saveLeadForm(id, intent, form, actorOf(user, context));
+  if (refused) return data<LeadFormRefusal>(refused.refusal, { status: refused.status });
   return redirect(`/leads/${id}?done=${intent}`);
 });
 
@@ -144,7 +86,7 @@ function leadTitle(lead: {
 
 export default function LeadPage() {
   const { lead, people, owners, suggestions, statuses, limits, done, confirming } = useLoaderData<typeof loader>();
-  const refusal = useActionData<typeof action>() as Refusal | undefined;
+  const refusal = useActionData<typeof action>() as LeadFormRefusal | undefined;
   const navigation = useNavigation();
   const busy = navigation.state === "submitting" ? navigation.formData?.get("intent") : null;
   return (
@@ -169,8 +111,7 @@ export default function LeadPage() {
         suggestions={suggestions}
         maxTags={limits.tags}
         busy={busy === "update"}
-        errors={refusal?.intent === "update" ? refusal.errors : undefined}
-        values={refusal?.intent === "update" ? refusal.values : undefined}
+        lastResult={refusal?.intent === "update" ? refusal.result : undefined}
       />
       <LeadValues lead={lead} />
       <PersonHistory history={lead.history} />
@@ -182,8 +123,7 @@ export default function LeadPage() {
           key={lead.timeline.at(-1)?.id ?? "none"}
           maxLength={limits.note}
           busy={busy === "note"}
-          error={refusal?.intent === "note" ? refusal.errors.body : undefined}
-          value={refusal?.intent === "note" ? refusal.values.body : undefined}
+          lastResult={refusal?.intent === "note" ? refusal.result : undefined}
         />
       </section>
       <LeadSource lead={lead} />

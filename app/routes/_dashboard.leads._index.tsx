@@ -1,6 +1,6 @@
 import { data, redirect, redirectDocument } from "@remix-run/node";
 import { Link, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
-import { auditor } from "~/audit/audit.server";
+import { actorOf } from "~/audit/audit.server";
 import { ActionNotice } from "~/components/ActionNotice";
 import { BulkDeleteConfirm, BulkForm, type BulkAnswer, type BulkEcho } from "~/components/leads/BulkActions";
 import { FILTER_NAMES, LeadFilters, TagSuggestions, type OwnerChoice } from "~/components/leads/LeadFilters";
@@ -112,13 +112,7 @@ export const action = page(async function action({ request, context }: ActionFun
       const count = bulk.ids ? bulk.ids.length : await countLeads(bulk.filter);
       return { kind: "confirm-delete", count, echo } satisfies BulkAnswer;
     }
-    const affected = await bulkUpdate(bulk, user);
-    await auditor(context, user)("lead.bulk", null, {
-      action: bulk.action,
-      value: bulk.value ?? null,
-      ...(bulk.ids ? { ids: bulk.ids.length } : { filter: bulk.filter }),
-      affected,
-    });
+    const affected = await bulkUpdate(bulk, actorOf(user, context));
     const owner =
       bulk.action === "assign" && bulk.value ? (await ownerChoices()).find((o) => o.id === bulk.value) : undefined;
     const notice = await noticeCookieFor(bulkNotice(bulk, affected, owner?.label));

@@ -1,8 +1,9 @@
 // GET, PATCH and DELETE /api/forms/:id.
 import { z } from "zod";
-import { auditor } from "~/audit/audit.server";
+import { actorOf } from "~/audit/audit.server";
 import { isPlainObject } from "~/capture/lead-submission.server";
-import { deleteForm, formJson, getFormWithCounts, updateForm } from "~/forms/form.server";
+import { changeForm, removeForm } from "~/forms/form-changes.server";
+import { formJson, getFormWithCounts } from "~/forms/form.server";
 import { authorize } from "~/staff/auth.server";
 import { apiRoute, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
@@ -18,22 +19,17 @@ export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) =
 
 export const action = apiRoute(async ({ request, params, context }: ActionFunctionArgs) => {
   const user = await authorize(request, request.method === "DELETE" ? "forms.delete" : "forms.write");
-  const audit = auditor(context, user);
   const id = params.id!;
   switch (request.method) {
     case "PATCH": {
       const patch = await readJsonBody(request);
       // Archiving (or bringing back) a form stops (or restarts) its submissions: forms.delete.
-      const status = isPlainObject(patch) ? patch.status : undefined;
-      if (status !== undefined) await authorize(request, "forms.delete");
-      const form = formJson(await updateForm(id, patch));
-      if (status !== undefined) await audit(status === "archived" ? "form.archive" : "form.unarchive", `form:${id}`);
-      return json(form);
+      if (isPlainObject(patch) && patch.status !== undefined) await authorize(request, "forms.delete");
+      return json(formJson(await changeForm(id, patch, actorOf(user, context))));
     }
     case "DELETE": {
       const query = parseOrFail(DeleteQuerySchema, Object.fromEntries(new URL(request.url).searchParams));
-      await deleteForm(id, { deleteLeads: query.deleteLeads === "true" });
-      await audit("form.delete", `form:${id}`, { deleteLeads: query.deleteLeads === "true" });
+      await removeForm(id, { deleteLeads: query.deleteLeads === "true" }, actorOf(user, context));
       return new Response(null, { status: 204 });
     }
     default:

@@ -1,7 +1,7 @@
 // GET /api/leads/:id: one lead, labelled by its schema version, with its status, owner,
 // tags, notes, timeline and history. PATCH {status?, ownerId?, tags?}: work it (200 with
 // the lead). DELETE: 204. Unknown id: 404.
-import { auditor } from "~/audit/audit.server";
+import { actorOf } from "~/audit/audit.server";
 import { deleteLead } from "~/leads/lead-delete.server";
 import { updateLead } from "~/leads/lead-work.server";
 import { getLead } from "~/leads/lead.server";
@@ -32,7 +32,6 @@ export const action = apiRoute(async ({ request, params, context }: ActionFuncti
   }
   if (request.method !== "DELETE") methodNotAllowed(["GET", "PATCH", "DELETE"]);
   const user = await authorize(request, "leads.write");
-  if (!(await deleteLead(id))) notFound(id);
-  await auditor(context, user)("lead.delete", `lead:${id}`);
+  if (!(await deleteLead(id, actorOf(user, context)))) notFound(id);
   return new Response(null, { status: 204 });
 });

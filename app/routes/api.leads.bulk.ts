@@ -1,6 +1,6 @@
 // POST /api/leads/bulk {ids: [...]} | {filter: {...}} | {all: true}, {action, value?}: one
 // action over many leads, in keyset batches; answers {affected}. See docs/api/leads.md.
-import { auditor } from "~/audit/audit.server";
+import { actorOf } from "~/audit/audit.server";
 import { BULK_BODY_LIMIT, bulkUpdate, parseBulkRequest } from "~/leads/lead-bulk.server";
 import { authorize } from "~/staff/auth.server";
 import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
@@ -12,12 +12,6 @@ export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) 
   if (request.method !== "POST") methodNotAllowed(["POST"]);
   const user = await authorize(request, "leads.write");
   const bulk = parseBulkRequest(await readJsonBody(request, BULK_BODY_LIMIT), user.id);
-  const affected = await bulkUpdate(bulk, user);
-  await auditor(context, user)("lead.bulk", null, {
-    action: bulk.action,
-    value: bulk.value ?? null,
-    ...(bulk.ids ? { ids: bulk.ids.length } : { filter: bulk.filter }),
-    affected,
-  });
+  const affected = await bulkUpdate(bulk, actorOf(user, context));
   return json({ affected });
 });

@@ -1,8 +1,8 @@
-// The form's own settings beside its fields: details, settings, notifications, status,
-// and deletion.
+// The form's own settings beside its fields: details, settings and notifications
+// (archiving and deleting: DangerForms.tsx).
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
-import { Form, Link, useFetcher, useNavigation } from "@remix-run/react";
+import { useFetcher } from "@remix-run/react";
 import { FormDetailsSchema, NotificationsFormSchema, SettingsFormSchema } from "~/forms/form-schema";
 import { plural } from "~/utils/plural";
 import { FieldError, type ActionResult } from "./shared";
@@ -275,71 +275,4 @@ function PanelError({ errors }: { errors: string[] | undefined }) {
       {errors.join(" ")}
     </p>
   ) : null;
-}
-
-export function StatusForm({ status }: { status: string }) {
-  const fetcher = useFetcher<ActionResult>();
-  const pending = fetcher.formData?.get("intent");
-  // Optimistic: the button flips while the change is saved.
-  const shown = pending === "archive" ? "archived" : pending === "unarchive" ? "active" : status;
-  return (
-    <fetcher.Form method="post" aria-label="Status">
-      {shown === "active" ? (
-        <p className="actions">
-          <input type="hidden" name="intent" value="archive" />
-          <button type="submit" className="secondary">
-            Archive form
-          </button>
-          <span className="muted">An archived form stays readable with its leads.</span>
-        </p>
-      ) : (
-        <p className="actions">
-          <input type="hidden" name="intent" value="unarchive" />
-          <button type="submit" className="secondary">
-            Unarchive form
-          </button>
-          <span className="muted">This form is archived.</span>
-        </p>
-      )}
-    </fetcher.Form>
-  );
-}
-
-export function DeleteConfirmation({
-  name,
-  totalLeads,
-  actionData,
-}: {
-  name: string;
-  totalLeads: number;
-  actionData: ActionResult | undefined;
-}) {
-  const navigation = useNavigation();
-  const deleting = navigation.state !== "idle" && navigation.formData?.get("intent") === "delete";
-  return (
-    <div className="notice warn" role="group" aria-labelledby="delete-heading">
-      <h3 id="delete-heading">Delete “{name}”?</h3>
-      <Form method="post" aria-label="Delete form">
-        <input type="hidden" name="intent" value="delete" />
-        <p>The form and every version of its fields are deleted. This cannot be undone.</p>
-        {totalLeads > 0 ? (
-          <label className="choice">
-            <input type="checkbox" name="deleteLeads" /> Also delete its {totalLeads} lead
-            {totalLeads === 1 ? "" : "s"} (otherwise the form is not deleted)
-          </label>
-        ) : null}
-        {actionData && !actionData.ok ? (
-          <p className="error" role="alert">
-            {actionData.message}
-          </p>
-        ) : null}
-        <p className="actions">
-          <button type="submit" className="danger" disabled={deleting}>
-            {deleting ? "Deleting…" : "Delete permanently"}
-          </button>
-          <Link to=".">Cancel</Link>
-        </p>
-      </Form>
-    </div>
-  );
 }

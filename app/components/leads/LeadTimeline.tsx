@@ -1,7 +1,10 @@
 // A lead's timeline, oldest first: staff notes and every change of status, owner and tags,
 // with who made it and when (in the staff user's time zone), and the form that adds a note.
+import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { Form } from "@remix-run/react";
 import { LocalTime } from "~/components/LocalTime";
+import { LeadNoteFormSchema } from "~/leads/lead-schemas";
 import { personName, STATUS_LABELS } from "./LeadWorkForm";
 
 type Person = { id: string; name: string | null; email: string };
@@ -65,17 +68,25 @@ const capitalized = (text: string) => text.charAt(0).toUpperCase() + text.slice(
 export function NoteForm({
   maxLength,
   busy,
-  error,
-  value,
+  lastResult,
 }: {
   maxLength: number;
   busy: boolean;
-  error?: string;
-  /** A refused note's text, to correct. */
-  value?: string;
+  /** A refused note: its message, and its text to correct. */
+  lastResult: SubmissionResult<string[]> | undefined;
 }) {
+  // Checked in the browser with the schema the action parses with (Conform, decision 022).
+  const [form, fields] = useForm({
+    id: "lead-note",
+    lastResult,
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: LeadNoteFormSchema }),
+  });
+  const error = fields.body.errors?.[0];
+  const value = fields.body.initialValue;
   return (
-    <Form method="post" aria-label="Add a note">
+    <Form method="post" aria-label="Add a note" {...getFormProps(form)}>
       <input type="hidden" name="intent" value="note" />
       <label htmlFor="note-body">New note</label>
       <textarea
@@ -84,7 +95,7 @@ export function NoteForm({
         rows={3}
         required
         maxLength={maxLength}
-        defaultValue={value}
+        defaultValue={typeof value === "string" ? value : undefined}
         aria-invalid={error ? true : undefined}
         aria-describedby={error ? "note-error" : undefined}
       />

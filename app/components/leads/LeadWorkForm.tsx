@@ -1,12 +1,13 @@
 // Working a lead: its status, owner and tags, saved together by one plain form post
 // (intent=update). A spam lead says so and offers "Not spam", which puts it back at the
-// stage it had. Each input's refusal shows next to it.
+// stage it had. Each input's refusal shows next to it: checked in the browser with the
+// schema the action parses with (Conform, decision 022), and said again by the server.
+import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { Form } from "@remix-run/react";
+import { LeadWorkFormSchema } from "~/leads/lead-schemas";
 
 type Person = { id: string; name: string | null; email: string };
-
-export type WorkErrors = Partial<Record<"status" | "ownerId" | "tags", string>>;
-type WorkValues = Partial<Record<"status" | "ownerId" | "tags", string>>;
 
 export const STATUS_LABELS: Record<string, string> = {
   new: "New",
@@ -26,8 +27,7 @@ export function LeadWorkForm({
   suggestions,
   maxTags,
   busy,
-  errors = {},
-  values,
+  lastResult,
 }: {
   lead: { status: string; stage: string; isSpam: boolean; owner: Person | null; tags: string[] };
   /** Who may own a lead: enabled staff who have joined. */
@@ -36,10 +36,22 @@ export function LeadWorkForm({
   suggestions: string[];
   maxTags: number;
   busy: boolean;
-  errors?: WorkErrors;
-  /** What a refused post sent, shown again to be corrected. */
-  values?: WorkValues;
+  /** A refused post: the messages by input, and what it sent, shown again to be corrected. */
+  lastResult: SubmissionResult<string[]> | undefined;
 }) {
+  const [form, fields] = useForm({
+    id: "lead-work",
+    lastResult,
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: LeadWorkFormSchema }),
+  });
+  const errors = {
+    status: fields.status.errors?.[0],
+    ownerId: fields.ownerId.errors?.[0],
+    tags: fields.tags.errors?.[0],
+  };
+  const sent = lastResult?.initialValue as Partial<Record<"status" | "ownerId" | "tags", string>> | undefined;
   const tags = lead.tags.join(", ");
   const owner = lead.owner?.id ?? "";
   // A disabled owner stays chosen (and is not sent again unless changed).
@@ -48,7 +60,12 @@ export function LeadWorkForm({
     <section className="card" aria-labelledby="work-heading">
       <h2 id="work-heading">Work this lead</h2>
       {lead.isSpam ? <SpamNotice stage={lead.stage} busy={busy} /> : null}
-      <Form method="post" aria-label="Status, owner and tags" key={JSON.stringify([lead.status, owner, tags, values])}>
+      <Form
+        method="post"
+        aria-label="Status, owner and tags"
+        key={JSON.stringify([lead.status, owner, tags, sent])}
+        {...getFormProps(form)}
+      >
         <input type="hidden" name="intent" value="update" />
         {/* What the page showed: the server changes only what was changed here, so two
             people working the same lead do not undo each other's other changes. */}
@@ -56,40 +73,14 @@ export function LeadWorkForm({
         <input type="hidden" name="ownerIdWas" value={owner} />
         <input type="hidden" name="tagsWas" value={tags} />
         <div className="row">
-          <div>
-            <label htmlFor="lead-status">Status</label>
-            <select
-              id="lead-status"
-              name="status"
-              defaultValue={values?.status ?? lead.status}
-              {...invalid("lead-status", errors.status)}
-            >
-              {statuses.map((status) => (
-                <option key={status} value={status}>
-                  {STATUS_LABELS[status] ?? status}
-                </option>
-              ))}
-            </select>
-            <FieldError id="lead-status-error" message={errors.status} />
-          </div>
-          <div>
-            <label htmlFor="lead-owner">Owner</label>
-            <select
-              id="lead-owner"
-              name="ownerId"
-              defaultValue={values?.ownerId ?? owner}
-              {...invalid("lead-owner", errors.ownerId)}
-            >
-              <option value="">Nobody</option>
-              {choices.map((person) => (
-                <option key={person.id} value={person.id}>
-                  {person.name ? `${person.name} (${person.email})` : person.email}
-                </option>
-              ))}
-            </select>
-            <FieldError id="lead-owner-error" message={errors.ownerId} />
-          </div>
-          <TagsInput value={values?.tags ?? tags} suggestions={suggestions} maxTags={maxTags} error={errors.tags} />
+          <StatusSelect statuses={statuses} defaultValue={sent?.status ?? lead.status} error={errors.status} />
+          <OwnerSelect choices={choices} defaultValue={sent ? (sent.ownerId ?? "") : owner} error={errors.ownerId} />
+          <TagsInput
+            value={sent ? (sent.tags ?? "") : tags}
+            suggestions={suggestions}
+            maxTags={maxTags}
+            error={errors.tags}
+          />
         </div>
         <p>
           <button type="submit" disabled={busy}>
@@ -101,9 +92,55 @@ export function LeadWorkForm({
   );
 }
 
-function SpamNotice({ stage, busy }: { stage: string; busy: boolean }) {
+function StatusSelect({
+  statuses,
+  defaultValue,
+  error,
+}: {
+  statuses: readonly string[];
+  defaultValue: string;
+  error?: string;
+}) {
   return (
-    <Form method="post" className="notice warn actions" aria-label="Spam">
+    <div>
+      <label htmlFor="lead-status">Status</label>
+      <select id="lead-status" name="status" defaultValue={defaultValue} {...invalid("lead-status", error)}>
+        {statuses.map((status) => (
+          <option key={status} value={status}>
+            {STATUS_LABELS[status] ?? status}
+          </option>
+        ))}
+      </select>
+      <FieldError id="lead-status-error" message={error} />
+    </div>
+  );
+}
+
+function OwnerSelect({ choices, defaultValue, error }: { choices: Person[]; defaultValue: string; error?: string }) {
+  return (
+    <div>
+      <label htmlFor="lead-owner">Owner</label>
+      <select id="lead-owner" name="ownerId" defaultValue={defaultValue} {...invalid("lead-owner", error)}>
+        <option value="">Nobody</option>
+        {choices.map((person) => (
+          <option key={person.id} value={person.id}>
+            {person.name ? `${person.name} (${person.email})` : person.email}
+          </option>
+        ))}
+      </select>
+      <FieldError id="lead-owner-error" message={error} />
+    </div>
+  );
+}
+
+function SpamNotice({ stage, busy }: { stage: string; busy: boolean }) {
+  // The same form as the work form's, with only the status; refusals show there.
+  const [form] = useForm({
+    id: "lead-spam",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: LeadWorkFormSchema }),
+  });
+  return (
+    <Form method="post" className="notice warn actions" aria-label="Spam" {...getFormProps(form)}>
       <input type="hidden" name="intent" value="update" />
       <span>
         Marked as <strong>spam</strong>: left out of the lead list unless spam is asked for. Not spam puts it back at{" "}

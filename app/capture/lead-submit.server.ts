@@ -1,0 +1,167 @@
+// The public lead submission's policy (POST /api/leads/submit, no login): who may post
+// (a form's allowed origins, CORS), in which body kinds, how often, and how each caller is
+// answered: scripts (JSON), the embed script (multipart, Accept: application/json) and plain
+// HTML forms on any website (URL-encoded or multipart: answered with redirects and pages).
+// Rules and examples: docs/api/lead-capture.md.
+import {
+  domainErrorHeaders,
+  domainErrorResponse,
+  errorResponse,
+  json,
+  readBodyText,
+  statusOf,
+} from "~/utils/api.server";
+import { DomainError } from "~/utils/domain-error";
+import { env } from "~/utils/env.server";
+import {
+  idempotencyKeyOf,
+  limitSubmissions,
+  storeLead,
+  SUBMISSION_BODY_LIMIT,
+  validateSubmission,
+} from "./lead-capture.server";
+import { parseSubmission, submissionKind, type Submission } from "./lead-submission.server";
+import { findOpenForm, isOriginAllowed, type PublicForm } from "./public-form.server";
+import { hostedFormWithErrors } from "./submit-return.server";
+import { leadDraftScope, markSettled } from "./visitor-drafts.server";
+import { isBrowserPost, isFormPost, visitorPage } from "./visitor-page.server";
+
+/** What the HTTP layer knows about a submission and its Request does not. */
+export type SubmitMeta = { ip: string };
+
+const APP_ORIGIN = new URL(env.APP_URL).origin;
+
+/**
+ * Preflight. It cannot know the form (the formId is in the body), so it lets any
+ * origin ask; the POST itself is refused (403) when the form does not allow the origin.
+ */
+export function submitPreflight(request: Request): Response {
+  const origin = request.headers.get("Origin");
+  return new Response(null, {
+    status: 204,
+    headers: {
+      "Access-Control-Allow-Origin": origin ?? "*",
+      "Access-Control-Allow-Methods": "POST, OPTIONS",
+      "Access-Control-Allow-Headers": "Content-Type, Accept, Idempotency-Key",
+      "Access-Control-Max-Age": "600",
+      Vary: "Origin, Access-Control-Request-Headers",
+      "Cache-Control": "no-store",
+    },
+  });
+}
+
+/**
+ * Takes one submission (the request's body, in any of the kinds above) and answers it:
+ * the origin the form allows, the rate limit, validation and spam signals, storing (once
+ * per idempotency key), and the answer the caller understands (JSON with CORS headers, a
+ * redirect, or a page for a person's browser).
+ */
+export async function submitLead(request: Request, meta: SubmitMeta): Promise<Response> {
+  const origin = request.headers.get("Origin");
+  // Until the form is known, any page may read our refusal (it names no form's data).
+  let corsOrigin: string | null = origin;
+  let form: PublicForm | null = null;
+  let submission: Submission | null = null;
+  try {
+    const contentType = request.headers.get("Content-Type") ?? "";
+    submissionKind(contentType); // an unsupported type is refused before the body is read
+    submission = await parseSubmission({
+      contentType,
+      body: await readBodyText(request, SUBMISSION_BODY_LIMIT),
+      referer: request.headers.get("Referer"),
+    });
+    form = await findOpenForm(submission.formId);
+    const ownOrigin = () => new URL(request.url).origin;
+    if (!isOriginAllowed(form, origin, ownOrigin) && origin !== APP_ORIGIN) {
+      corsOrigin = null;
+      const message = "This form does not accept submissions from this website.";
+      // The embed script's fetch fails on CORS and falls back to a plain post: the visitor
+      // gets a page with a way back to the site, not our JSON.
+      if (answersWithPage(request, submission)) {
+        return visitorPage(403, {
+          title: "Your submission was not accepted",
+          message,
+          referer: request.headers.get("Referer"),
+          headers: { Vary: "Origin" },
+        });
+      }
+      return errorResponse(403, "origin_not_allowed", message, { headers: { Vary: "Origin" } });
+    }
+    await limitSubmissions(form.id, meta.ip);
+    const idempotencyKey = idempotencyKeyOf(request.headers.get("Idempotency-Key"));
+    const lead = validateSubmission(form, submission, Date.now(), request.headers.get("User-Agent"));
+    const stored = await storeLead(lead, form, {
+      ip: meta.ip,
+      userAgent: request.headers.get("User-Agent"),
+      idempotencyKey,
+    });
+    if (submission.retryOf) {
+      // Only what Back to the old errors page says: never worth failing a stored lead over.
+      await markSettled(leadDraftScope(form.id), submission.retryOf).catch((error) =>
+        console.error("marking a refused post settled failed:", error),
+      );
+    }
+    if (wantsRedirect(request, submission)) {
+      return redirect303(form.settings.redirectUrl ?? `/f/${encodeURIComponent(form.id)}/thanks`, corsOrigin);
+    }
+    return json(
+      { id: stored.lead.id, formId: stored.lead.formId, createdAt: stored.lead.createdAt.toISOString() },
+      { status: stored.replayed ? 200 : 201, headers: corsHeaders(corsOrigin) },
+    );
+  } catch (thrown) {
+    if (!(thrown instanceof DomainError)) throw thrown;
+    return await answerRefusal(request, thrown, corsOrigin, form, submission);
+  }
+}
+
+function corsHeaders(origin: string | null): Record<string, string> {
+  if (!origin) return { Vary: "Origin" };
+  return { Vary: "Origin", "Access-Control-Allow-Origin": origin, "Access-Control-Expose-Headers": "Retry-After" };
+}
+
+/** A plain HTML form post (no script asked for JSON) is answered with redirects and pages. */
+function wantsRedirect(request: Request, submission: Submission | null): boolean {
+  const formPost = submission ? submission.mode === "form" : isFormPost(request);
+  return formPost && !(request.headers.get("Accept") ?? "").includes("application/json");
+}
+
+/** A refusal to a person's browser is a page; a JSON body always gets JSON. */
+function answersWithPage(request: Request, submission: Submission | null): boolean {
+  const jsonBody = submission ? submission.mode === "json" : /json/i.test(request.headers.get("Content-Type") ?? "");
+  return !jsonBody && isBrowserPost(request);
+}
+
+function redirect303(location: string, corsOrigin: string | null): Response {
+  return new Response(null, {
+    status: 303,
+    headers: { Location: location, "Cache-Control": "no-store", ...corsHeaders(corsOrigin) },
+  });
+}
+
+/**
+ * A refusal as JSON (adding CORS headers), or for a plain HTML form post: a validation
+ * failure goes back to the hosted form with the problems named by field and what was
+ * typed kept, and anything else becomes a short HTML page when a browser posted.
+ */
+async function answerRefusal(
+  request: Request,
+  refusal: DomainError,
+  corsOrigin: string | null,
+  form: PublicForm | null,
+  submission: Submission | null,
+): Promise<Response> {
+  const status = statusOf(refusal);
+  if (wantsRedirect(request, submission) && refusal.code === "validation_failed" && form && submission) {
+    return redirect303(await hostedFormWithErrors(form, submission, refusal.details), corsOrigin);
+  }
+  const response = answersWithPage(request, submission)
+    ? visitorPage(status, {
+        title: "Your submission was not accepted",
+        message: refusal.message,
+        referer: request.headers.get("Referer"),
+        headers: domainErrorHeaders(refusal),
+      })
+    : domainErrorResponse(refusal);
+  for (const [name, value] of Object.entries(corsHeaders(corsOrigin))) response.headers.set(name, value);
+  return response;
+}
