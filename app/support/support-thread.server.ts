@@ -62,6 +62,8 @@ export const emailSelect = {
   createdAt: true,
 } as const;
 
+type OutboxState = Prisma.OutboxEmailGetPayload<{ select: typeof emailSelect }>;
+
 /** A ticket with its thread (oldest first) and the delivery state of every email sent for it. */
 export async function getTicketThread(idOrReference: string, client: Prisma.TransactionClient = db) {
   const ticket = await client.ticket.findUnique({

@@ -134,7 +134,7 @@ export async function getAttachment(reference: string, id: string) {
 }
 
 export { getTicketThread } from "./support-thread.server";
-export { getMessageText, getThreadPage } from "./support-thread-page.server";
+export { getMessageText } from "./support-thread-page.server";
 
 function notFound(idOrReference: string): never {
   throw new DomainError("not_found", `No support request ${idOrReference}.`);
