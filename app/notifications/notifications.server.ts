@@ -7,6 +7,7 @@ import { TZDate } from "@date-fns/tz";
 import { every } from "~/jobs/periodic.server";
 import { newMessageId } from "~/notifications/mailer.server";
 import { db, isSqliteBusy, isUniqueViolation, type Prisma } from "~/storage/db.server";
+import type { StaffEmail } from "~/storage/lead-types";
 import { env } from "~/utils/env.server";
 import { timeOrderedId } from "~/utils/random-text.server";
 import { createRateLimiter, type RateLimiter } from "~/utils/rate-limit.server";
@@ -15,16 +16,8 @@ import { leadDetailOf, leadDetailSelect, type LeadDetail } from "../leads/lead.s
 import { listStaffEmails } from "../staff/user.server";
 import { kickOutbox } from "./outbox.server";
 
-/** A row of the outbox for staff: no ticket, and its own Reply-To (or none). */
-export type StaffEmail = {
-  id: string;
-  toEmail: string;
-  subject: string;
-  text: string;
-  messageId: string;
-  replyTo: string | null;
-  createdAt: Date;
-};
+/** A row of the outbox for staff: no ticket, and its own Reply-To (or none); a lead is written with its own. */
+export type { StaffEmail };
 
 /** Emails to staff (or anyone) with one subject and text, ready for writeStaffEmails. */
 export function staffEmails(

@@ -4,11 +4,8 @@
 // Date would be sent in the process's local time) and read back as text, never through
 // node-postgres's parser, which would read them as local time.
 import pg from "pg";
-import { spamValues } from "~/leads/lead-filters.server";
-import type { StaffEmail } from "~/notifications/notifications.server";
 import { isoFromUtcText, postgresPool } from "~/storage/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
-import type { LeadCreatedEvent } from "~/webhooks/webhook-events.server";
 import {
   LEAD_ROW_COLUMNS,
   leadConditions,
@@ -31,6 +28,7 @@ import {
   fieldHasValueSql,
   type FormField,
 } from "./lead-store";
+import { spamValues, type LeadCreatedEventRow, type StaffEmail } from "./lead-types";
 
 const postgres: Dialect = {
   placeholder: (n) => `$${n}`,
@@ -97,7 +95,7 @@ SELECT "id" FROM lead`;
 
 type Pending = {
   lead: NewLead;
-  event: LeadCreatedEvent | null | undefined;
+  event: LeadCreatedEventRow | null | undefined;
   emails: readonly StaffEmail[];
   resolve: () => void;
   reject: (error: unknown) => void;

@@ -1,12 +1,8 @@
 // The LeadStore on SQLite: better-sqlite3 on the connection under Prisma (decision 003).
 // Times are written and compared as the Prisma adapter stores them (ISO 8601 text with
 // `+00:00`), booleans as 0/1, the data as JSON text, so Prisma reads these rows unchanged.
-import type { LeadData } from "~/forms/form-schema";
-import { spamValues } from "~/leads/lead-filters.server";
-import type { StaffEmail } from "~/notifications/notifications.server";
 import { idleSqlite, isoFromUtcText, prepared, sqliteTime, type SqliteConnection } from "~/storage/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
-import type { LeadCreatedEvent } from "~/webhooks/webhook-events.server";
 import {
   LEAD_ROW_COLUMNS,
   leadPageSql,
@@ -27,6 +23,7 @@ import {
   type ChangedLead,
   fieldHasValueSql,
 } from "./lead-store";
+import { spamValues, type LeadCreatedEventRow, type LeadData, type StaffEmail } from "./lead-types";
 
 const sqlite: Dialect = {
   placeholder: () => "?",
@@ -94,7 +91,7 @@ function writeLead(connection: SqliteConnection, pending: Pending) {
 type Pending = {
   id: string;
   values: unknown[];
-  event: LeadCreatedEvent | null | undefined;
+  event: LeadCreatedEventRow | null | undefined;
   emails: readonly StaffEmail[];
   resolve: () => void;
   reject: (error: unknown) => void;

@@ -1,13 +1,19 @@
-// The storage interface of leads: what the domain code (app/models) asks of the Lead
+// The storage interface of leads: what the domain code (app/leads, app/capture) asks of the Lead
 // table where Prisma's per-query cost would be most of a request (docs/decisions/003 and
 // 021). One implementation per database, chosen once at start (./index.server.ts); the
 // column lists are checked against the Prisma model, rows are mapped by name, and the
 // filters become SQL in one place, leadConditions below, for both databases.
-import type { LeadData } from "~/forms/form-schema";
-import { dayRange, spamValues, type Cursor, type LeadFilters, type LeadStatusValue } from "~/leads/lead-filters.server";
-import type { StaffEmail } from "~/notifications/notifications.server";
 import type { Lead } from "~/storage/db.server";
-import type { LeadCreatedEvent } from "~/webhooks/webhook-events.server";
+import {
+  dayRange,
+  spamValues,
+  type Cursor,
+  type LeadCreatedEventRow,
+  type LeadData,
+  type LeadQuery,
+  type LeadStatusValue,
+  type StaffEmail,
+} from "./lead-types";
 
 /** The columns a page of leads reads (a column the model lacks fails to compile). */
 export const LEAD_ROW_COLUMNS = [
@@ -140,13 +146,13 @@ export interface LeadStore {
    * notification emails it sends, if any; a second lead with the same (formId,
    * idempotencyKey) throws a unique violation.
    */
-  insert(lead: NewLead, event?: LeadCreatedEvent | null, emails?: readonly StaffEmail[]): Promise<void>;
+  insert(lead: NewLead, event?: LeadCreatedEventRow | null, emails?: readonly StaffEmail[]): Promise<void>;
   /** One keyset page of the leads matching the filters, newest first (createdAt desc, id desc). */
-  page(filters: LeadFilters, cursor: Cursor | undefined, take: number): Promise<LeadRow[]>;
+  page(filters: LeadQuery, cursor: Cursor | undefined, take: number): Promise<LeadRow[]>;
   /** The positions (id, createdAt) of one keyset page: what a bulk action walks. */
-  positions(filters: LeadFilters, cursor: Cursor | undefined, take: number): Promise<LeadPosition[]>;
+  positions(filters: LeadQuery, cursor: Cursor | undefined, take: number): Promise<LeadPosition[]>;
   /** How many leads match the filters. */
-  count(filters: LeadFilters): Promise<number>;
+  count(filters: LeadQuery): Promise<number>;
   /**
    * Sets a status or an owner on the leads among `ids` that do not have it yet, each with
    * its timeline entry and the events `announce` gives for them, in one transaction;
@@ -159,9 +165,9 @@ export interface LeadStore {
     announce?: AnnounceChanges,
   ): Promise<number>;
   /** The ids of the forms with at least one lead matching the filters. */
-  formIdsMatching(filters: LeadFilters): Promise<string[]>;
+  formIdsMatching(filters: LeadQuery): Promise<string[]>;
   /** Of `fields`, those that at least one lead matching the filters holds a value for. */
-  fieldsWithValues(filters: LeadFilters, fields: readonly FormField[]): Promise<FormField[]>;
+  fieldsWithValues(filters: LeadQuery, fields: readonly FormField[]): Promise<FormField[]>;
   /** Form names by id (for the forms of a page of leads). */
   formNames(formIds: string[]): Promise<Map<string, string>>;
   /** A form's non-spam leads per UTC day (`YYYY-MM-DD`) in [from, to). */
@@ -178,7 +184,7 @@ export const WEBHOOK_EVENT_INSERT = `INSERT INTO "WebhookEvent" ("id", "type", "
 /** The columns a lead.updated is written with, its body built: id, leadId, time, fanOutTo, time, payload. */
 export const LEAD_UPDATED_INSERT = `INSERT INTO "WebhookEvent" ("id", "type", "leadId", "createdAt", "fanOutTo", "fanOutAt", "payload")`;
 /** `fanOutTo`: the endpoints an event is to be fanned out to. */
-export const fanOutList = (event: LeadCreatedEvent) => event.endpointIds.join(",");
+export const fanOutList = (event: LeadCreatedEventRow) => event.endpointIds.join(",");
 /** The outbox's columns a staff notification is written with (its status `pending`, 0 attempts). */
 export const OUTBOX_EMAIL_INSERT = `INSERT INTO "OutboxEmail" ("id", "toEmail", "subject", "text", "messageId", "replyTo", "nextAttemptAt", "createdAt", "status", "attempts")`;
 
@@ -207,7 +213,7 @@ export type Dialect = {
  * the substring test is case-insensitive on both databases.
  */
 export function leadConditions(
-  filters: LeadFilters,
+  filters: LeadQuery,
   cursor: Cursor | undefined,
   isSpam: boolean,
   dialect: Dialect,
@@ -253,7 +259,7 @@ export type FormField = { formId: string; key: string };
  * stops at the first such lead.
  */
 export function fieldHasValueSql(
-  filters: LeadFilters,
+  filters: LeadQuery,
   field: FormField,
   isSpam: boolean,
   dialect: Dialect,
@@ -269,7 +275,7 @@ export function fieldHasValueSql(
 
 /** The page's SQL for one spam value: the filters, newest first, `take` rows. */
 export function leadPageSql(
-  filters: LeadFilters,
+  filters: LeadQuery,
   cursor: Cursor | undefined,
   take: number,
   isSpam: boolean,
@@ -284,7 +290,7 @@ export function leadPageSql(
 
 /** Reads one run per spam value the filters ask for and merges them, newest first. */
 export async function mergedRuns<Row extends LeadPosition>(
-  filters: LeadFilters,
+  filters: LeadQuery,
   take: number,
   run: (isSpam: boolean) => Promise<Row[]>,
 ): Promise<Row[]> {
@@ -301,7 +307,7 @@ export async function mergedRuns<Row extends LeadPosition>(
 
 /** The count's SQL for one spam value. */
 export function leadCountSql(
-  filters: LeadFilters,
+  filters: LeadQuery,
   isSpam: boolean,
   dialect: Dialect,
 ): { sql: string; params: unknown[] } {
