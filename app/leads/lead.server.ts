@@ -1,64 +1,40 @@
 // Reading stored leads: the filtered, keyset-paginated list (API and dashboard) and one lead
 // labelled by the schema version it was stored under (the per-form source breakdown is in
-// form-stats.server.ts). The filters are in lead-filters.server.ts; pages are read through
-// the LeadStore (app/storage); storing leads lives in lead-capture.server.ts, deleting them
-// in lead-delete.server.ts, files in lead-export.server.ts.
-import type { FormField, LeadData } from "~/forms/form-schema";
-import { db, type Prisma, type Lead } from "~/storage/db.server";
+// form-stats.server.ts). The filters are in lead-filters.server.ts; what a lead shows as is
+// lead-detail.server.ts, its timeline lead-history.server.ts; pages are read through the
+// LeadStore (app/storage); storing leads lives in lead-capture.server.ts, deleting them in
+// lead-delete.server.ts, files in lead-export.server.ts.
+import type { LeadData } from "~/forms/form-schema";
+import { db, type Prisma } from "~/storage/db.server";
 import { leadStore } from "~/storage/index.server";
 import type { UnbuiltEvent } from "~/storage/webhook-fan-out-store.server";
 import { eventBody } from "../webhooks/webhook-events.server";
+import {
+  leadDetailOf,
+  statusOf,
+  utmOf,
+  leadDetailSelect,
+  type LeadDetail,
+  type LeadOwner,
+  type LeadSummary,
+} from "./lead-detail.server";
 import { cursorOf, type LeadFilters, type LeadListQuery, type LeadStatusValue } from "./lead-filters.server";
-import { leadTimeline, personHistory, statusOf, type PersonHistory, type TimelineEntry } from "./lead-work.server";
+import { leadTimeline, personHistory, type PersonHistory, type TimelineEntry } from "./lead-history.server";
+
+// The read model of a lead, for the pages and the API that read it from here.
+export {
+  leadDetailOf,
+  leadDetailSelect,
+  type LabelledField,
+  type LeadDetail,
+  type LeadOwner,
+  type LeadParts,
+  type LeadSummary,
+  type Utm,
+} from "./lead-detail.server";
 
 // ---------------------------------------------------------------------------
 // List
-
-const listSelect = {
-  id: true,
-  formId: true,
-  createdAt: true,
-  isSpam: true,
-  schemaVersion: true,
-  data: true,
-  utmSource: true,
-  utmMedium: true,
-  utmCampaign: true,
-  utmTerm: true,
-  utmContent: true,
-  referrerHost: true,
-  status: true,
-  ownerId: true,
-  email: true,
-} satisfies Prisma.LeadSelect;
-
-export type Utm = {
-  utm_source: string | null;
-  utm_medium: string | null;
-  utm_campaign: string | null;
-  utm_term: string | null;
-  utm_content: string | null;
-};
-
-export type LeadOwner = { id: string; name: string | null; email: string };
-
-export type LeadSummary = {
-  id: string;
-  formId: string;
-  formName: string;
-  createdAt: string;
-  /** The stage, or `spam` (then isSpam is true too). */
-  status: LeadStatusValue;
-  isSpam: boolean;
-  owner: LeadOwner | null;
-  tags: string[];
-  /** The lead's address (its form's first email field), lower-cased. */
-  email: string | null;
-  schemaVersion: number;
-  data: LeadData;
-  utm: Utm;
-  referrerHost: string | null;
-};
 
 /** The tags and owners of a page of leads, read in two queries. */
 export async function tagsAndOwners(
@@ -81,22 +57,6 @@ export async function tagsAndOwners(
   const tags = new Map<string, string[]>();
   for (const row of tagRows) tags.set(row.leadId, [...(tags.get(row.leadId) ?? []), row.tag]);
   return { tags, owners: new Map(owners.map((owner) => [owner.id, owner])) };
-}
-
-function utmOf(lead: {
-  utmSource: string | null;
-  utmMedium: string | null;
-  utmCampaign: string | null;
-  utmTerm: string | null;
-  utmContent: string | null;
-}): Utm {
-  return {
-    utm_source: lead.utmSource,
-    utm_medium: lead.utmMedium,
-    utm_campaign: lead.utmCampaign,
-    utm_term: lead.utmTerm,
-    utm_content: lead.utmContent,
-  };
 }
 
 /**
@@ -147,17 +107,6 @@ export function countLeads(filters: LeadFilters): Promise<number> {
 // ---------------------------------------------------------------------------
 // One lead
 
-export type LabelledField = Pick<FormField, "key" | "label" | "type">;
-
-/** A lead as the `lead.created` and `lead.deleted` webhooks carry it. */
-export type LeadDetail = LeadSummary & {
-  /** The fields of the schema version the lead was stored under, in order. */
-  fields: LabelledField[];
-  referrerUrl: string | null;
-  landingPageUrl: string | null;
-  userAgent: string | null;
-};
-
 /** A lead as `GET /api/leads/:id` and its page show it: with its owner, tags, timeline and history. */
 export type LeadRecord = LeadDetail & {
   /** Its stage, also while it is spam: where marking it not-spam returns it. */
@@ -166,21 +115,6 @@ export type LeadRecord = LeadDetail & {
   timeline: TimelineEntry[];
   history: PersonHistory;
 };
-
-function labelled(fields: unknown): LabelledField[] {
-  if (!Array.isArray(fields)) return [];
-  return fields
-    .filter((field): field is FormField => typeof field?.key === "string")
-    .map((field) => ({ key: field.key, label: String(field.label ?? field.key), type: field.type }));
-}
-
-/** The columns of a lead that leadDetailOf shows. */
-export const leadDetailSelect = {
-  ...listSelect,
-  referrerUrl: true,
-  landingPageUrl: true,
-  userAgent: true,
-} satisfies Prisma.LeadSelect;
 
 /** One lead with everything staff see of it, or null. */
 export async function getLead(id: string): Promise<LeadRecord | null> {
@@ -276,63 +210,6 @@ export async function leadCreatedBodies(
       }
     }),
   );
-}
-
-/** The stored columns of a lead, its form's name and its schema version's fields. */
-export type LeadParts = Pick<
-  Lead,
-  | "id"
-  | "formId"
-  | "createdAt"
-  | "isSpam"
-  | "schemaVersion"
-  | "utmSource"
-  | "utmMedium"
-  | "utmCampaign"
-  | "utmTerm"
-  | "utmContent"
-  | "referrerUrl"
-  | "referrerHost"
-  | "landingPageUrl"
-  | "userAgent"
-  | "email"
-> &
-  Partial<Pick<Lead, "status">> & {
-    formName: string;
-    /** A new lead has neither. */
-    owner?: LeadOwner | null;
-    tags?: string[];
-    data: LeadData;
-    /** The fields of the schema version the lead was stored under. */
-    fields: unknown;
-  };
-
-/** A lead as `GET /api/leads/:id` shows it (and as the `lead.created` webhook carries it). */
-export function leadDetailOf(lead: LeadParts): LeadDetail {
-  const fields = labelled(lead.fields);
-  // Keys stored without a field in that version (should not happen) still show, by key.
-  for (const key of Object.keys(lead.data)) {
-    if (!fields.some((field) => field.key === key)) fields.push({ key, label: key, type: "text" });
-  }
-  return {
-    id: lead.id,
-    formId: lead.formId,
-    formName: lead.formName,
-    createdAt: lead.createdAt.toISOString(),
-    status: statusOf({ status: lead.status ?? "new", isSpam: lead.isSpam }),
-    isSpam: lead.isSpam,
-    owner: lead.owner ?? null,
-    tags: lead.tags ?? [],
-    email: lead.email,
-    schemaVersion: lead.schemaVersion,
-    data: lead.data,
-    fields,
-    utm: utmOf(lead),
-    referrerUrl: lead.referrerUrl,
-    referrerHost: lead.referrerHost,
-    landingPageUrl: lead.landingPageUrl,
-    userAgent: lead.userAgent,
-  };
 }
 
 /** Forms to pick from in filters: id and name, newest first (bounded). */

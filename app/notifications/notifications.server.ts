@@ -5,41 +5,17 @@
 // the two cannot lose it.
 import { TZDate } from "@date-fns/tz";
 import { every } from "~/jobs/periodic.server";
-import { newMessageId } from "~/notifications/mailer.server";
 import { db, isSqliteBusy, isUniqueViolation, type Prisma } from "~/storage/db.server";
-import type { StaffEmail } from "~/storage/lead-types";
 import { env } from "~/utils/env.server";
-import { timeOrderedId } from "~/utils/random-text.server";
 import { createRateLimiter, type RateLimiter } from "~/utils/rate-limit.server";
 import { FormSettingsSchema, type LeadValue, type NotificationSettings } from "../forms/form-schema";
-import { leadDetailOf, leadDetailSelect, type LeadDetail } from "../leads/lead.server";
+import { leadDetailOf, leadDetailSelect, type LeadDetail } from "../leads/lead-detail.server";
 import { listStaffEmails } from "../staff/user.server";
 import { kickOutbox } from "./outbox.server";
+import { staffEmails, writeStaffEmails, type StaffEmail } from "./staff-emails.server";
 
-/** A row of the outbox for staff: no ticket, and its own Reply-To (or none); a lead is written with its own. */
-export type { StaffEmail };
-
-/** Emails to staff (or anyone) with one subject and text, ready for writeStaffEmails. */
-export function staffEmails(
-  recipients: readonly string[],
-  message: { subject: string; text: string; replyTo?: string | null },
-  createdAt = new Date(),
-): StaffEmail[] {
-  return recipients.map((toEmail) => ({
-    id: timeOrderedId("eml_"),
-    toEmail,
-    subject: message.subject.slice(0, 250),
-    text: message.text,
-    messageId: newMessageId("notify"),
-    replyTo: message.replyTo ?? null,
-    createdAt,
-  }));
-}
-
-/** Writes staff emails (in the caller's transaction when given one). */
-export async function writeStaffEmails(emails: StaffEmail[], tx: Prisma.TransactionClient = db): Promise<void> {
-  if (emails.length > 0) await tx.outboxEmail.createMany({ data: emails });
-}
+// The staff emails themselves (built and written) are staff-emails.server.ts; these are what they say.
+export { staffEmails, writeStaffEmails, type StaffEmail } from "./staff-emails.server";
 
 const link = (path: string) => `${env.APP_URL}${path}`;
 

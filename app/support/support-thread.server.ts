@@ -3,8 +3,8 @@
 // change to a ticket causes (and the staff emails it sends), written in that change's
 // transaction with this view of it.
 import { db, type Prisma } from "~/storage/db.server";
-import { writeStaffEmails, type StaffEmail } from "../notifications/notifications.server";
 import { kickOutbox } from "../notifications/outbox.server";
+import { writeStaffEmails, type StaffEmail } from "../notifications/staff-emails.server";
 import { nudgeWebhooks } from "../webhooks/webhook-delivery.server";
 import { newWebhookEvent, subscribersOf, writeWebhookEvent } from "../webhooks/webhook-events.server";
 import { ticketWhere } from "./ticket-reference.server";
