@@ -2,6 +2,7 @@
 // `data` must pass. Shared by the server (API, lead submission) and the browser
 // (builder preview, hosted form), so it imports nothing server-only.
 import { z } from "zod";
+import type { LeadData, LeadValue } from "~/storage/lead-types";
 import { DEFAULT_SUCCESS_MESSAGE } from "../leads/lead-fields";
 import { EmailSchema } from "../staff/account-schemas";
 
@@ -256,8 +257,8 @@ export function compilePattern(pattern: string): RegExp | null {
   }
 }
 
-export type LeadValue = string | number | boolean | string[];
-export type LeadData = Record<string, LeadValue>;
+// A lead's data as the Lead table holds it.
+export type { LeadData, LeadValue };
 
 /**
  * How `data` arrives:

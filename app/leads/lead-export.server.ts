@@ -5,8 +5,8 @@
 // disconnects (stream cancelled, request aborted) stops the reading.
 import Papa from "papaparse";
 import type { FieldType, LeadValue } from "~/forms/form-schema";
+import { statusOf } from "~/leads/lead-detail.server";
 import type { Cursor, LeadFilters } from "~/leads/lead-filters.server";
-import { statusOf } from "~/leads/lead-work.server";
 import { tagsAndOwners, type LeadOwner } from "~/leads/lead.server";
 import { db } from "~/storage/db.server";
 import { leadStore, type LeadRow } from "~/storage/index.server";

@@ -3,14 +3,16 @@
 // in app/storage/lead-store.ts, the one filter builder for both databases.
 import { z } from "zod";
 import { DaySchema, decodeCursor, encodeCursor, INVALID_CURSOR } from "~/storage/keyset.server";
+import { LEAD_STATUSES, SPAM_VALUES, type Cursor, type LeadQuery, type SpamFilter } from "~/storage/lead-types";
 import { invalidFields, textPolicyDetails, zodDetails, type ErrorDetail } from "~/utils/domain-error";
 import { textPolicyIssues } from "~/utils/text-policy";
-import { LEAD_STATUSES, TagSchema } from "./lead-schemas";
+import { TagSchema } from "./lead-schemas";
 
-// The statuses and the tag rule are client-safe (the lead page validates with them too).
-export { LEAD_STATUSES, TagSchema, type LeadStatusValue } from "./lead-schemas";
+// The tag rule is client-safe (the lead page validates with it too).
+export { TagSchema } from "./lead-schemas";
 
-export const MS_PER_DAY = 86_400_000;
+// The statuses, the spam flag, the cursor and their SQL ranges are the table's: app/storage/lead-types.ts.
+export { dayRange, LEAD_STATUSES, MS_PER_DAY, type Cursor, type LeadStatusValue } from "~/storage/lead-types";
 export const MAX_PAGE_SIZE = 500;
 export const DEFAULT_PAGE_SIZE = 50;
 
@@ -19,9 +21,6 @@ export const optional = <S extends z.ZodType>(schema: S) =>
   z.preprocess((value) => (value === "" || value === null ? undefined : value), schema.optional());
 
 export const text = (max: number) => z.string().trim().min(1).max(max, `Use at most ${max} characters.`);
-
-export const SPAM_VALUES = ["false", "true", "all"] as const;
-export type SpamFilter = (typeof SPAM_VALUES)[number];
 
 const LeadFilterShape = z.object({
   formId: optional(text(64)),
@@ -62,6 +61,9 @@ function datesInOrder(filters: { from?: string; to?: string }, ctx: z.Refinement
 /** The filters of a query string; other parameters (limit, cursor, format…) sit beside them. */
 export const LeadFilterSchema = LeadFilterShape.superRefine(datesInOrder);
 export type LeadFilters = z.output<typeof LeadFilterSchema>;
+// The parsed filters are what the store reads: this fails to compile if the two drift apart.
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _filtersAreTheStoreQuery: Same<LeadFilters, LeadQuery> = true;
 
 /** The keys of a filter sent as an object of its own (a bulk request's `filter`): no other is taken. */
 export const LEAD_FILTER_KEYS: readonly string[] = Object.keys(LeadFilterShape.shape);
@@ -164,25 +166,8 @@ export function filtersToSearchParams(filters: Partial<LeadFilters>): URLSearchP
   return params;
 }
 
-/** `to` is inclusive: the whole UTC day. */
-export function dayRange(from?: string, to?: string): { gte?: Date; lt?: Date } {
-  const range: { gte?: Date; lt?: Date } = {};
-  if (from) range.gte = new Date(`${from}T00:00:00.000Z`);
-  if (to) range.lt = new Date(new Date(`${to}T00:00:00.000Z`).getTime() + MS_PER_DAY);
-  return range;
-}
-
-/** The isSpam values a filter reads: `status=spam` is the spam flag; any other status is not spam. */
-export function spamValues(filters: Pick<LeadFilters, "spam" | "status">): boolean[] {
-  if (filters.status === "spam") return [true];
-  if (filters.status) return [false];
-  return filters.spam === "all" ? [false, true] : [filters.spam === "true"];
-}
-
 // ---------------------------------------------------------------------------
 // Keyset cursor over (createdAt desc, id desc)
-
-export type Cursor = { createdAt: Date; id: string };
 
 export function cursorOf(lead: Cursor): string {
   return encodeCursor({ at: lead.createdAt, id: lead.id });

@@ -7,19 +7,15 @@ import type { LeadData } from "~/forms/form-schema";
 import { db } from "~/storage/db.server";
 import { leadLabelStore, leadStore } from "~/storage/index.server";
 import { leadsWithFields } from "~/storage/lead-detail-store.server";
-import { leadDetailOf, utmOf, type LeadDetail, type LeadOwner } from "../webhooks/event-bodies.server";
+import { leadDetailOf, statusOf, utmOf, type LeadDetail, type LeadOwner, type LeadSummary } from "./lead-detail.server";
 import { cursorOf, type LeadFilters, type LeadListQuery, type LeadStatusValue } from "./lead-filters.server";
-import { leadTimeline, personHistory, statusOf, type PersonHistory, type TimelineEntry } from "./lead-work.server";
+import { leadTimeline, personHistory, type PersonHistory, type TimelineEntry } from "./lead-history.server";
+
+// The read model of a lead, for the pages and the API that read it from here.
+export type { LeadDetail, LeadOwner, LeadSummary } from "./lead-detail.server";
 
 // ---------------------------------------------------------------------------
 // List
-
-/** A lead as a page of leads shows it. */
-export type LeadSummary = Omit<LeadDetail, "fields" | "referrerUrl" | "landingPageUrl" | "userAgent">;
-
-// A lead's shape is the one its webhook events carry (app/webhooks/event-bodies.server.ts).
-export { leadDetailOf, type LeadDetail, type LeadOwner };
-export type { Utm } from "../webhooks/event-bodies.server";
 
 /**
  * The tags and owners of a page of leads, read in two queries through the driver: the export

@@ -5,33 +5,19 @@
 // the two cannot lose it.
 import { TZDate } from "@date-fns/tz";
 import { every } from "~/jobs/periodic.server";
-import { newMessageId } from "~/notifications/mailer.server";
 import { db, isSqliteBusy, isUniqueViolation, type Prisma } from "~/storage/db.server";
 import { leadDetailSelect } from "~/storage/lead-detail-store.server";
 import { env } from "~/utils/env.server";
-import { timeOrderedId } from "~/utils/random-text.server";
 import { createRateLimiter, type RateLimiter } from "~/utils/rate-limit.server";
 import { FormSettingsSchema, type LeadValue, type NotificationSettings } from "../forms/form-schema";
 import { listStaffEmails } from "../staff/user.server";
 import { leadDetailOf, type LeadDetail } from "../webhooks/event-bodies.server";
-import { kickOutbox, writeStaffEmails, type StaffEmail } from "./outbox.server";
+import { kickOutbox, writeStaffEmails } from "./outbox.server";
+import { staffEmails, type StaffEmail } from "./staff-emails.server";
 
-/** Emails to staff (or anyone) with one subject and text, ready for writeStaffEmails. */
-export function staffEmails(
-  recipients: readonly string[],
-  message: { subject: string; text: string; replyTo?: string | null },
-  createdAt = new Date(),
-): StaffEmail[] {
-  return recipients.map((toEmail) => ({
-    id: timeOrderedId("eml_"),
-    toEmail,
-    subject: message.subject.slice(0, 250),
-    text: message.text,
-    messageId: newMessageId("notify"),
-    replyTo: message.replyTo ?? null,
-    createdAt,
-  }));
-}
+// The staff emails themselves are built in staff-emails.server.ts and written through the
+// outbox; these are what they say.
+export type { StaffEmail } from "./staff-emails.server";
 
 const link = (path: string) => `${env.APP_URL}${path}`;
 

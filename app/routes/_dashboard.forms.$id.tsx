@@ -2,6 +2,7 @@
 // URL and its action (fields, settings, notifications, share, danger); this route loads the
 // form once for all of them and shows its name, counts and the section tabs.
 import { Link, NavLink, Outlet, useLoaderData } from "@remix-run/react";
+import type { BuilderData } from "~/components/form-builder/shared";
 import { getFormWithCounts, formJson } from "~/forms/form.server";
 import { authorize } from "~/staff/auth.server";
 import { can } from "~/staff/policy";
@@ -14,7 +15,12 @@ import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 export const loader = page(async function loader({ request, params }: LoaderFunctionArgs) {
   const user = await authorize(request, "forms.read");
   const [form, staffEmails] = await Promise.all([getFormWithCounts(params.id!), listStaffEmails()]);
-  return { form: formJson(form), appUrl: env.APP_URL, staffEmails, canDelete: can(user, "forms.delete") };
+  return {
+    form: formJson(form),
+    appUrl: env.APP_URL,
+    staffEmails,
+    canDelete: can(user, "forms.delete"),
+  } satisfies BuilderData;
 });
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [

@@ -1,9 +1,9 @@
-import { db } from "~/storage/db.server";
+import { pingDatabase } from "~/storage/transactions.server";
 
 // 200 when the database answers; 503 otherwise (for load balancers and monitors).
 export async function loader() {
   try {
-    await db.$queryRawUnsafe("SELECT 1");
+    await pingDatabase();
     return Response.json({ status: "ok" }, { headers: { "Cache-Control": "no-store" } });
   } catch (error) {
     console.error("healthz: database check failed", error);

@@ -7,8 +7,8 @@ import { db, type Prisma } from "~/storage/db.server";
 import { DomainError } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
-import { staffEmails } from "../notifications/notifications.server";
 import { kickOutbox, writeStaffEmails } from "../notifications/outbox.server";
+import { staffEmails } from "../notifications/staff-emails.server";
 
 export type LinkKind = "invite" | "reset";
 

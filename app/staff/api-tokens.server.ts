@@ -6,9 +6,8 @@ import { createHash, randomBytes } from "node:crypto";
 import { z } from "zod";
 import { db } from "~/storage/db.server";
 import { DomainError, parseOrThrow } from "~/utils/domain-error";
-import { canChangeStaff, grantableScopes, TOKEN_SCOPES, type Actor, type TokenScope } from "./policy";
+import { canChangeStaff, grantableScopes, TOKEN_SCOPES, type Actor, type SessionUser, type TokenScope } from "./policy";
 import type { auditor } from "../audit/audit.server";
-import type { SessionUser } from "./user.server";
 
 const PREFIX = "lc_";
 const TOKEN = /^lc_[A-Za-z0-9_-]{43}$/;

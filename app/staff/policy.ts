@@ -11,6 +11,9 @@ export type { StaffRole };
 
 export type Actor = { id: string; role: StaffRole };
 
+/** The staff user a session or a token acts as. */
+export type SessionUser = { id: string; email: string; name: string | null; role: StaffRole };
+
 const anyone = () => true;
 const managers = (actor: Actor) => actor.role === "owner" || actor.role === "admin";
 

@@ -8,7 +8,7 @@ import { db } from "~/storage/db.server";
 import { sessionStore } from "~/storage/index.server";
 import { sessionUserOf } from "~/storage/session-store.server";
 import { env } from "~/utils/env.server";
-import type { SessionUser } from "./user.server";
+import type { SessionUser } from "./policy";
 
 const HOUR_MS = 60 * 60 * 1000;
 /** lastSeenAt is written at most this often per session, not on every request. */

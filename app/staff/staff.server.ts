@@ -3,7 +3,8 @@
 // owner is kept here, in the transaction of the change.
 import { z } from "zod";
 import { recordAudit, type auditor } from "~/audit/audit.server";
-import { db, isPostgres, isUniqueViolation, type Prisma } from "~/storage/db.server";
+import { db, isUniqueViolation, type Prisma } from "~/storage/db.server";
+import { takeLock } from "~/storage/transactions.server";
 import { DomainError, invalidFields, parseOrThrow } from "~/utils/domain-error";
 import {
   checkLinkBeforeUse,
@@ -88,7 +89,7 @@ export async function updateStaff(
   const updated = await db.$transaction(async (tx) => {
     // Two managers demoting the last two owners at once must not both succeed: on
     // PostgreSQL the changes take one lock in turn (SQLite runs one transaction at a time).
-    if (isPostgres) await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtext('staff-owners'))`;
+    await takeLock(tx, "staff-owners");
     const target = await tx.user.findUnique({ where: { id }, select: staffSelect });
     if (!target) throw new DomainError("not_found", `No staff user with id ${JSON.stringify(id)}.`);
     if (!canChangeStaff(actor, target, change.role)) {

@@ -11,6 +11,7 @@ import { EmailSchema, PasswordSchema } from "./account-schemas";
 import { revokeUserApiTokens } from "./api-tokens.server";
 import { revokeUserSessions } from "./session.server";
 import { canonicalTimeZone, TimeZoneSchema } from "./time-zone.server";
+import type { SessionUser } from "./policy";
 
 // OWASP Password Storage Cheat Sheet: argon2id, 19 MiB, 2 iterations, 1 lane.
 const ARGON2 = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
@@ -24,7 +25,7 @@ const scrypt = promisify(scryptCallback) as (
 
 export { ChangePasswordSchema, EmailSchema, PasswordSchema } from "./account-schemas";
 
-export type SessionUser = { id: string; email: string; name: string | null; role: StaffRole };
+export type { SessionUser };
 
 export function hashPassword(password: string): Promise<string> {
   return argon2.hash(password, ARGON2);

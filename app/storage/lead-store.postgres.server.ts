@@ -4,7 +4,6 @@
 // Date would be sent in the process's local time) and read back as text, never through
 // node-postgres's parser, which would read them as local time.
 import pg from "pg";
-import { spamValues } from "~/leads/lead-filters.server";
 import { isoFromUtcText, postgresPool } from "~/storage/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
 import {
@@ -25,6 +24,7 @@ import {
   fieldHasValueSql,
   type FormField,
 } from "./lead-store";
+import { spamValues } from "./lead-types";
 import { addOutboxParams, outboxInsertPostgres, outboxParams, type StaffEmail } from "./outbox-store.server";
 import {
   addLeadCreatedParams,

@@ -1,8 +1,6 @@
 // The LeadStore on SQLite: better-sqlite3 on the connection under Prisma (decision 003).
 // Times are written and compared as the Prisma adapter stores them (ISO 8601 text with
 // `+00:00`), booleans as 0/1, the data as JSON text, so Prisma reads these rows unchanged.
-import type { LeadData } from "~/forms/form-schema";
-import { spamValues } from "~/leads/lead-filters.server";
 import { idleSqlite, isoFromUtcText, prepared, sqliteTime, type SqliteConnection } from "~/storage/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
 import {
@@ -21,6 +19,7 @@ import {
   type ChangedLead,
   fieldHasValueSql,
 } from "./lead-store";
+import { spamValues, type LeadData } from "./lead-types";
 import { writeOutboxEmailsSqlite, type StaffEmail } from "./outbox-store.server";
 import { writeLeadCreatedSqlite, writeLeadUpdatedSqlite, type LeadCreatedEventRow } from "./webhook-event-store.server";
 

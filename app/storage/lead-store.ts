@@ -1,11 +1,10 @@
-// The storage interface of leads: what the domain code (app/models) asks of the Lead
+// The storage interface of leads: what the domain code (app/leads, app/capture) asks of the Lead
 // table where Prisma's per-query cost would be most of a request (docs/decisions/003 and
 // 021). One implementation per database, chosen once at start (./index.server.ts); the
 // column lists are checked against the Prisma model, rows are mapped by name, and the
 // filters become SQL in one place, leadConditions below, for both databases.
-import type { LeadData } from "~/forms/form-schema";
-import { dayRange, spamValues, type Cursor, type LeadFilters, type LeadStatusValue } from "~/leads/lead-filters.server";
 import type { Lead } from "~/storage/db.server";
+import { dayRange, spamValues, type Cursor, type LeadData, type LeadQuery, type LeadStatusValue } from "./lead-types";
 import type { StaffEmail } from "./outbox-store.server";
 import type { LeadCreatedEventRow, LeadUpdatedEventRow } from "./webhook-event-store.server";
 
@@ -135,11 +134,11 @@ export interface LeadStore {
    */
   insert(lead: NewLead, event?: LeadCreatedEventRow | null, emails?: readonly StaffEmail[]): Promise<void>;
   /** One keyset page of the leads matching the filters, newest first (createdAt desc, id desc). */
-  page(filters: LeadFilters, cursor: Cursor | undefined, take: number): Promise<LeadRow[]>;
+  page(filters: LeadQuery, cursor: Cursor | undefined, take: number): Promise<LeadRow[]>;
   /** The positions (id, createdAt) of one keyset page: what a bulk action walks. */
-  positions(filters: LeadFilters, cursor: Cursor | undefined, take: number): Promise<LeadPosition[]>;
+  positions(filters: LeadQuery, cursor: Cursor | undefined, take: number): Promise<LeadPosition[]>;
   /** How many leads match the filters. */
-  count(filters: LeadFilters): Promise<number>;
+  count(filters: LeadQuery): Promise<number>;
   /**
    * Sets a status or an owner on the leads among `ids` that do not have it yet, each with
    * its timeline entry and the events `announce` gives for them, in one transaction;
@@ -152,9 +151,9 @@ export interface LeadStore {
     announce?: AnnounceChanges,
   ): Promise<number>;
   /** The ids of the forms with at least one lead matching the filters. */
-  formIdsMatching(filters: LeadFilters): Promise<string[]>;
+  formIdsMatching(filters: LeadQuery): Promise<string[]>;
   /** Of `fields`, those that at least one lead matching the filters holds a value for. */
-  fieldsWithValues(filters: LeadFilters, fields: readonly FormField[]): Promise<FormField[]>;
+  fieldsWithValues(filters: LeadQuery, fields: readonly FormField[]): Promise<FormField[]>;
   /** Form names by id (for the forms of a page of leads). */
   formNames(formIds: string[]): Promise<Map<string, string>>;
   /** A form's non-spam leads per UTC day (`YYYY-MM-DD`) in [from, to). */
@@ -190,7 +189,7 @@ export type Dialect = {
  * the substring test is case-insensitive on both databases.
  */
 export function leadConditions(
-  filters: LeadFilters,
+  filters: LeadQuery,
   cursor: Cursor | undefined,
   isSpam: boolean,
   dialect: Dialect,
@@ -236,7 +235,7 @@ export type FormField = { formId: string; key: string };
  * stops at the first such lead.
  */
 export function fieldHasValueSql(
-  filters: LeadFilters,
+  filters: LeadQuery,
   field: FormField,
   isSpam: boolean,
   dialect: Dialect,
@@ -252,7 +251,7 @@ export function fieldHasValueSql(
 
 /** The page's SQL for one spam value: the filters, newest first, `take` rows. */
 export function leadPageSql(
-  filters: LeadFilters,
+  filters: LeadQuery,
   cursor: Cursor | undefined,
   take: number,
   isSpam: boolean,
@@ -267,7 +266,7 @@ export function leadPageSql(
 
 /** Reads one run per spam value the filters ask for and merges them, newest first. */
 export async function mergedRuns<Row extends LeadPosition>(
-  filters: LeadFilters,
+  filters: LeadQuery,
   take: number,
   run: (isSpam: boolean) => Promise<Row[]>,
 ): Promise<Row[]> {
@@ -284,7 +283,7 @@ export async function mergedRuns<Row extends LeadPosition>(
 
 /** The count's SQL for one spam value. */
 export function leadCountSql(
-  filters: LeadFilters,
+  filters: LeadQuery,
   isSpam: boolean,
   dialect: Dialect,
 ): { sql: string; params: unknown[] } {

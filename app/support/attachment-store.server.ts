@@ -7,7 +7,7 @@
 import { every } from "~/jobs/periodic.server";
 import { db } from "~/storage/db.server";
 import { attachmentChunkStore } from "~/storage/index.server";
-import type { InboundAttachment } from "./inbound/inbound-payload";
+import type { InboundAttachment } from "./inbound/inbound-types";
 
 export const CHUNK_BYTES = 256 * 1024;
 const HOUR_MS = 60 * 60 * 1000;

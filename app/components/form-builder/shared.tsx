@@ -4,12 +4,20 @@ import { useRouteLoaderData } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { RouteError } from "~/components/RouteError";
 import type { FormField } from "~/forms/form-schema";
-import type { loader as builderLoader } from "~/routes/_dashboard.forms.$id";
+import type { formJson } from "~/forms/form.server";
 import type { SubmissionResult } from "@conform-to/react";
+
+/** What the builder's frame (/forms/:id) loads for every section (its loader returns it: `satisfies`). */
+export type BuilderData = {
+  form: ReturnType<typeof formJson>;
+  appUrl: string;
+  staffEmails: string[];
+  canDelete: boolean;
+};
 
 /** The form, as the builder's frame (/forms/:id) loaded it for every section. */
 export function useBuilderData() {
-  const data = useRouteLoaderData<typeof builderLoader>("routes/_dashboard.forms.$id");
+  const data = useRouteLoaderData<BuilderData>("routes/_dashboard.forms.$id");
   if (!data) throw new Error("A form builder section renders inside /forms/:id.");
   return { ...data, fields: data.form.fields as FormField[] };
 }

@@ -1,7 +1,7 @@
 // A lead's submitted values, labelled by the schema version it was stored under (email
 // addresses as mailto: links), and where it came from (UTM parameters, referrer, page).
 import type { LeadValue } from "~/forms/form-schema";
-import type { Utm } from "~/leads/lead.server";
+import type { Utm } from "~/leads/lead-detail.server";
 
 type Field = { key: string; label: string; type: string };
 

@@ -7,7 +7,7 @@ import { useHydrated } from "~/components/form-builder/shared";
 import { LocalTime } from "~/components/LocalTime";
 import { TableScroll } from "~/components/TableScroll";
 import type { LeadValue } from "~/forms/form-schema";
-import type { LeadSummary } from "~/leads/lead.server";
+import type { LeadSummary } from "~/leads/lead-detail.server";
 import type { ChangeEvent, MouseEvent } from "react";
 
 function preview(value: LeadValue | undefined): string {

@@ -4,7 +4,7 @@
 import { createHash } from "node:crypto";
 import { DomainError } from "~/utils/domain-error";
 import { readEmailInWorker } from "./inbound-worker.server";
-import type { DecodedEmail } from "./inbound-payload";
+import type { DecodedEmail } from "./inbound-types";
 
 const INBOUND_TYPES = new Set(["application/json", "multipart/form-data", "application/x-www-form-urlencoded"]);
 

@@ -5,7 +5,8 @@
 // of it holds the server, and the pool stops a task that runs past its budget.
 // Built to build/node/workers/ by vite.node.config.ts.
 import { cleanEmailBody, type CleanedBody } from "~/support/inbound/email-body";
-import { decodeInboundPayload, type DecodedEmail } from "~/support/inbound/inbound-payload";
+import { decodeInboundPayload } from "~/support/inbound/inbound-payload";
+import type { DecodedEmail } from "~/support/inbound/inbound-types";
 import { DomainError } from "~/utils/domain-error";
 
 /** A DomainError as plain data: an Error's class does not survive the crossing to the main thread. */

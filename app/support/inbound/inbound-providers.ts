@@ -7,7 +7,7 @@
 import { z } from "zod";
 import { invalidFields, parseOrThrow } from "~/utils/domain-error";
 import { stripForbiddenDeep } from "~/utils/text-policy";
-import type { AuthEvidence, HeaderMap, InboundProvider } from "./inbound-payload";
+import type { AuthEvidence, HeaderMap, InboundProvider } from "./inbound-types";
 
 export function headerMap(entries: Iterable<[string, unknown]>): HeaderMap {
   const map: HeaderMap = new Map();

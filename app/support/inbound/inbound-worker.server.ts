@@ -9,7 +9,7 @@ import { DomainError } from "~/utils/domain-error";
 import { stripTags } from "./html-scan";
 import type { CleanedBody } from "./email-body";
 import type { ParsedEmail, WorkerResult } from "./inbound-email.worker";
-import type { DecodedEmail } from "./inbound-payload";
+import type { DecodedEmail } from "./inbound-types";
 
 /** How long one email may take to read and clean; past it the email is kept with a plain excerpt. */
 export const CLEAN_BUDGET_MS = 2_000;

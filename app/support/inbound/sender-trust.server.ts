@@ -8,7 +8,7 @@
 //   DKIM passing for the From domain (docs/decisions/038-provider-verdicts-and-fullest-text.md).
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { env } from "~/utils/env.server";
-import type { AuthEvidence } from "./inbound-payload";
+import type { AuthEvidence } from "./inbound-types";
 
 const TOKEN_LENGTH = 16;
 
