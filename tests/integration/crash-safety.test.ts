@@ -150,14 +150,16 @@ describe("crash safety", () => {
     await expectEveryAcknowledgedLeadWhole(formId, load.tally.acknowledged);
   });
 
-  it("cuts a request that never finishes and still exits within SHUTDOWN_TIMEOUT_MS", async () => {
+  it("exits within SHUTDOWN_TIMEOUT_MS though a client holds a half-sent request open", async () => {
     const server = await startServer({ SHUTDOWN_TIMEOUT_MS: "2000" });
     running.push(server);
     const { port, hostname } = new URL(server.url);
-    // A body that is promised and never sent keeps its request in flight.
+    // A body that is promised and never sent: no handler runs until it has arrived, so
+    // nothing of it was stored, and it must not hold the process up.
     const socket = net.connect(Number(port), hostname);
     await new Promise((resolve) => socket.once("connect", resolve));
     socket.on("error", () => {});
+    const closed = new Promise((resolve) => socket.once("close", resolve));
     socket.write(
       "POST /api/leads/submit HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{",
     );
@@ -167,7 +169,6 @@ describe("crash safety", () => {
     const tookMs = performance.now() - started;
     expect(exitCode, server.output().slice(-2000)).toBe(0);
     expect(tookMs).toBeLessThan(2000 + 1500); // the timeout, and the process's own exit
-    expect(tookMs).toBeGreaterThan(1000); // it did wait for the request, most of the time allowed
-    socket.destroy();
+    await closed;
   });
 });
