@@ -67,7 +67,18 @@ const WORST: Array<{ name: string; body: Record<string, unknown> | (() => FormDa
 ];
 
 describe("hostile email bodies", () => {
-  it("never hold up other requests: /healthz answers within 200 ms at p99 while they are parsed, and each is stored", async () => {
+  it("never hold up other requests: /healthz answers as fast at p99 as beside ordinary email while they are parsed, and each is stored", async () => {
+    // The baseline, from the same minute: /healthz beside as many ordinary emails.
+    const quiet = pollHealthz(server.url);
+    const quietFrom = Date.now();
+    for (let i = 0; i < WORST.length; i++) {
+      const ordinary = { from: customer, subject: `Re: #${reference}`, text: `Thanks, noted (${i}).` };
+      await apiClient(server.url)("POST", "/api/support-requests/inbound", ordinary, inboundSecret());
+      await new Promise((resolve) => setTimeout(resolve, 150));
+    }
+    const baselineP99 = percentile(await quiet.stop(), 99);
+    const baselineStall = loopStallBetween(monitored.loopFile, quietFrom, Date.now());
+
     const poller = pollHealthz(server.url);
 
     const answers: Array<{ name: string; status: number; ms: number; stallMs: number }> = [];
@@ -90,23 +101,25 @@ describe("hostile email bodies", () => {
     const p99 = percentile(latencies, 99);
     const worst = Math.max(...latencies);
     console.log(
-      `inbound stall: ${latencies.length} /healthz samples, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${worst.toFixed(1)} ms; ` +
+      `inbound stall: baseline p99 ${baselineP99.toFixed(1)} ms, stall ${baselineStall.toFixed(0)} ms; ${latencies.length} /healthz samples, p50 ${percentile(latencies, 50).toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${worst.toFixed(1)} ms; ` +
         answers.map((a) => `${a.name}: ${a.status} in ${a.ms} ms, longest event-loop stall ${a.stallMs} ms`).join("; "),
     );
     const worstStall = answers.reduce((a, b) => (b.stallMs > a.stallMs ? b : a));
     console.log(`inbound stall: worst event-loop stall ${worstStall.stallMs} ms, on "${worstStall.name}"`);
     for (const answer of answers) expect(answer.status, answer.name).toBe(201);
     expect(latencies.length).toBeGreaterThan(20);
-    expect(p99).toBeLessThan(200);
+    // 200 ms on a quiet machine; on a loaded one, three times what ordinary email gets.
+    expect(p99).toBeLessThan(Math.max(200, 3 * baselineP99));
     // The goal is 50 ms; the bound leaves room for this machine's threefold swings in speed
     // and for the test's own client, which builds 24 MiB posts on the same two cores.
-    for (const answer of answers) expect(answer.stallMs, answer.name).toBeLessThan(150);
+    // (Or, on a loaded machine, three times the longest stall beside ordinary email.)
+    for (const answer of answers) expect(answer.stallMs, answer.name).toBeLessThan(Math.max(150, 3 * baselineStall));
 
     const stored = await db.ticketMessage.findMany({
       where: { ticket: { reference }, direction: "inbound" },
       select: { body: true, fullBody: true },
     });
-    expect(stored.length).toBe(WORST.length + 1);
+    expect(stored.length).toBe(2 * WORST.length + 1);
     for (const message of stored) expect(message.body.length).toBeGreaterThan(0);
     // What could not be kept is said, and what fits is kept.
     const notes = (
