@@ -7,7 +7,7 @@ import { z } from "zod";
 import { auditBy, type AuditActor } from "~/audit/audit.server";
 import { db, Prisma } from "~/storage/db.server";
 import { leadStore } from "~/storage/index.server";
-import type { LeadChange } from "~/storage/lead-store";
+import type { LeadChange } from "~/storage/leads/lead-store";
 import { DomainError, invalidFields, parseOrThrow, UNKNOWN_FIELD } from "~/utils/domain-error";
 import { workingStaffOrFail } from "../staff/staff.server";
 import { deleteLeads } from "./lead-delete.server";

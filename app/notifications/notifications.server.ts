@@ -6,7 +6,7 @@
 import { TZDate } from "@date-fns/tz";
 import { every } from "~/jobs/periodic.server";
 import { db, isSqliteBusy, isUniqueViolation, type Prisma } from "~/storage/db.server";
-import { leadDetailSelect } from "~/storage/lead-detail-store.server";
+import { leadDetailSelect } from "~/storage/leads/lead-detail-store.server";
 import { env } from "~/utils/env.server";
 import { createRateLimiter, type RateLimiter } from "~/utils/rate-limit.server";
 import { FormSettingsSchema, type LeadValue, type NotificationSettings } from "../forms/form-schema";
