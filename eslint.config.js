@@ -56,6 +56,38 @@ export default tseslint.config(
     },
   },
   {
+    // SQL and the database's dialect are storage's (issue 29, item 5): an area calls a store.
+    files: ["app/**/*.{ts,tsx}", "server/**/*.ts"],
+    ignores: ["app/storage/**", "app/generated/**"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "MemberExpression[property.name=/^\\$(query|execute)Raw(Unsafe)?$/]",
+          message: "Raw SQL lives in app/storage: add a store function there.",
+        },
+      ],
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [
+            {
+              name: "~/storage/db.server",
+              importNames: ["isPostgres", "isSqliteBusy"],
+              message: "Dialect checks live in app/storage: add a store function there.",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // A route parses, authorises, calls an area and renders (issue 29): its pieces go to
+    // app/components/ and its logic to an area before it grows past this.
+    files: ["app/routes/**/*.{ts,tsx}"],
+    rules: { "max-lines": ["error", { max: 250, skipBlankLines: true, skipComments: true }] },
+  },
+  {
     files: ["**/*.{ts,tsx}"],
     languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
     rules: {

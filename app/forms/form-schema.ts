@@ -2,7 +2,7 @@
 // `data` must pass. Shared by the server (API, lead submission) and the browser
 // (builder preview, hosted form), so it imports nothing server-only.
 import { z } from "zod";
-import type { LeadData, LeadValue } from "~/storage/lead-types";
+import type { LeadData, LeadValue } from "~/storage/leads/lead-types";
 import { DEFAULT_SUCCESS_MESSAGE } from "../leads/lead-fields";
 import { EmailSchema } from "../staff/account-schemas";
 

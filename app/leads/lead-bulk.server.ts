@@ -5,9 +5,10 @@
 // that narrows nothing, is refused rather than read as "every lead" (decision 036).
 import { z } from "zod";
 import { auditBy, type AuditActor } from "~/audit/audit.server";
-import { db, Prisma } from "~/storage/db.server";
+import { db } from "~/storage/db.server";
 import { leadStore } from "~/storage/index.server";
-import type { LeadChange } from "~/storage/lead-store";
+import type { LeadChange } from "~/storage/leads/lead-store";
+import { addTagReturning, removeTagReturning } from "~/storage/transactions.server";
 import { DomainError, invalidFields, parseOrThrow, UNKNOWN_FIELD } from "~/utils/domain-error";
 import { workingStaffOrFail } from "../staff/staff.server";
 import { deleteLeads } from "./lead-delete.server";
@@ -167,15 +168,11 @@ async function applyToBatch(request: BulkRequest, ids: string[], actor: Actor | 
       const announce = await leadUpdateAnnouncer(actor);
       return db.$transaction(async (tx) => {
         // RETURNING names the leads that changed: those that lacked (or had) the tag.
-        const rows =
+        const changed =
           request.action === "tag"
-            ? await tx.$queryRaw<Array<{ leadId: string }>>`
-                INSERT INTO "LeadTag" ("leadId", "tag")
-                SELECT "id", ${tag} FROM "Lead" WHERE "id" IN (${Prisma.join(ids)})
-                  AND (SELECT COUNT(*) FROM "LeadTag" t WHERE t."leadId" = "Lead"."id") < ${MAX_TAGS}
-                ON CONFLICT DO NOTHING RETURNING "leadId"`
-            : await tx.$queryRaw<Array<{ leadId: string }>>`
-                DELETE FROM "LeadTag" WHERE "tag" = ${tag} AND "leadId" IN (${Prisma.join(ids)}) RETURNING "leadId"`;
+            ? await addTagReturning(tx, ids, tag, MAX_TAGS)
+            : await removeTagReturning(tx, ids, tag);
+        const rows = changed.map((leadId) => ({ leadId }));
         if (rows.length === 0) return 0;
         const [fromValue, toValue] = request.action === "tag" ? [null, tag] : [tag, null];
         await tx.leadActivity.createMany({

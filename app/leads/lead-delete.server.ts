@@ -1,7 +1,8 @@
 // Deleting leads, one or a bulk action's batch: each deletion announced to the endpoints
 // subscribed to `lead.deleted`, with the lead as it was, in the transaction of the delete.
 import { auditBy, type AuditActor } from "~/audit/audit.server";
-import { db, IN_LIST_SLICE, Prisma, slices } from "~/storage/db.server";
+import { db, IN_LIST_SLICE, slices } from "~/storage/db.server";
+import { deleteLeadsReturning } from "~/storage/transactions.server";
 import { leadCreatedBodies } from "../webhooks/event-bodies.server";
 import { nudgeWebhooks } from "../webhooks/webhook-delivery.server";
 import {
@@ -36,10 +37,12 @@ export async function deleteLeads(ids: readonly string[]): Promise<number> {
     await writeBuiltBodies(created, tx);
     // RETURNING: a lead another delete took first (two bulk deletes overlapping) is not
     // announced twice.
-    const gone = await tx.$queryRaw<Array<{ id: string }>>`
-      DELETE FROM "Lead" WHERE "id" IN (${Prisma.join(leads.map((lead) => lead.id))}) RETURNING "id"`;
+    const gone = await deleteLeadsReturning(
+      tx,
+      leads.map((lead) => lead.id),
+    );
     const announced = await writeWebhookEvents(
-      gone.flatMap(({ id }) => events.get(id) ?? []),
+      gone.flatMap((id) => events.get(id) ?? []),
       tx,
     );
     return { count: gone.length, announced };

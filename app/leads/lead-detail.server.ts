@@ -1,7 +1,7 @@
 // A stored lead as staff and webhooks see it: its summary in a list, its detail (labelled
 // by the schema version it was stored under), its status as one value. The lead's shape is
 // built once, where its webhook events are built (app/webhooks/event-bodies.server.ts,
-// decision 045); its columns are app/storage/lead-detail-store.server.ts. The leads area,
+// decision 045); its columns are app/storage/leads/lead-detail-store.server.ts. The leads area,
 // the notifications and the components read it from here.
 import type { LeadDetail } from "../webhooks/event-bodies.server";
 import type { LeadStatusValue } from "./lead-filters.server";

@@ -1,9 +1,9 @@
 // The filters of the lead list and the exports, read from a query string, and the keyset
 // cursor over (createdAt desc, id desc) that pages through them. The SQL these become is
-// in app/storage/lead-store.ts, the one filter builder for both databases.
+// in app/storage/leads/lead-store.ts, the one filter builder for both databases.
 import { z } from "zod";
 import { DaySchema, decodeCursor, encodeCursor, INVALID_CURSOR } from "~/storage/keyset.server";
-import { LEAD_STATUSES, SPAM_VALUES, type Cursor, type LeadQuery, type SpamFilter } from "~/storage/lead-types";
+import { LEAD_STATUSES, SPAM_VALUES, type Cursor, type LeadQuery, type SpamFilter } from "~/storage/leads/lead-types";
 import { invalidFields, textPolicyDetails, zodDetails, type ErrorDetail } from "~/utils/domain-error";
 import { textPolicyIssues } from "~/utils/text-policy";
 import { TagSchema } from "./lead-schemas";
@@ -11,8 +11,8 @@ import { TagSchema } from "./lead-schemas";
 // The tag rule is client-safe (the lead page validates with it too).
 export { TagSchema } from "./lead-schemas";
 
-// The statuses, the spam flag, the cursor and their SQL ranges are the table's: app/storage/lead-types.ts.
-export { dayRange, LEAD_STATUSES, MS_PER_DAY, type Cursor, type LeadStatusValue } from "~/storage/lead-types";
+// The statuses, the spam flag, the cursor and their SQL ranges are the table's: app/storage/leads/lead-types.ts.
+export { dayRange, LEAD_STATUSES, MS_PER_DAY, type Cursor, type LeadStatusValue } from "~/storage/leads/lead-types";
 export const MAX_PAGE_SIZE = 500;
 export const DEFAULT_PAGE_SIZE = 50;
 

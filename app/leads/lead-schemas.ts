@@ -2,9 +2,9 @@
 // the lead page's form schemas, which its action parses with and its browser validates
 // with (Conform, decision 022), so both give the same messages.
 import { z } from "zod";
-import { LEAD_STATUSES } from "~/storage/lead-types";
+import { LEAD_STATUSES } from "~/storage/leads/lead-types";
 
-// A lead's status (its stage, or `spam`) is the table's: app/storage/lead-types.ts.
+// A lead's status (its stage, or `spam`) is the table's: app/storage/leads/lead-types.ts.
 export const MAX_TAG_LENGTH = 40;
 export const MAX_TAGS = 10;
 export const MAX_NOTE_LENGTH = 5000;

@@ -4,7 +4,7 @@
 // body is built here, when the change is made, and written in the change's transaction as
 // one row naming its endpoints; the webhook worker fans it out to their deliveries.
 import { db, type Prisma } from "~/storage/db.server";
-import type { AnnounceChanges, LeadChange } from "~/storage/lead-store";
+import type { AnnounceChanges, LeadChange } from "~/storage/leads/lead-store";
 import { timeOrderedId } from "~/utils/random-text.server";
 import { leadUpdatedBody, type LeadChanges, type Person } from "../webhooks/event-bodies.server";
 import { nudgeWebhooks } from "../webhooks/webhook-delivery.server";

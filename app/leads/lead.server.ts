@@ -6,7 +6,7 @@
 import type { LeadData } from "~/forms/form-schema";
 import { db } from "~/storage/db.server";
 import { leadLabelStore, leadStore } from "~/storage/index.server";
-import { leadsWithFields } from "~/storage/lead-detail-store.server";
+import { leadsWithFields } from "~/storage/leads/lead-detail-store.server";
 import { leadDetailOf, statusOf, utmOf, type LeadDetail, type LeadOwner, type LeadSummary } from "./lead-detail.server";
 import { cursorOf, type LeadFilters, type LeadListQuery, type LeadStatusValue } from "./lead-filters.server";
 import { leadTimeline, personHistory, type PersonHistory, type TimelineEntry } from "./lead-history.server";

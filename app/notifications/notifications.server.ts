@@ -5,8 +5,9 @@
 // the two cannot lose it.
 import { TZDate } from "@date-fns/tz";
 import { every } from "~/jobs/periodic.server";
-import { db, isSqliteBusy, isUniqueViolation, type Prisma } from "~/storage/db.server";
-import { leadDetailSelect } from "~/storage/lead-detail-store.server";
+import { db, isUniqueViolation, type Prisma } from "~/storage/db.server";
+import { leadDetailSelect } from "~/storage/leads/lead-detail-store.server";
+import { retryWhileBusy } from "~/storage/transactions.server";
 import { env } from "~/utils/env.server";
 import { createRateLimiter, type RateLimiter } from "~/utils/rate-limit.server";
 import { FormSettingsSchema, type LeadValue, type NotificationSettings } from "../forms/form-schema";
@@ -293,20 +294,13 @@ async function sendDigest(form: DigestForm, recipients: string[], end: Date, tit
   const from = new Date(
     Math.max(last?.periodEnd.getTime() ?? end.getTime() - DAY_MS, end.getTime() - DIGEST_MAX_SPAN_MS),
   );
-  for (let attempt = 1; ; attempt++) {
-    try {
-      await writeDigest(form, recipients, from, end, title);
-      break;
-    } catch (error) {
-      // Another instance wrote this digest first.
-      if (isUniqueViolation(error)) return false;
-      // Another process wrote meanwhile (SQLite): again, and the claim tells who was first.
-      if (isSqliteBusy(error) && attempt < 5) {
-        await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
-        continue;
-      }
-      throw error;
-    }
+  try {
+    // Another process writing meanwhile (SQLite) means again: the claim tells who was first.
+    await retryWhileBusy(() => writeDigest(form, recipients, from, end, title));
+  } catch (error) {
+    // Another instance wrote this digest first.
+    if (isUniqueViolation(error)) return false;
+    throw error;
   }
   kickOutbox();
   return true;

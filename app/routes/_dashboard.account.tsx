@@ -7,9 +7,8 @@ import { RouteError } from "~/components/RouteError";
 import { changeOwnPassword } from "~/staff/account-password.server";
 import { ChangePasswordSchema } from "~/staff/account-schemas";
 import { requireUserSession } from "~/staff/auth.server";
-import { deviceName } from "~/staff/device-name.server";
 import { commitUserSession } from "~/staff/session-cookie.server";
-import { listUserSessions, revokeUserSessions } from "~/staff/session.server";
+import { listSessionsShown, revokeUserSessions } from "~/staff/session.server";
 import { TIME_ZONES } from "~/staff/time-zone.server";
 import { setTimeZone } from "~/staff/user.server";
 import { DomainError, RateLimited } from "~/utils/domain-error";
@@ -23,19 +22,7 @@ export const headers: HeadersFunction = ({ actionHeaders }) => retryAfterOf(acti
 
 export const loader = page(async function loader({ request }: LoaderFunctionArgs) {
   const { user, idHash } = await requireUserSession(request);
-  const sessions = await listUserSessions(user.id, idHash);
-  return {
-    user,
-    timeZones: TIME_ZONES,
-    sessions: sessions.map(({ createdAt, lastSeenAt, userAgent, current }, index) => ({
-      key: index,
-      createdAt: createdAt.toISOString(),
-      lastSeenAt: lastSeenAt.toISOString(),
-      device: deviceName(userAgent),
-      userAgent,
-      current,
-    })),
-  };
+  return { user, timeZones: TIME_ZONES, sessions: await listSessionsShown(user.id, idHash) };
 });
 
 type PasswordFieldName = "currentPassword" | "newPassword" | "confirmPassword";

@@ -2,8 +2,8 @@
 // streamed from the database page by page.
 import { z } from "zod";
 import { actorOf } from "~/audit/audit.server";
-import { exportLeads } from "~/leads/lead-export-file.server";
-import { EXPORT_FORMATS } from "~/leads/lead-export.server";
+import { exportLeads } from "~/leads/export/lead-export-file.server";
+import { EXPORT_FORMATS } from "~/leads/export/lead-export.server";
 import { parseLeadFilters } from "~/leads/lead-filters.server";
 import { authorize } from "~/staff/auth.server";
 import { apiRoute, fail, methodNotAllowed, zodDetails, type ErrorDetail } from "~/utils/api.server";

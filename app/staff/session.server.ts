@@ -8,6 +8,7 @@ import { db } from "~/storage/db.server";
 import { sessionStore } from "~/storage/index.server";
 import { sessionUserOf } from "~/storage/session-store.server";
 import { env } from "~/utils/env.server";
+import { deviceName } from "./device-name.server";
 import type { SessionUser } from "./policy";
 
 const HOUR_MS = 60 * 60 * 1000;
@@ -99,7 +100,7 @@ export type SessionListing = {
 };
 
 /** The user's sessions that can still be used, most recently seen first. */
-export async function listUserSessions(userId: string, currentIdHash: string): Promise<SessionListing[]> {
+async function listUserSessions(userId: string, currentIdHash: string): Promise<SessionListing[]> {
   const now = Date.now();
   const { idleMs } = sessionLifetime();
   const rows = await db.session.findMany({
@@ -134,4 +135,17 @@ export async function deleteEndedSessions(now = Date.now()): Promise<number> {
 /** Runs deleteEndedSessions hourly while the server runs, so the table does not grow forever. */
 export function startSessionCleanup(): { stop: () => Promise<void> } {
   return every(HOUR_MS, "session clean-up", () => deleteEndedSessions());
+}
+
+/** A user's sessions as the account page lists them: dates as ISO strings, the device named. */
+export async function listSessionsShown(userId: string, currentIdHash: string) {
+  const sessions = await listUserSessions(userId, currentIdHash);
+  return sessions.map(({ createdAt, lastSeenAt, userAgent, current }, index) => ({
+    key: index,
+    createdAt: createdAt.toISOString(),
+    lastSeenAt: lastSeenAt.toISOString(),
+    device: deviceName(userAgent),
+    userAgent,
+    current,
+  }));
 }

@@ -7,22 +7,22 @@ import {
   type AttachmentChunkStore,
 } from "./attachment-chunk-store.server";
 import { postgresFormViewStore, sqliteFormViewStore, type FormViewStore } from "./form-view-store.server";
-import { postgresLeadLabelStore, sqliteLeadLabelStore, type LeadLabelStore } from "./lead-label-store.server";
-import { postgresLeadStore } from "./lead-store.postgres.server";
-import { sqliteLeadStore } from "./lead-store.sqlite.server";
+import { postgresLeadLabelStore, sqliteLeadLabelStore, type LeadLabelStore } from "./leads/lead-label-store.server";
+import { postgresLeadStore } from "./leads/lead-store.postgres.server";
+import { sqliteLeadStore } from "./leads/lead-store.sqlite.server";
 import { postgresQueueStore, sqliteQueueStore, type Queue, type QueueStore } from "./queue-store.server";
 import { postgresSessionStore, sqliteSessionStore, type SessionStore } from "./session-store.server";
 import {
   postgresWebhookFanOutStore,
   sqliteWebhookFanOutStore,
   type WebhookFanOutStore,
-} from "./webhook-fan-out-store.server";
+} from "./webhooks/webhook-fan-out-store.server";
 import {
   postgresWebhookOutcomeStore,
   sqliteWebhookOutcomeStore,
   type WebhookOutcomeStore,
-} from "./webhook-outcome-store.server";
-import type { LeadStore } from "./lead-store";
+} from "./webhooks/webhook-outcome-store.server";
+import type { LeadStore } from "./leads/lead-store";
 
 export const leadStore: LeadStore = isPostgres ? postgresLeadStore : sqliteLeadStore;
 export const leadLabelStore: LeadLabelStore = isPostgres ? postgresLeadLabelStore : sqliteLeadLabelStore;
@@ -49,4 +49,4 @@ export const attachmentChunkStore: AttachmentChunkStore = isPostgres
 export const formViewStore: FormViewStore = isPostgres ? postgresFormViewStore : sqliteFormViewStore;
 
 export type { ViewCount } from "./form-view-store.server";
-export type { LeadRow, LeadStore, NewLead } from "./lead-store";
+export type { LeadRow, LeadStore, NewLead } from "./leads/lead-store";

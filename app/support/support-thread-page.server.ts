@@ -3,7 +3,8 @@
 // (app/routes/support.$reference.messages.$id.text.ts). A thread of 21 MB read whole, then
 // rendered into the page and its data, held every other request for over half a second
 // (issue 28); on SQLite the read alone runs on the event loop. Decision 035.
-import { db, Prisma } from "~/storage/db.server";
+import { db } from "~/storage/db.server";
+import { messageTextPreviews } from "~/storage/transactions.server";
 import { emailSelect, noteSelect, listSelect, threadEmails, threadMessages } from "./support-thread.server";
 import { ticketWhere } from "./ticket-reference.server";
 
@@ -42,12 +43,7 @@ async function textPreviews(ids: string[]): Promise<Map<string, Preview>> {
   const previews = new Map<string, Preview>();
   for (let start = 0; start < ids.length; start += PREVIEWS_PER_QUERY) {
     const batch = ids.slice(start, start + PREVIEWS_PER_QUERY);
-    const rows = await db.$queryRaw<
-      Array<{ id: string; body: string; bodyBytes: unknown; fullBody: string; fullBytes: unknown }>
-    >`
-      SELECT "id", substr("body", 1, ${PREVIEW_CHARACTERS}) AS "body", octet_length("body") AS "bodyBytes",
-        substr("fullBody", 1, ${PREVIEW_CHARACTERS}) AS "fullBody", octet_length("fullBody") AS "fullBytes"
-      FROM "TicketMessage" WHERE "id" IN (${Prisma.join(batch)})`;
+    const rows = await messageTextPreviews(batch, PREVIEW_CHARACTERS);
     for (const row of rows) previews.set(row.id, preview(row));
     await new Promise((resolve) => setImmediate(resolve));
   }

@@ -6,8 +6,8 @@
 // leads area, which announces through it.
 import type { FormField, LeadData } from "~/forms/form-schema";
 import { db, type Lead, type LeadStatus, type Prisma } from "~/storage/db.server";
-import { leadsWithFields } from "~/storage/lead-detail-store.server";
-import type { UnbuiltEvent } from "~/storage/webhook-event-store.server";
+import { leadsWithFields } from "~/storage/leads/lead-detail-store.server";
+import type { UnbuiltEvent } from "~/storage/webhooks/webhook-event-store.server";
 
 /** A Standard Webhooks body: `{type, timestamp, data}`. */
 export function eventBody(type: string, createdAt: Date, data: unknown): string {

@@ -8,7 +8,7 @@ import { Webhook } from "standardwebhooks";
 import { startPollingWorker, type PollingWorker } from "~/jobs/polling-worker.server";
 import { db } from "~/storage/db.server";
 import { webhookFanOutStore, webhookOutcomeStore, webhookStore } from "~/storage/index.server";
-import type { Outcome } from "~/storage/webhook-outcome-store.server";
+import type { Outcome } from "~/storage/webhooks/webhook-outcome-store.server";
 import { env } from "~/utils/env.server";
 import { webhookDisabledEmails } from "../notifications/notifications.server";
 import { kickOutbox, writeStaffEmails } from "../notifications/outbox.server";
@@ -109,7 +109,7 @@ async function lateBodies(
 type Claimed = { id: string; endpointId: string; attempts: number; result: AttemptResult };
 
 /**
- * Writes a batch's outcomes (app/storage/webhook-outcome-store.server.ts: the attempts, the
+ * Writes a batch's outcomes (app/storage/webhooks/webhook-outcome-store.server.ts: the attempts, the
  * deliveries' next step and the endpoints' health, in one transaction), then disables the
  * endpoints a delivery gave up on after WEBHOOK_DISABLE_AFTER_HOURS of failures.
  */

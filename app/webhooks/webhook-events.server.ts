@@ -9,13 +9,17 @@ import {
   writeEventsWithDeliveries,
   type LeadCreatedEventRow,
   type LeadUpdatedEventRow,
-} from "~/storage/webhook-event-store.server";
+} from "~/storage/webhooks/webhook-event-store.server";
 import { timeOrderedId } from "~/utils/random-text.server";
 import { eventBody } from "./event-bodies.server";
 import type { WebhookEventType } from "./webhook-schemas";
 
 // Written by the leads area through this module (the SQL is the webhooks' storage).
-export { unbuiltLeadEvents, writeBuiltBodies, writeLeadUpdatedEvents } from "~/storage/webhook-event-store.server";
+export {
+  unbuiltLeadEvents,
+  writeBuiltBodies,
+  writeLeadUpdatedEvents,
+} from "~/storage/webhooks/webhook-event-store.server";
 export type { LeadUpdatedEventRow };
 
 const TTL_MS = 1000;

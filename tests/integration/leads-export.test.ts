@@ -2,7 +2,7 @@ import ExcelJS from "exceljs";
 import Papa from "papaparse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LeadData, LeadValue } from "~/forms/form-schema";
-import { streamLeadsCsv } from "~/leads/lead-export.server";
+import { streamLeadsCsv } from "~/leads/export/lead-export.server";
 import { LeadFilterSchema } from "~/leads/lead-filters.server";
 import { createOrResetUser } from "~/staff/user.server";
 import { db } from "~/storage/db.server";

@@ -1,4 +1,4 @@
-// Fanning lead events out to deliveries (app/storage/webhook-fan-out-store.server.ts): each
+// Fanning lead events out to deliveries (app/storage/webhooks/webhook-fan-out-store.server.ts): each
 // event once, even with several workers at it at once, only to endpoints that still exist,
 // due as of the event's time; and the body of a lead.created, written without one, built
 // then from the lead as it was created (decision 028).

@@ -1,7 +1,7 @@
 // The new lead's INSERT values are written out by name (newLeadValues), so this checks
 // that each value lands in its column's place in NEW_LEAD_COLUMNS.
 import { describe, expect, it } from "vitest";
-import { NEW_LEAD_COLUMNS, newLeadValues, type NewLead } from "~/storage/lead-store";
+import { NEW_LEAD_COLUMNS, newLeadValues, type NewLead } from "~/storage/leads/lead-store";
 
 describe("newLeadValues", () => {
   it("gives each column's value in NEW_LEAD_COLUMNS order, through the dialect's time and boolean", () => {

@@ -3,10 +3,10 @@
 // reader stalls is on record at once) to its end (rows sent, and whether it was all of
 // them), the second entry naming the first.
 import { auditBy, type AuditActor } from "~/audit/audit.server";
+import { forViewer, type LeadFilters } from "../lead-filters.server";
 import { exportFileName } from "./lead-export-name.server";
 import { streamLeadsXlsx } from "./lead-export-xlsx.server";
 import { CONTENT_TYPES, streamLeadsCsv, type ExportFormat } from "./lead-export.server";
-import { forViewer, type LeadFilters } from "./lead-filters.server";
 
 export type ExportFile = { body: ReadableStream<Uint8Array>; contentType: string; filename: string };
 

@@ -1,6 +1,6 @@
 // The name of an export's file: what it holds, in words a reader of a Downloads folder
 // understands, safe in a header and on any disk.
-import type { ExportFormat } from "~/leads/lead-export.server";
+import type { ExportFormat } from "~/leads/export/lead-export.server";
 import { filtersToSearchParams, type LeadFilters } from "~/leads/lead-filters.server";
 import { db } from "~/storage/db.server";
 

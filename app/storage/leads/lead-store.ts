@@ -5,8 +5,8 @@
 // filters become SQL in one place, leadConditions below, for both databases.
 import type { Lead } from "~/storage/db.server";
 import { dayRange, spamValues, type Cursor, type LeadData, type LeadQuery, type LeadStatusValue } from "./lead-types";
-import type { StaffEmail } from "./outbox-store.server";
-import type { LeadCreatedEventRow, LeadUpdatedEventRow } from "./webhook-event-store.server";
+import type { StaffEmail } from "../outbox-store.server";
+import type { LeadCreatedEventRow, LeadUpdatedEventRow } from "../webhooks/webhook-event-store.server";
 
 /** The columns a page of leads reads (a column the model lacks fails to compile). */
 export const LEAD_ROW_COLUMNS = [

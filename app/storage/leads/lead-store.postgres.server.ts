@@ -6,6 +6,15 @@
 import pg from "pg";
 import { isoFromUtcText, postgresPool } from "~/storage/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
+import { addOutboxParams, outboxInsertPostgres, outboxParams, type StaffEmail } from "../outbox-store.server";
+import {
+  addLeadCreatedParams,
+  LEAD_CREATED_PARAMS,
+  leadCreatedInsertPostgres,
+  leadCreatedParams,
+  leadUpdatedInsertPostgres,
+  type LeadCreatedEventRow,
+} from "../webhooks/webhook-event-store.server";
 import {
   LEAD_ROW_COLUMNS,
   leadConditions,
@@ -25,15 +34,6 @@ import {
   type FormField,
 } from "./lead-store";
 import { spamValues } from "./lead-types";
-import { addOutboxParams, outboxInsertPostgres, outboxParams, type StaffEmail } from "./outbox-store.server";
-import {
-  addLeadCreatedParams,
-  LEAD_CREATED_PARAMS,
-  leadCreatedInsertPostgres,
-  leadCreatedParams,
-  leadUpdatedInsertPostgres,
-  type LeadCreatedEventRow,
-} from "./webhook-event-store.server";
 
 const postgres: Dialect = {
   placeholder: (n) => `$${n}`,

@@ -3,6 +3,12 @@
 // `+00:00`), booleans as 0/1, the data as JSON text, so Prisma reads these rows unchanged.
 import { idleSqlite, isoFromUtcText, prepared, sqliteTime, type SqliteConnection } from "~/storage/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
+import { writeOutboxEmailsSqlite, type StaffEmail } from "../outbox-store.server";
+import {
+  writeLeadCreatedSqlite,
+  writeLeadUpdatedSqlite,
+  type LeadCreatedEventRow,
+} from "../webhooks/webhook-event-store.server";
 import {
   LEAD_ROW_COLUMNS,
   leadPageSql,
@@ -20,8 +26,6 @@ import {
   fieldHasValueSql,
 } from "./lead-store";
 import { spamValues, type LeadData } from "./lead-types";
-import { writeOutboxEmailsSqlite, type StaffEmail } from "./outbox-store.server";
-import { writeLeadCreatedSqlite, writeLeadUpdatedSqlite, type LeadCreatedEventRow } from "./webhook-event-store.server";
 
 const sqlite: Dialect = {
   placeholder: () => "?",
