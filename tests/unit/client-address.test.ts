@@ -49,11 +49,13 @@ describe("server limits from the environment", () => {
       requestTimeoutMs: 30_000,
       maxConnections: 1_000,
       maxConnectionsPerClient: 100,
+      shutdownTimeoutMs: 20_000,
     });
     expect(() => serverLimits({ MAX_CONNECTIONS_PER_CLIENT: "-1" })).toThrow(/MAX_CONNECTIONS_PER_CLIENT/);
     expect(() => serverLimits({ MAX_CONNECTIONS: "0" })).toThrow(/MAX_CONNECTIONS/);
     expect(() => serverLimits({ HEADERS_TIMEOUT_MS: "soon" })).toThrow(/HEADERS_TIMEOUT_MS/);
     expect(() => serverLimits({ HEADERS_TIMEOUT_MS: "40000" })).toThrow(/must not be larger than REQUEST_TIMEOUT_MS/);
+    expect(() => serverLimits({ SHUTDOWN_TIMEOUT_MS: "0" })).toThrow(/SHUTDOWN_TIMEOUT_MS/);
   });
 });
 
