@@ -152,8 +152,14 @@ for (const javaScriptEnabled of [true, false]) {
       await page.goto(`${server.url}/leads`);
       const nav = page.getByRole("navigation", { name: "Main" });
       await expect(nav.getByRole("link", { name: "Support" }).isVisible()).resolves.toBe(false);
-      await page.getByText("Menu", { exact: true }).click();
-      await nav.getByRole("link", { name: "Support" }).click();
+      // A click on Menu before the page has hydrated can be undone by the script that takes
+      // over the menu: open it until the link shows.
+      const support = nav.getByRole("link", { name: "Support" });
+      for (let tries = 0; tries < 10 && !(await support.isVisible()); tries++) {
+        await page.getByText("Menu", { exact: true }).click();
+        await page.waitForTimeout(300);
+      }
+      await support.click();
       await page.waitForURL((url) => url.pathname === "/support");
       // A leads row is a card: its cells are labelled, the column headers are not shown.
       await page.goto(`${server.url}/leads`);
