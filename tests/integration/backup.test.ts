@@ -5,8 +5,8 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
-import { db } from "~/storage/db.server";
+import { FieldsSchema } from "~/forms/form-schema";
+import { createForm } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
 
 const onSqlite = process.env.TEST_DATABASE === "sqlite";
@@ -35,16 +35,7 @@ async function newForm(): Promise<string> {
     { key: "name", label: "Name", type: "text", required: true },
     { key: "email", label: "Email", type: "email", required: true },
   ]);
-  const form = await db.form.create({
-    data: {
-      name: "Backup",
-      fields,
-      settings: FormSettingsSchema.parse({}),
-      versions: { create: { version: 1, fields } },
-    },
-    select: { id: true },
-  });
-  return form.id;
+  return (await createForm("Backup", [fields])).id;
 }
 
 /** Keeps `concurrency` submissions in flight until `stop()`, noting when each was acknowledged. */

@@ -11,8 +11,9 @@ import {
   newAttempt,
   takeDraft,
 } from "~/capture/visitor-drafts.server";
-import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
+import { FieldsSchema } from "~/forms/form-schema";
 import { db } from "~/storage/db.server";
+import { createForm } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
 
 const running: TestServer[] = [];
@@ -68,16 +69,7 @@ async function newForm(): Promise<string> {
     { key: "name", label: "Name", type: "text", required: true },
     { key: "email", label: "Email", type: "email", required: true },
   ]);
-  const form = await db.form.create({
-    data: {
-      name: "Drafts",
-      fields,
-      settings: FormSettingsSchema.parse({}),
-      versions: { create: { version: 1, fields } },
-    },
-    select: { id: true },
-  });
-  return form.id;
+  return (await createForm("Drafts", [fields])).id;
 }
 
 // Two instances on one database: behind a load balancer the visitor's next request may land on
