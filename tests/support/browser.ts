@@ -27,4 +27,7 @@ export async function logInAt(page: Page, serverUrl: string, path: string): Prom
   await page.getByLabel("Password").fill(STAFF.password);
   await page.getByRole("button", { name: "Log in" }).click();
   await page.waitForURL((url) => url.pathname === path);
+  // The address changes before React has drawn the new page, and the login page has an
+  // "Email" field too: wait until it is gone so that a test's next fill lands on the page it means.
+  await page.getByRole("button", { name: "Log in" }).waitFor({ state: "detached" });
 }
