@@ -17,7 +17,7 @@ import {
 } from "../webhooks/webhook-event-store.server";
 import {
   LEAD_ROW_COLUMNS,
-  leadConditions,
+  formIdsMatchingSql,
   leadCountSql,
   changeSql,
   leadPageSql,
@@ -249,9 +249,8 @@ export const postgresLeadStore: LeadStore = {
   async formIdsMatching(filters) {
     const ids = new Set<string>();
     for (const isSpam of spamValues(filters)) {
-      const { where, params } = leadConditions(filters, undefined, isSpam, postgres);
-      for (const row of await query<{ formId: string }>(`SELECT DISTINCT "formId" FROM "Lead" WHERE ${where}`, params))
-        ids.add(row.formId);
+      const { sql, params } = formIdsMatchingSql(filters, isSpam, postgres);
+      for (const row of await query<{ formId: string }>(sql, params)) ids.add(row.formId);
     }
     return [...ids];
   },

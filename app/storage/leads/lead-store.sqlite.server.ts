@@ -16,7 +16,7 @@ import {
   NEW_LEAD_COLUMNS,
   newLeadValues,
   quoted,
-  leadConditions,
+  formIdsMatchingSql,
   leadCountSql,
   changeSql,
   type Dialect,
@@ -193,8 +193,7 @@ export const sqliteLeadStore: LeadStore = {
     const connection = await idleSqlite();
     const ids = new Set<string>();
     for (const isSpam of spamValues(filters)) {
-      const { where, params } = leadConditions(filters, undefined, isSpam, sqlite);
-      const sql = `SELECT DISTINCT "formId" FROM "Lead" WHERE ${where}`;
+      const { sql, params } = formIdsMatchingSql(filters, isSpam, sqlite);
       for (const row of prepared(connection, sql).all(...params) as Array<{ formId: string }>) ids.add(row.formId);
     }
     return [...ids];

@@ -281,6 +281,23 @@ export async function mergedRuns<Row extends LeadPosition>(
     .slice(0, take);
 }
 
+/**
+ * The forms with a lead matching the filters, for one spam value: one index probe per form
+ * ([formId, isSpam, createdAt, id]) rather than a DISTINCT over every matching lead.
+ * The conditions name the lead's columns unqualified, which resolve to "Lead" inside.
+ */
+export function formIdsMatchingSql(
+  filters: LeadQuery,
+  isSpam: boolean,
+  dialect: Dialect,
+): { sql: string; params: unknown[] } {
+  const { where, params } = leadConditions(filters, undefined, isSpam, dialect);
+  return {
+    sql: `SELECT "Form"."id" AS "formId" FROM "Form" WHERE EXISTS (SELECT 1 FROM "Lead" WHERE "Lead"."formId" = "Form"."id" AND ${where})`,
+    params,
+  };
+}
+
 /** The count's SQL for one spam value. */
 export function leadCountSql(
   filters: LeadQuery,
