@@ -2,6 +2,7 @@ import ExcelJS from "exceljs";
 import Papa from "papaparse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LeadData, LeadValue } from "~/forms/form-schema";
+import { streamLeadsXlsx } from "~/leads/export/lead-export-xlsx.server";
 import { streamLeadsCsv } from "~/leads/export/lead-export.server";
 import { LeadFilterSchema } from "~/leads/lead-filters.server";
 import { createOrResetUser } from "~/staff/user.server";
@@ -767,5 +768,30 @@ describe("streamLeadsCsv", () => {
     // The 50 newest; at most one page read ahead of the client could hold deleted ones.
     expect(rows.length).toBeGreaterThanOrEqual(50);
     expect(rows.length).toBeLessThanOrEqual(60);
+  });
+});
+
+describe("streamLeadsXlsx", () => {
+  it("goes on in another sheet, with the header again, when a sheet is full", async () => {
+    const form = await createForm("Long", [[field("n", "N", "number")]]);
+    await createLeads(
+      form.id,
+      Array.from({ length: 7 }, (_, i) => ({ data: { n: i }, createdAt: new Date(Date.UTC(2024, 0, 1, 0, i)) })),
+    );
+    const filters = LeadFilterSchema.parse({ formId: form.id });
+    // Excel's own limit is 1,048,575 rows under the header; three shows the same turn.
+    const stream = await streamLeadsXlsx(filters, { rowsPerSheet: 3, pageSize: 2 });
+    const bytes = Buffer.from(await new Response(stream).arrayBuffer());
+    const workbook = new ExcelJS.Workbook();
+    await workbook.xlsx.load(bytes as unknown as ArrayBuffer);
+    expect(workbook.worksheets.map((sheet) => sheet.name)).toEqual(["Leads", "Leads 2", "Leads 3"]);
+    const numbers = workbook.worksheets.map((sheet) => {
+      const rows = sheetRows(sheet, 7);
+      expect(rows[0][0]).toBe("Lead ID");
+      expect(sheet.getColumn(1).width).toBe(workbook.worksheets[0].getColumn(1).width);
+      return rows.slice(1).map((row) => row[6]);
+    });
+    // Newest first, every lead once, across the three sheets.
+    expect(numbers).toEqual([[6, 5, 4], [3, 2, 1], [0]]);
   });
 });

@@ -75,6 +75,12 @@ function skipStylesOfPlainCells(workbook: ExcelJS.stream.xlsx.WorkbookWriter) {
   };
 }
 
+/**
+ * An Excel sheet holds 1,048,576 rows: past that, Excel refuses the file. A longer export
+ * goes on in another sheet ("Leads 2", ...), each with the header and the same widths.
+ */
+export const ROWS_PER_SHEET = 1_048_576 - 1;
+
 /** Unzipped sheet XML allowed to wait for compression before the next page is read. */
 const XLSX_PENDING_BYTES = 2 * 1024 * 1024;
 const XLSX_YIELD_EVERY = 50;
@@ -83,11 +89,17 @@ const XLSX_YIELD_EVERY = 50;
 class LeadSheet {
   readonly out = new PassThrough({ highWaterMark: 256 * 1024 });
   readonly #workbook: ExcelJS.stream.xlsx.WorkbookWriter;
-  readonly #sheet: ExcelJS.Worksheet;
+  #sheet!: ExcelJS.Worksheet;
+  #sheets = 0;
+  #rowsInSheet = 0;
+  #widths: number[] = [];
   ended = false;
   failed: unknown = null;
 
-  constructor(readonly columns: ExportColumns) {
+  constructor(
+    readonly columns: ExportColumns,
+    readonly rowsPerSheet = ROWS_PER_SHEET,
+  ) {
     // Shared strings would keep every distinct string of the file in memory until the end;
     // styles are on only for the bold header.
     this.#workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
@@ -96,7 +108,6 @@ class LeadSheet {
       useStyles: true,
     });
     skipStylesOfPlainCells(this.#workbook);
-    this.#sheet = this.#workbook.addWorksheet("Leads", { views: [{ state: "frozen", ySplit: 1 }] });
     this.out.once("end", () => (this.ended = true));
     this.out.once("error", (error) => (this.failed = error));
   }
@@ -104,11 +115,22 @@ class LeadSheet {
   /** The column widths (from the first page) and the header row, then that page. */
   async writeFirst(rows: ExportLead[] | null): Promise<void> {
     const cells = (rows ?? []).map((row) => rowCells(row, this.columns, excelCells));
-    this.#sheet.columns = columnWidths(this.columns, cells).map((width) => ({ width }));
+    this.#widths = columnWidths(this.columns, cells);
+    this.#startSheet();
+    await this.writeRows(cells);
+  }
+
+  /** A new sheet (the previous one, if any, complete), with the widths and the header. */
+  #startSheet() {
+    if (this.#sheets > 0) this.#sheet.commit();
+    this.#sheets++;
+    const name = this.#sheets === 1 ? "Leads" : `Leads ${this.#sheets}`;
+    this.#sheet = this.#workbook.addWorksheet(name, { views: [{ state: "frozen", ySplit: 1 }] });
+    this.#sheet.columns = this.#widths.map((width) => ({ width }));
     const header = this.#sheet.addRow(this.columns.headers.map(excelCells.text));
     header.font = { bold: true };
     header.commit();
-    await this.writeRows(cells);
+    this.#rowsInSheet = 0;
   }
 
   /**
@@ -119,6 +141,8 @@ class LeadSheet {
     for (let i = 0; i < rows.length; i++) {
       const row = rows[i];
       const cells = Array.isArray(row) ? row : rowCells(row, this.columns, excelCells);
+      if (this.#rowsInSheet === this.rowsPerSheet) this.#startSheet();
+      this.#rowsInSheet++;
       const added = this.#sheet.addRow(excelLineBreaks(cells));
       for (let c = 0; c < cells.length; c++) {
         const style = cells[c] instanceof Date && DATE_STYLES[this.columns.kinds[c]];
@@ -170,7 +194,7 @@ export async function streamLeadsXlsx(
   filters: LeadFilters,
   options: ExportOptions = {},
 ): Promise<ReadableStream<Uint8Array>> {
-  const sheet = new LeadSheet(await exportColumns(filters));
+  const sheet = new LeadSheet(await exportColumns(filters), options.rowsPerSheet);
   const reader = pageReader(filters, options.pageSize ?? EXPORT_PAGE_SIZE, options.signal, options.onEnd);
   let phase: "header" | "rows" | "finishing" = "header";
   return new ReadableStream<Uint8Array>(

@@ -26,6 +26,8 @@ export const EXPORT_PAGE_SIZE = 500;
 export type ExportOptions = {
   signal?: AbortSignal;
   pageSize?: number;
+  /** Excel only: data rows per sheet before the next sheet begins (default: as many as Excel opens). */
+  rowsPerSheet?: number;
   /** Once, when the last row was read (complete) or the download stopped early: the rows sent. */
   onEnd?: (rows: number, complete: boolean) => void;
 };
