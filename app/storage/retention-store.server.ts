@@ -145,29 +145,31 @@ const CHUNKS_PER_STATEMENT = 8;
 /**
  * Deletes an attachment's bytes a few chunks per statement, then the attachment, and says on
  * its message what was removed (the thread lists it under "not kept"), in the same write as
- * the attachment's row, so that the two cannot disagree. False when the ticket was reopened or
- * the attachment was gone meanwhile.
+ * the attachment's row, so that the two cannot disagree. Until the first bytes go, each
+ * statement re-checks that the request is still closed (false: reopened meanwhile, kept);
+ * after that the file is no use, and the rest goes whatever happens.
  */
 export async function deleteAttachment(attachment: ExpiredAttachment, cutoff: Date, note: string): Promise<boolean> {
+  const expired = { message: { ticket: { status: "closed" as const, lastMessageAt: { lt: cutoff } } } };
+  let started = false;
   for (let seq = 0; ; seq += CHUNKS_PER_STATEMENT) {
-    const stillExpired = {
-      attachment: { message: { ticket: { status: "closed" as const, lastMessageAt: { lt: cutoff } } } },
-    };
+    const range = { gte: seq, lt: seq + CHUNKS_PER_STATEMENT };
     const { count } = await retryWhileBusy(() =>
       db.attachmentChunk.deleteMany({
-        where: { attachmentId: attachment.id, seq: { gte: seq, lt: seq + CHUNKS_PER_STATEMENT }, ...stillExpired },
+        where: { attachmentId: attachment.id, seq: range, ...(started ? {} : { attachment: expired }) },
       }),
     );
-    if (count === 0) {
-      const left = await db.attachmentChunk.count({ where: { attachmentId: attachment.id, seq: { gte: seq } } });
-      if (left === 0) break;
-      return false;
-    }
+    if (count > 0) started = true;
+    else if ((await db.attachmentChunk.count({ where: { attachmentId: attachment.id, seq: { gte: seq } } })) === 0)
+      break;
+    else if (!started) return false;
   }
   return retryWhileBusy(() =>
     db.$transaction(async (tx) => {
-      const { count } = await tx.ticketAttachment.deleteMany({ where: { id: attachment.id } });
-      if (count === 0) return false;
+      const gone = await tx.ticketAttachment.deleteMany({
+        where: { id: attachment.id, ...(started ? {} : expired) },
+      });
+      if (gone.count === 0) return false;
       const message = await tx.ticketMessage.findUnique({
         where: { id: attachment.messageId },
         select: { notKept: true },

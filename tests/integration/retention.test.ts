@@ -244,11 +244,14 @@ describe("a retention pass", () => {
     const second = await newAttachment(closedLongAgo.id, 1);
     const closedRecently = await newAttachment((await newTicket("closed", 10)).id, 2);
     const openOld = await newAttachment((await newTicket("open", 120)).id, 2);
+    // Empty files: nothing to delete but the row, and the same rule for it.
+    const emptyExpired = await newAttachment(closedLongAgo.id, 0);
+    const emptyOpen = await newAttachment((await newTicket("pending", 120)).id, 0);
 
     const counts = await runRetention({ now: NOW, periods: PERIODS, batchSize: 2, pauseMs: 1 });
 
-    expect(counts.attachments).toBe(2);
-    for (const gone of [expired, second]) {
+    expect(counts.attachments).toBe(3);
+    for (const gone of [expired, second, emptyExpired]) {
       expect(await db.ticketAttachment.count({ where: { id: gone.attachmentId } })).toBe(0);
       expect(await db.attachmentChunk.count({ where: { attachmentId: gone.attachmentId } })).toBe(0);
       const message = await db.ticketMessage.findUniqueOrThrow({ where: { id: gone.messageId } });
@@ -257,6 +260,7 @@ describe("a retention pass", () => {
     for (const kept of [closedRecently, openOld]) {
       expect(await db.attachmentChunk.count({ where: { attachmentId: kept.attachmentId } })).toBe(2);
     }
+    expect(await db.ticketAttachment.count({ where: { id: emptyOpen.attachmentId } })).toBe(1);
     // Off by default: no period, no removal.
     const old = await newAttachment(closedLongAgo.id, 1);
     await runRetention({ now: NOW, periods: { ...PERIODS, attachmentDays: null }, pauseMs: 1 });
