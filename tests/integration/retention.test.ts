@@ -6,6 +6,7 @@ import { runRetention, retentionTotals, type RetentionPeriods } from "~/retentio
 import { db } from "~/storage/db.server";
 import { attachmentChunkStore } from "~/storage/index.server";
 import { createForm } from "../support/leads";
+import { startServer } from "../support/server";
 
 const DAY_MS = 24 * 60 * 60_000;
 const NOW = Date.now();
@@ -265,5 +266,20 @@ describe("a retention pass", () => {
     const old = await newAttachment(closedLongAgo.id, 1);
     await runRetention({ now: NOW, periods: { ...PERIODS, attachmentDays: null }, pauseMs: 1 });
     expect(await db.ticketAttachment.count({ where: { id: old.attachmentId } })).toBe(1);
+  });
+});
+
+describe("retention settings at start", () => {
+  it("refuse a period that is no number of days, naming the variable and not starting", async () => {
+    const refusal = await startServer({ RETENTION_WEBHOOK_DAYS: "a month" }).then(
+      async (server) => {
+        await server.stop();
+        return "started";
+      },
+      (error: Error) => error.message,
+    );
+    expect(refusal).toMatch(
+      /RETENTION_WEBHOOK_DAYS: must be a whole number of days \(1 to 36500\), or 0 or off to keep forever/,
+    );
   });
 });
