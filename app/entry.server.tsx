@@ -10,6 +10,7 @@ import { startFormViewFlush } from "~/capture/form-views.server";
 import { startDraftCleanup } from "~/capture/visitor-drafts.server";
 import { startDigestSchedule } from "~/notifications/notifications.server";
 import { startOutboxWorker } from "~/notifications/outbox.server";
+import { startRetention } from "~/retention/retention.server";
 import { startSessionCleanup } from "~/staff/session.server";
 import { db } from "~/storage/db.server";
 import { startAttachmentCleanup } from "~/support/attachment-store.server";
@@ -92,6 +93,7 @@ export async function startBackgroundWork(load?: { recentPeakInFlight: () => num
     startAttachmentCleanup(),
     startInboundWorkers(),
     startFormViewFlush(),
+    startRetention(),
   );
 }
 

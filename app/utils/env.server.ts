@@ -80,6 +80,29 @@ const integer = (fallback: number) =>
       return parsed;
     });
 
+/**
+ * A retention period in days (decision 054): null keeps forever ("off" or 0); unset, the
+ * fallback, which may itself be null (kept unless asked).
+ */
+const retentionDays = (fallback: number | null) =>
+  z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      const setting = value?.trim().toLowerCase();
+      if (setting === undefined || setting === "") return fallback;
+      if (setting === "off" || setting === "0") return null;
+      const parsed = Number(setting);
+      if (!Number.isInteger(parsed) || parsed < 1 || parsed > 36_500) {
+        ctx.addIssue({
+          code: "custom",
+          message: "must be a whole number of days (1 to 36500), or 0 or off to keep forever",
+        });
+        return z.NEVER;
+      }
+      return parsed;
+    });
+
 const EnvSchema = z
   .object({
     NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
@@ -189,6 +212,11 @@ const EnvSchema = z
         }
       }, "must be an IANA time zone such as Europe/Berlin"),
     DIGEST_HOUR: integer(8).refine((hour) => hour <= 23, "must be an hour from 0 to 23"),
+    // How long finished records are kept (decision 054, docs/operations.md "Retention").
+    RETENTION_WEBHOOK_DAYS: retentionDays(30),
+    RETENTION_EMAIL_DAYS: retentionDays(30),
+    RETENTION_AUDIT_DAYS: retentionDays(365),
+    RETENTION_ATTACHMENT_DAYS: retentionDays(null),
     // Outbound webhooks (docs/api/webhooks.md): http:// endpoints and private destinations
     // are refused unless these are set (tests, private deployments).
     WEBHOOK_ALLOW_HTTP: flag,

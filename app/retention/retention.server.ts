@@ -1,0 +1,180 @@
+// Retention (issue 30, decision 054): what is finished and older than its period goes, in
+// batches with a pause between them, hourly while the server runs and on demand with
+// `npm run retention`. Nothing still pending is touched: a webhook delivery that will retry,
+// an email not yet sent, a ticket not closed. Form-view counters are already one row per
+// form, day and source (no finer detail to roll up), and are kept.
+import { every } from "~/jobs/periodic.server";
+import type { KeysetPosition } from "~/storage/keyset.server";
+import {
+  attachmentsOfClosedTickets,
+  blankSentTicketEmails,
+  deleteAttachment,
+  deleteAuditEntries,
+  deleteFinishedDeliveries,
+  deleteSentStaffEmails,
+  deleteSpentEvents,
+  type BatchResult,
+} from "~/storage/retention-store.server";
+import { env } from "~/utils/env.server";
+
+/** Days each kind is kept; null: forever. */
+export type RetentionPeriods = {
+  webhookDays: number | null;
+  emailDays: number | null;
+  auditDays: number | null;
+  attachmentDays: number | null;
+};
+
+/** What one pass removed, by kind. */
+export type RetentionCounts = {
+  webhookDeliveries: number;
+  webhookEvents: number;
+  emailBodies: number;
+  staffEmails: number;
+  auditEntries: number;
+  attachments: number;
+};
+
+export type RetentionOptions = {
+  now?: number;
+  periods?: RetentionPeriods;
+  /** Rows per statement: under the 999 values Prisma binds in one SQLite statement. */
+  batchSize?: number;
+  /** The pause between batches, in which lead commits and the workers' writes get the lock. */
+  pauseMs?: number;
+  /** Ends the pass after the batch under way (the server is shutting down). */
+  signal?: AbortSignal;
+};
+
+const DAY_MS = 24 * 60 * 60_000;
+const HOUR_MS = 60 * 60_000;
+const BATCH_SIZE = 500;
+const PAUSE_MS = 50;
+// A closed ticket's attachments are a few MiB each: fewer per batch.
+const ATTACHMENT_BATCH = 20;
+
+export function periodsFromEnv(): RetentionPeriods {
+  return {
+    webhookDays: env.RETENTION_WEBHOOK_DAYS,
+    emailDays: env.RETENTION_EMAIL_DAYS,
+    auditDays: env.RETENTION_AUDIT_DAYS,
+    attachmentDays: env.RETENTION_ATTACHMENT_DAYS,
+  };
+}
+
+const zeroCounts = (): RetentionCounts => ({
+  webhookDeliveries: 0,
+  webhookEvents: 0,
+  emailBodies: 0,
+  staffEmails: 0,
+  auditEntries: 0,
+  attachments: 0,
+});
+
+const totals = zeroCounts();
+
+/** What retention has removed since this process started, by kind (for the metrics). */
+export function retentionTotals(): Readonly<RetentionCounts> {
+  return { ...totals };
+}
+
+const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+type Pacing = { size: number; pauseMs: number; signal?: AbortSignal };
+
+/** Runs `batch` until a batch comes back short, pausing between batches; the rows handled. */
+async function drain(pacing: Pacing, batch: () => Promise<number>): Promise<number> {
+  let total = 0;
+  for (;;) {
+    const count = await batch();
+    total += count;
+    if (count < pacing.size || pacing.signal?.aborted) return total;
+    await pause(pacing.pauseMs);
+  }
+}
+
+/** As drain, for batches that step over rows they leave (a keyset position carries on after them). */
+async function walk(pacing: Pacing, batch: (from: KeysetPosition | null) => Promise<BatchResult>): Promise<number> {
+  let total = 0;
+  let from: KeysetPosition | null = null;
+  for (;;) {
+    const result = await batch(from);
+    total += result.count;
+    if (result.scanned < pacing.size || !result.next || pacing.signal?.aborted) return total;
+    from = result.next;
+    await pause(pacing.pauseMs);
+  }
+}
+
+async function removeAttachments(cutoff: Date, days: number, pacing: Pacing): Promise<number> {
+  const note = `Attachments of requests closed over ${days} days ago are removed (retention).`;
+  let removed = 0;
+  for (;;) {
+    const batch = await attachmentsOfClosedTickets(cutoff, ATTACHMENT_BATCH);
+    let removedNow = 0;
+    for (const attachment of batch) {
+      if (await deleteAttachment(attachment, cutoff, `${attachment.filename}: ${note}`)) removedNow++;
+      await pause(pacing.pauseMs);
+    }
+    removed += removedNow;
+    // A batch that removed nothing would only be read again.
+    if (batch.length < ATTACHMENT_BATCH || removedNow === 0 || pacing.signal?.aborted) return removed;
+  }
+}
+
+/** One retention pass over every kind whose period is set; what it removed. */
+export async function runRetention(options: RetentionOptions = {}): Promise<RetentionCounts> {
+  const now = options.now ?? Date.now();
+  const periods = options.periods ?? periodsFromEnv();
+  const pacing: Pacing = {
+    size: options.batchSize ?? BATCH_SIZE,
+    pauseMs: options.pauseMs ?? PAUSE_MS,
+    signal: options.signal,
+  };
+  const cutoff = (days: number) => new Date(now - days * DAY_MS);
+  const counts = zeroCounts();
+  if (periods.webhookDays !== null) {
+    const before = cutoff(periods.webhookDays);
+    counts.webhookDeliveries = await drain(pacing, () => deleteFinishedDeliveries(before, pacing.size));
+    counts.webhookEvents = await walk(pacing, (from) => deleteSpentEvents(before, pacing.size, from));
+  }
+  if (periods.emailDays !== null) {
+    const before = cutoff(periods.emailDays);
+    counts.emailBodies = await walk(pacing, (from) => blankSentTicketEmails(before, pacing.size, from));
+    counts.staffEmails = await drain(pacing, () => deleteSentStaffEmails(before, pacing.size));
+  }
+  if (periods.auditDays !== null) {
+    const before = cutoff(periods.auditDays);
+    counts.auditEntries = await drain(pacing, () => deleteAuditEntries(before, pacing.size));
+  }
+  if (periods.attachmentDays !== null) {
+    counts.attachments = await removeAttachments(cutoff(periods.attachmentDays), periods.attachmentDays, pacing);
+  }
+  for (const kind of Object.keys(counts) as Array<keyof RetentionCounts>) totals[kind] += counts[kind];
+  return counts;
+}
+
+/** Runs retention hourly while the server runs; stop() ends a pass under way after its batch. */
+export function startRetention(): { stop: () => Promise<void> } {
+  const stopping = new AbortController();
+  let running: Promise<unknown> | null = null;
+  const timer = every(HOUR_MS, "retention", async () => {
+    // A pass that outlasts the hour is not joined by a second one.
+    if (running) return;
+    running = runRetention({ signal: stopping.signal })
+      .then((counts) => {
+        if (Object.values(counts).some((count) => count > 0)) console.log("retention removed", JSON.stringify(counts));
+      })
+      .finally(() => {
+        running = null;
+      });
+    await running;
+  });
+  return {
+    stop: async () => {
+      stopping.abort();
+      await timer.stop();
+      await running?.catch(() => undefined);
+    },
+  };
+}

@@ -1,0 +1,182 @@
+// The statements retention runs (decision 054): each call handles one batch of at most `size`
+// rows, chosen through an index and then deleted (or blanked) by primary key, so that no one
+// statement holds SQLite's write lock (or PostgreSQL's row locks) for long. The caller pauses
+// between batches. Every delete repeats the condition that chose its rows: a row that changed
+// in between (a delivery retried by staff, an email re-sent) is left alone.
+import { db, type Prisma } from "~/storage/db.server";
+import type { KeysetPosition } from "~/storage/keyset.server";
+import { retryWhileBusy } from "~/storage/transactions.server";
+
+/** What one batch did, and where the next batch starts when rows it skipped stay in place. */
+export type BatchResult = { count: number; scanned: number; next: KeysetPosition | null };
+
+const FINISHED_DELIVERY = { in: ["succeeded", "failed"] as Array<"succeeded" | "failed"> };
+
+/** Rows after `from` in (time, id) order, for a batch that must not read the same skipped rows again. */
+function after(field: string, from: KeysetPosition | null) {
+  if (!from) return {};
+  return { OR: [{ [field]: { gt: from.at } }, { [field]: from.at, id: { gt: from.id } }] };
+}
+
+/** Finished webhook deliveries (delivered, or given up) whose last attempt was due before `cutoff`. */
+export async function deleteFinishedDeliveries(cutoff: Date, size: number): Promise<number> {
+  const where: Prisma.WebhookDeliveryWhereInput = {
+    status: FINISHED_DELIVERY,
+    nextAttemptAt: { lt: cutoff },
+    createdAt: { lt: cutoff },
+  };
+  const rows = await db.webhookDelivery.findMany({
+    where,
+    orderBy: [{ nextAttemptAt: "asc" }, { id: "asc" }],
+    take: size,
+    select: { id: true },
+  });
+  if (rows.length === 0) return 0;
+  const ids = rows.map((row) => row.id);
+  // Its attempts go with it (onDelete: Cascade), a few rows each.
+  const { count } = await retryWhileBusy(() => db.webhookDelivery.deleteMany({ where: { ...where, id: { in: ids } } }));
+  return count;
+}
+
+/**
+ * Webhook events older than `cutoff` that no delivery needs any more: none left, and no fan-out
+ * still to write (fanOutTo). An event with a delivery still pending is stepped over.
+ */
+export async function deleteSpentEvents(cutoff: Date, size: number, from: KeysetPosition | null): Promise<BatchResult> {
+  const rows = await db.webhookEvent.findMany({
+    where: { createdAt: { lt: cutoff }, ...after("createdAt", from) },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    take: size,
+    select: { id: true, createdAt: true },
+  });
+  const last = rows.at(-1);
+  if (!last) return { count: 0, scanned: 0, next: null };
+  const spent = { fanOutTo: null, deliveries: { none: {} } } satisfies Prisma.WebhookEventWhereInput;
+  const { count } = await retryWhileBusy(() =>
+    db.webhookEvent.deleteMany({ where: { ...spent, id: { in: rows.map((row) => row.id) } } }),
+  );
+  return { count, scanned: rows.length, next: { at: last.createdAt, id: last.id } };
+}
+
+/** Sent email: `ticket` true for a support request's mail, false for staff notifications. */
+function sentBefore(cutoff: Date, ticket: boolean): Prisma.OutboxEmailWhereInput {
+  return {
+    status: "sent",
+    nextAttemptAt: { lt: cutoff },
+    sentAt: { lt: cutoff },
+    ticketId: ticket ? { not: null } : null,
+  };
+}
+
+/**
+ * Empties the text of support mail sent before `cutoff`. The row stays: its Message-ID threads
+ * the customer's replies to the ticket, and the thread shows that it was sent.
+ */
+export async function blankSentTicketEmails(
+  cutoff: Date,
+  size: number,
+  from: KeysetPosition | null,
+): Promise<BatchResult> {
+  const where = sentBefore(cutoff, true);
+  const rows = await db.outboxEmail.findMany({
+    where: { ...where, ...after("nextAttemptAt", from) },
+    orderBy: [{ nextAttemptAt: "asc" }, { id: "asc" }],
+    take: size,
+    select: { id: true, nextAttemptAt: true },
+  });
+  const last = rows.at(-1);
+  if (!last) return { count: 0, scanned: 0, next: null };
+  const { count } = await retryWhileBusy(() =>
+    db.outboxEmail.updateMany({
+      where: { ...where, text: { not: "" }, id: { in: rows.map((row) => row.id) } },
+      data: { text: "" },
+    }),
+  );
+  return { count, scanned: rows.length, next: { at: last.nextAttemptAt, id: last.id } };
+}
+
+/** Deletes staff notifications sent before `cutoff`: nothing refers to them once sent. */
+export async function deleteSentStaffEmails(cutoff: Date, size: number): Promise<number> {
+  const where = sentBefore(cutoff, false);
+  const rows = await db.outboxEmail.findMany({
+    where,
+    orderBy: [{ nextAttemptAt: "asc" }, { id: "asc" }],
+    take: size,
+    select: { id: true },
+  });
+  if (rows.length === 0) return 0;
+  const ids = rows.map((row) => row.id);
+  const { count } = await retryWhileBusy(() => db.outboxEmail.deleteMany({ where: { ...where, id: { in: ids } } }));
+  return count;
+}
+
+/** Audit entries written before `cutoff`, oldest first. */
+export async function deleteAuditEntries(cutoff: Date, size: number): Promise<number> {
+  const rows = await db.auditEntry.findMany({
+    where: { createdAt: { lt: cutoff } },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    take: size,
+    select: { id: true },
+  });
+  if (rows.length === 0) return 0;
+  const ids = rows.map((row) => row.id);
+  const { count } = await retryWhileBusy(() => db.auditEntry.deleteMany({ where: { id: { in: ids } } }));
+  return count;
+}
+
+export type ExpiredAttachment = { id: string; filename: string; messageId: string };
+
+/** Attachments of inbound mail on tickets closed, with no message since, before `cutoff`. */
+export async function attachmentsOfClosedTickets(cutoff: Date, size: number): Promise<ExpiredAttachment[]> {
+  const rows = await db.ticketAttachment.findMany({
+    where: { message: { ticket: { status: "closed", lastMessageAt: { lt: cutoff } } } },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    take: size,
+    select: { id: true, filename: true, messageId: true },
+  });
+  return rows.flatMap((row) =>
+    row.messageId ? [{ id: row.id, filename: row.filename, messageId: row.messageId }] : [],
+  );
+}
+
+// 8 chunks of 256 KiB: 2 MiB of pages freed per statement.
+const CHUNKS_PER_STATEMENT = 8;
+
+/**
+ * Deletes an attachment's bytes a few chunks per statement, then the attachment, and says on
+ * its message what was removed (the thread lists it under "not kept"), in the same write as
+ * the attachment's row, so that the two cannot disagree. Until the first bytes go, each
+ * statement re-checks that the request is still closed (false: reopened meanwhile, kept);
+ * after that the file is no use, and the rest goes whatever happens.
+ */
+export async function deleteAttachment(attachment: ExpiredAttachment, cutoff: Date, note: string): Promise<boolean> {
+  const expired = { message: { ticket: { status: "closed" as const, lastMessageAt: { lt: cutoff } } } };
+  let started = false;
+  for (let seq = 0; ; seq += CHUNKS_PER_STATEMENT) {
+    const range = { gte: seq, lt: seq + CHUNKS_PER_STATEMENT };
+    const { count } = await retryWhileBusy(() =>
+      db.attachmentChunk.deleteMany({
+        where: { attachmentId: attachment.id, seq: range, ...(started ? {} : { attachment: expired }) },
+      }),
+    );
+    if (count > 0) started = true;
+    else if ((await db.attachmentChunk.count({ where: { attachmentId: attachment.id, seq: { gte: seq } } })) === 0)
+      break;
+    else if (!started) return false;
+  }
+  return retryWhileBusy(() =>
+    db.$transaction(async (tx) => {
+      const gone = await tx.ticketAttachment.deleteMany({
+        where: { id: attachment.id, ...(started ? {} : expired) },
+      });
+      if (gone.count === 0) return false;
+      const message = await tx.ticketMessage.findUnique({
+        where: { id: attachment.messageId },
+        select: { notKept: true },
+      });
+      const notKept = message?.notKept ? `${message.notKept}\n${note}` : note;
+      await tx.ticketMessage.update({ where: { id: attachment.messageId }, data: { notKept } });
+      return true;
+    }),
+  );
+}
