@@ -118,9 +118,11 @@ export function requestMetrics(inFlight: () => number): RequestMetrics {
     const url = req.url ?? "/";
     const query = url.indexOf("?");
     const status = res.statusCode;
-    const route = patterns.patternOf(query === -1 ? url : url.slice(0, query)) ?? (status < 400 ? STATIC : UNMATCHED);
+    const answered = res.headersSent;
+    const route =
+      patterns.patternOf(query === -1 ? url : url.slice(0, query)) ?? (answered && status < 400 ? STATIC : UNMATCHED);
     const method = KNOWN_METHODS.has(req.method ?? "") ? req.method! : "other";
-    const statusClass = res.headersSent ? (STATUS_CLASSES[Math.floor(status / 100)] ?? "other") : "aborted";
+    const statusClass = answered ? (STATUS_CLASSES[Math.floor(status / 100)] ?? "other") : "aborted";
     histogram.observe({ method, route, status_class: statusClass }, seconds);
   }
 
