@@ -1,10 +1,9 @@
 // The service's metrics at GET /metrics, in Prometheus's text format (decision 052): the
 // helpers that define a metric in prom-client's default registry, scrape-time backlog gauges,
-// and the route's answer behind METRICS_TOKEN. Each metric is defined by the module whose work
-// it counts (the submit endpoint, the lead store, the outbox, the webhook worker, the inbound
-// workers; server/http-metrics.ts the requests and the process, in the same registry);
-// docs/operations.md#metrics lists them all.
-import { createHash, timingSafeEqual } from "node:crypto";
+// and the text the route answers (app/routes/metrics.ts checks METRICS_TOKEN). Each metric is
+// defined by the module whose work it counts (the submit endpoint, the lead store, the outbox,
+// the webhook worker, the inbound workers; server/http-metrics.ts the requests and the
+// process, in the same registry); docs/operations.md#metrics lists them all.
 import {
   Counter,
   Gauge,
@@ -15,8 +14,6 @@ import {
   type HistogramConfiguration,
   type Metric,
 } from "prom-client";
-import { errorResponse } from "./api.server";
-import { env } from "./env.server";
 
 /**
  * Registers a metric in place of any of the same name: in development Vite evaluates a
@@ -79,27 +76,8 @@ export function backlogGauges(
   });
 }
 
-const tokenDigest = (token: string) => createHash("sha256").update(token).digest();
-const expected = env.METRICS_TOKEN ? tokenDigest(env.METRICS_TOKEN) : null;
-
-/** Whether an Authorization header carries the metrics token, compared in constant time. */
-function isMetricsToken(authorization: string | null): boolean {
-  const match = /^Bearer +(\S+) *$/i.exec(authorization ?? "");
-  // Digests of equal length: the comparison's time says nothing of the token's length either.
-  return expected !== null && match !== null && timingSafeEqual(tokenDigest(match[1]), expected);
-}
-
-/**
- * GET /metrics: 404 while METRICS_TOKEN is unset (nothing here), 401 without the token, the
- * metrics otherwise. Errors in the API's JSON shape.
- */
-export async function metricsResponse(request: Request): Promise<Response> {
-  if (!expected) return errorResponse(404, "not_found", "Metrics are off: set METRICS_TOKEN to turn them on.");
-  if (!isMetricsToken(request.headers.get("Authorization"))) {
-    return errorResponse(401, "unauthorized", "Send the metrics token: Authorization: Bearer <METRICS_TOKEN>.", {
-      headers: { "WWW-Authenticate": 'Bearer realm="metrics"' },
-    });
-  }
+/** The metrics of the process (and prom-client's own), as GET /metrics answers them. */
+export async function metricsResponse(): Promise<Response> {
   return new Response(await register.metrics(), {
     headers: { "Content-Type": register.contentType, "Cache-Control": "no-store" },
   });

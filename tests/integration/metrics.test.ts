@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
 import { HONEYPOT_FIELD } from "~/leads/lead-fields";
 import { db } from "~/storage/db.server";
+import { ownClientAddress } from "../support/http";
 import { labelValues, parsePrometheusText, sumOf, type Family } from "../support/prometheus";
 import { SECRET_PREFIXES } from "../support/secrets";
 import { preloadInto, startServer, type TestServer } from "../support/server";
@@ -22,6 +23,8 @@ beforeAll(async () => {
   server = await startServer({
     METRICS_TOKEN: TOKEN,
     SUBMIT_RATE_LIMIT_PER_MINUTE: String(RATE_LIMIT),
+    // The test of wrong tokens per address sends its own (X-Forwarded-For).
+    TRUST_PROXY: "true",
     // The queues' workers stay idle: the backlog test's rows wait where it put them.
     OUTBOX_POLL_MS: "600000",
     WEBHOOK_POLL_MS: "600000",
@@ -104,6 +107,21 @@ describe("access to /metrics", () => {
       expect(response.headers.get("www-authenticate")).toBe('Bearer realm="metrics"');
       await expectJsonError(response, 401, "unauthorized");
     }
+  });
+
+  it("counts wrong tokens per address: past 10 in 15 minutes, 429; the right token still passes", async () => {
+    const address = ownClientAddress();
+    const send = (token: string) =>
+      fetch(`${server.url}/metrics`, { headers: { ...address, Authorization: `Bearer ${token}` } });
+    for (let i = 0; i < 10; i++) await expectJsonError(await send(`wrong-${i}`), 401, "unauthorized");
+    const limited = await send("wrong-again");
+    expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
+    await expectJsonError(limited, 429, "rate_limited");
+    const right = await send(TOKEN);
+    expect(right.status).toBe(200);
+    await right.arrayBuffer();
+    expect(server.output()).toMatch(/wrong metrics token from address [0-9a-f]{12} \(10 of 10 in 15 minutes\)/);
+    expect(server.output()).not.toContain(TOKEN);
   });
 
   it("answers the token with Prometheus text: the process's metrics, the requests', the app's", async () => {
