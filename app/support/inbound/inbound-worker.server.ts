@@ -46,6 +46,7 @@ timeouts.inc({ stage: "decode" }, 0);
 
 /** Whether a task failed for its time budget (AbortSignal.timeout, as piscina passes it on). */
 const isTimeout = (error: unknown) => ["AbortError", "TimeoutError"].includes((error as Error | null)?.name ?? "");
+
 function getPool(): Piscina {
   if (!pool) {
     pool = new Piscina({ filename: builtFile(WORKER), minThreads: 1, maxThreads: THREADS, idleTimeout: 60_000 });
