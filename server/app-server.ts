@@ -12,6 +12,7 @@ import { isApiPath } from "../app/utils/request.server";
 import { clientAddressOf, compileTrustProxy, requestUrl, type Trust } from "./client-address";
 import { callDirect, directHandler, directRoutes } from "./direct-dispatch";
 import { guardPageMutation, MUTATIONS, refusedBeforeRouting } from "./guards";
+import { requestMetrics } from "./http-metrics";
 import { serverLimits } from "./limits";
 import {
   BASE_HEADERS,
@@ -263,13 +264,15 @@ export async function createAppServer(options: AppServerOptions = {}): Promise<A
   const productionBuild = source.mode === "production" ? await source.load() : null;
   const currentBuild = () => productionBuild ?? source.load();
   const { dispatchDirect, viaRemix } = requestHandlers(options, source, productionBuild, trust);
+  const metrics = requestMetrics(() => inFlight);
 
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     inFlight++;
     peaks.note(inFlight);
-    const started = logRequests ? performance.now() : 0;
+    const started = performance.now();
     res.once("close", () => {
       inFlight--;
+      metrics.observe(currentBuild(), req, res, started);
       // A client that hung up or was cut off mid-request: one quiet line, no stack.
       if (!res.writableFinished) console.log(`client went away: ${req.method} ${req.url?.split("?")[0]}`);
       if (logRequests) {

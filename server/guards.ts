@@ -7,7 +7,7 @@ import { htmlError, jsonError, readBody, refuse, requestHeaders } from "./node-h
 import type { IncomingMessage, ServerResponse } from "node:http";
 
 export const MUTATIONS = new Set(["POST", "PUT", "PATCH", "DELETE"]);
-const KNOWN_METHODS = new Set(["GET", "HEAD", "OPTIONS", ...MUTATIONS]);
+export const KNOWN_METHODS = new Set(["GET", "HEAD", "OPTIONS", ...MUTATIONS]);
 export const BODY_CAP = 1024 * 1024;
 // C0 controls and DEL, as decodeURI gives them back (%00, %0A…).
 const CONTROL = /[\u0000-\u001f\u007f]/;

@@ -13,6 +13,7 @@ import {
 } from "~/utils/api.server";
 import { DomainError } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
+import { counter } from "~/utils/metrics.server";
 import {
   idempotencyKeyOf,
   limitSubmissions,
@@ -30,6 +31,23 @@ import { isBrowserPost, isFormPost, visitorPage } from "./visitor-page.server";
 export type SubmitMeta = { ip: string };
 
 const APP_ORIGIN = new URL(env.APP_URL).origin;
+
+const leadsAccepted = counter({
+  name: "leadcapture_leads_accepted_total",
+  help: "Leads stored by the submit endpoint (a replayed idempotency key not counted again); spam: marked as spam by its signals.",
+  labelNames: ["spam"],
+});
+// Made once, so the hot path makes no labels object; shown at 0 from the start, so that a
+// rate over the first leads has a value to start from.
+const acceptedLead = leadsAccepted.labels("false");
+const acceptedSpam = leadsAccepted.labels("true");
+acceptedLead.inc(0);
+acceptedSpam.inc(0);
+const leadsRefused = counter({
+  name: "leadcapture_leads_refused_total",
+  help: "Submissions refused, by reason: the error code of the answer (validation_failed, rate_limited, payload_too_large, origin_not_allowed...).",
+  labelNames: ["reason"],
+});
 
 /**
  * Preflight. It cannot know the form (the formId is in the body), so it lets any
@@ -74,6 +92,7 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
     const ownOrigin = () => new URL(request.url).origin;
     if (!isOriginAllowed(form, origin, ownOrigin) && origin !== APP_ORIGIN) {
       corsOrigin = null;
+      leadsRefused.inc({ reason: "origin_not_allowed" });
       const message = "This form does not accept submissions from this website.";
       // The embed script's fetch fails on CORS and falls back to a plain post: the visitor
       // gets a page with a way back to the site, not our JSON.
@@ -95,6 +114,7 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
       userAgent: request.headers.get("User-Agent"),
       idempotencyKey,
     });
+    if (!stored.replayed) (lead.isSpam ? acceptedSpam : acceptedLead).inc();
     if (submission.retryOf) {
       // Only what Back to the old errors page says: never worth failing a stored lead over.
       await markSettled(leadDraftScope(form.id), submission.retryOf).catch((error) =>
@@ -110,6 +130,8 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
     );
   } catch (thrown) {
     if (!(thrown instanceof DomainError)) throw thrown;
+    // Bounded: DomainErrorCode is a closed list.
+    leadsRefused.inc({ reason: thrown.code });
     return await answerRefusal(request, thrown, corsOrigin, form, submission);
   }
 }

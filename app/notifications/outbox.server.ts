@@ -13,6 +13,7 @@ import { db } from "~/storage/db.server";
 import { outboxStore } from "~/storage/index.server";
 import { writeOutboxEmails, type StaffEmail } from "~/storage/outbox-store.server";
 import { env } from "~/utils/env.server";
+import { backlogGauges } from "~/utils/metrics.server";
 import { replyAddress } from "../support/inbound/sender-trust.server";
 import { brandedParts } from "./email-html.server";
 
@@ -50,6 +51,26 @@ const claimedSelect = {
   attempts: true,
   ticket: { select: { threadMessageId: true, reference: true } },
 } as const;
+
+// Read when /metrics is scraped (decision 052): two indexed reads (status, nextAttemptAt).
+backlogGauges(
+  "leadcapture_outbox",
+  {
+    pending: "Emails in the outbox not sent yet (waiting, retrying or being sent).",
+    age: "Seconds the longest-waiting outbox email has been due for sending (0 when none is due).",
+  },
+  async () => {
+    const [pending, oldest] = await Promise.all([
+      db.outboxEmail.count({ where: { status: { in: ["pending", "sending"] } } }),
+      db.outboxEmail.findFirst({
+        where: { status: "pending" },
+        orderBy: { nextAttemptAt: "asc" },
+        select: { nextAttemptAt: true },
+      }),
+    ]);
+    return { pending, oldestDueAt: oldest?.nextAttemptAt ?? null };
+  },
+);
 
 async function reclaimStale(now: Date): Promise<void> {
   await db.outboxEmail.updateMany({

@@ -127,9 +127,10 @@ export function canChangeStaff(actor: Actor, target: { role: StaffRole }, newRol
 /**
  * What each route needs, by route file (app/routes) and method; a page action with several
  * intents names them (`POST intent`). "public": no login; "session": any logged-in staff user
- * acting on their own account; "inbound": the inbound email secret.
+ * acting on their own account; "inbound": the inbound email secret; "metrics": the metrics
+ * token (METRICS_TOKEN).
  */
-type Rule = Permission | "public" | "session" | "inbound";
+type Rule = Permission | "public" | "session" | "inbound" | "metrics";
 export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   _dashboard: { GET: "session" },
   "_dashboard._index": { GET: "leads.read" },
@@ -230,6 +231,7 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   healthz: { GET: "public" },
   login: { GET: "public", POST: "public" },
   logout: { POST: "public" },
+  metrics: { GET: "metrics" },
   "support.$reference.attachments.$id": { GET: "support.read" },
   "support.$reference.messages.$id.text": { GET: "support.read" },
   "support.new": { GET: "public", POST: "public" },

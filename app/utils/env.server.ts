@@ -44,7 +44,7 @@ const smtpUrl = z
   });
 
 /** The secrets that must each have a value of their own. */
-const DISTINCT_SECRETS = ["SESSION_SECRET", "SUPPORT_API_KEY", "INBOUND_SECRET"] as const;
+const DISTINCT_SECRETS = ["SESSION_SECRET", "SUPPORT_API_KEY", "INBOUND_SECRET", "METRICS_TOKEN"] as const;
 
 const flag = z
   .enum(["true", "false"])
@@ -244,6 +244,8 @@ const EnvSchema = z
     // An endpoint whose every attempt has failed for this long is disabled (5 days).
     WEBHOOK_DISABLE_AFTER_HOURS: positiveNumber(120),
     LOG_REQUESTS: flag,
+    // Bearer token of GET /metrics (Prometheus); unset: /metrics answers 404 (decision 052).
+    METRICS_TOKEN: optionalSecret,
   })
   .superRefine((env, ctx) => {
     // One leaked secret must not open a second door.

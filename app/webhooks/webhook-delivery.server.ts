@@ -10,6 +10,7 @@ import { db } from "~/storage/db.server";
 import { webhookFanOutStore, webhookOutcomeStore, webhookStore } from "~/storage/index.server";
 import type { Outcome } from "~/storage/webhooks/webhook-outcome-store.server";
 import { env } from "~/utils/env.server";
+import { backlogGauges } from "~/utils/metrics.server";
 import { webhookDisabledEmails } from "../notifications/notifications.server";
 import { kickOutbox, writeStaffEmails } from "../notifications/outbox.server";
 import { leadCreatedBodies } from "./event-bodies.server";
@@ -242,6 +243,44 @@ export async function processWebhooks(): Promise<number> {
   if (done.length > 0) await record(done);
   return fannedOut + ids.length;
 }
+
+// Read when /metrics is scraped (decision 052), each by its index: the lead events still to be
+// fanned out (fanOutAt), then the deliveries (status, nextAttemptAt). A disabled endpoint's
+// deliveries wait for it to be enabled again: they are no work of the worker's.
+backlogGauges(
+  "leadcapture_webhook_fan_out",
+  {
+    pending: "Lead events not yet fanned out to their endpoints' deliveries.",
+    age: "Seconds the oldest lead event has waited for its fan-out (0 when none waits).",
+  },
+  async () => {
+    const where = { fanOutAt: { not: null } };
+    const [pending, oldest] = await Promise.all([
+      db.webhookEvent.count({ where }),
+      db.webhookEvent.findFirst({ where, orderBy: { fanOutAt: "asc" }, select: { fanOutAt: true } }),
+    ]);
+    return { pending, oldestDueAt: oldest?.fanOutAt ?? null };
+  },
+);
+backlogGauges(
+  "leadcapture_webhook_deliveries",
+  {
+    pending: "Webhook deliveries to enabled endpoints not done yet (waiting, retrying or being sent).",
+    age: "Seconds the longest-waiting webhook delivery has been due (0 when none is due).",
+  },
+  async () => {
+    const enabled = { endpoint: { disabledAt: null } };
+    const [pending, oldest] = await Promise.all([
+      db.webhookDelivery.count({ where: { status: { in: ["pending", "delivering"] }, ...enabled } }),
+      db.webhookDelivery.findFirst({
+        where: { status: "pending", ...enabled },
+        orderBy: { nextAttemptAt: "asc" },
+        select: { nextAttemptAt: true },
+      }),
+    ]);
+    return { pending, oldestDueAt: oldest?.nextAttemptAt ?? null };
+  },
+);
 
 let worker: PollingWorker | undefined;
 

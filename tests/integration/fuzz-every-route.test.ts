@@ -320,9 +320,12 @@ function checkOutcome(outcome: Outcome, method: string, target: string) {
   if (outcome.status < 400 || method === "HEAD") return;
   // The two endpoints a visitor's browser posts to answer a browser that asked for HTML with a page.
   const browserFacing = /^\/api\/(leads\/submit|support-requests)(\?|$)/.test(target);
+  // /metrics is a scraper's: its own refusals are in the API's shape (one refused before
+  // routing, such as a malformed Host, is a page as on every path off /api).
+  const scraperFacing = /^\/metrics(\?|$)/.test(target);
   if (browserFacing && outcome.contentType.includes("text/html")) {
     expect(outcome.text, what).toMatch(/^<!doctype html>/i);
-  } else if (target.startsWith("/api/")) {
+  } else if (target.startsWith("/api/") || (scraperFacing && outcome.contentType.includes("application/json"))) {
     expect(outcome.contentType, what).toMatch(/application\/json/);
     const parsed = JSON.parse(outcome.text) as { error: { code: unknown; message: unknown; details?: unknown } };
     expect(Object.keys(parsed), what).toEqual(["error"]);

@@ -61,7 +61,7 @@ function urlOf(route: string): string {
 
 const checked = Object.entries(ROUTE_PERMISSIONS).flatMap(([route, rules]) =>
   Object.entries(rules).flatMap(([key, rule]) =>
-    rule === "public" || rule === "session" || rule === "inbound"
+    rule === "public" || rule === "session" || rule === "inbound" || rule === "metrics"
       ? []
       : [{ route, method: key.split(" ")[0], intent: key.split(" ")[1], permission: rule as Permission }],
   ),

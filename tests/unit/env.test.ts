@@ -107,7 +107,7 @@ describe("environment validation", () => {
       /is still the example value/,
     ],
   ])("refuses a secret that is %s, for every secret variable", (_, value, message) => {
-    for (const name of ["SESSION_SECRET", "SUPPORT_API_KEY", "INBOUND_SECRET"]) {
+    for (const name of ["SESSION_SECRET", "SUPPORT_API_KEY", "INBOUND_SECRET", "METRICS_TOKEN"]) {
       const source = { ...base, [name]: value };
       expect(() => parseEnv(source)).toThrowError(new RegExp(`${name}: ${message.source}`));
     }
@@ -122,6 +122,10 @@ describe("environment validation", () => {
     );
     expect(() => parseEnv({ ...base, INBOUND_SECRET: SECRETS.session })).toThrowError(
       /INBOUND_SECRET: must differ from SESSION_SECRET/,
+    );
+    // The metrics token is handed to a monitoring system: it must open nothing else.
+    expect(() => parseEnv({ ...base, SUPPORT_API_KEY: SECRETS.support, METRICS_TOKEN: SECRETS.support })).toThrowError(
+      /METRICS_TOKEN: must differ from SUPPORT_API_KEY/,
     );
   });
 

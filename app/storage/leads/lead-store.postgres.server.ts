@@ -20,6 +20,7 @@ import {
   formIdsMatchingSql,
   leadCountSql,
   changeSql,
+  commitBatchSizes,
   leadPageSql,
   mergedRuns,
   NEW_LEAD_COLUMNS,
@@ -159,7 +160,9 @@ function flush() {
   flushScheduled = false;
   const batch = queue;
   queue = [];
-  if (batch.length > 0) void settle(batch);
+  if (batch.length === 0) return;
+  commitBatchSizes.observe(batch.length);
+  void settle(batch);
 }
 
 export const postgresLeadStore: LeadStore = {

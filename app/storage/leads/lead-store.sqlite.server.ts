@@ -19,6 +19,7 @@ import {
   formIdsMatchingSql,
   leadCountSql,
   changeSql,
+  commitBatchSizes,
   type Dialect,
   type LeadRow,
   type LeadStore,
@@ -90,6 +91,7 @@ async function flush(): Promise<void> {
   const batch = queue;
   queue = [];
   if (batch.length === 0) return;
+  commitBatchSizes.observe(batch.length);
   const outcomes: unknown[] = new Array(batch.length).fill(null);
   try {
     const connection = await idleSqlite();

@@ -4,9 +4,21 @@
 // column lists are checked against the Prisma model, rows are mapped by name, and the
 // filters become SQL in one place, leadConditions below, for both databases.
 import type { Lead } from "~/storage/db.server";
+import { histogram } from "~/utils/metrics.server";
 import { dayRange, spamValues, type Cursor, type LeadData, type LeadQuery, type LeadStatusValue } from "./lead-types";
 import type { StaffEmail } from "../outbox-store.server";
 import type { LeadCreatedEventRow, LeadUpdatedEventRow } from "../webhooks/webhook-event-store.server";
+
+/**
+ * Leads per group commit (decisions 026 and 027), observed by both stores: how many leads
+ * share each commit's fixed cost. Always 1 means no load to share; 64 (the most a batch
+ * takes) means the writer is the bottleneck.
+ */
+export const commitBatchSizes = histogram({
+  name: "leadcapture_lead_commit_batch_size",
+  help: "Leads written by one group commit (at most 64).",
+  buckets: [1, 2, 4, 8, 16, 32, 64],
+});
 
 /** The columns a page of leads reads (a column the model lacks fails to compile). */
 export const LEAD_ROW_COLUMNS = [

@@ -6,6 +6,7 @@ import path from "node:path";
 import { Piscina } from "piscina";
 import { builtFile } from "~/utils/build-files.server";
 import { DomainError } from "~/utils/domain-error";
+import { counter, gauge } from "~/utils/metrics.server";
 import { stripTags } from "./html-scan";
 import type { CleanedBody } from "./email-body";
 import type { ParsedEmail, WorkerResult } from "./inbound-email.worker";
@@ -26,6 +27,26 @@ const WORKER = path.join("node", "workers", "inbound-email.worker.js");
 const THREADS = Math.max(1, Math.min(2, os.availableParallelism() - 1));
 
 let pool: Piscina | undefined;
+
+// Read when /metrics is scraped: emails waiting for a free worker thread.
+gauge({
+  name: "leadcapture_inbound_worker_queue_length",
+  help: "Inbound emails waiting for a free worker thread to be read.",
+  collect() {
+    this.set(pool?.queueSize ?? 0);
+  },
+});
+const timeouts = counter({
+  name: "leadcapture_inbound_worker_timeouts_total",
+  help: "Inbound emails a worker did not finish within its budget, by stage: parse (the email is then kept as received), decode (the post then fails).",
+  labelNames: ["stage"],
+});
+timeouts.inc({ stage: "parse" }, 0);
+timeouts.inc({ stage: "decode" }, 0);
+
+/** Whether a task failed for its time budget (AbortSignal.timeout, as piscina passes it on). */
+const isTimeout = (error: unknown) => ["AbortError", "TimeoutError"].includes((error as Error | null)?.name ?? "");
+
 function getPool(): Piscina {
   if (!pool) {
     pool = new Piscina({ filename: builtFile(WORKER), minThreads: 1, maxThreads: THREADS, idleTimeout: 60_000 });
@@ -70,14 +91,16 @@ export async function readEmailInWorker(bytes: Uint8Array, contentType: string):
     return { ...email, cleaned: { ...email.cleaned, degraded: false } };
   } catch (error) {
     if (error instanceof DomainError) throw error;
+    if (isTimeout(error)) timeouts.inc({ stage: "parse" });
     console.warn(`inbound email not cleaned within its budget (${(error as Error).name}): kept as received`);
   }
-  const { body, ...email } = unwrap(
-    (await getPool().run(task, {
-      name: "decode",
-      signal: AbortSignal.timeout(DECODE_BUDGET_MS),
-    })) as WorkerResult<DecodedEmail>,
-  );
+  const decoded = await getPool()
+    .run(task, { name: "decode", signal: AbortSignal.timeout(DECODE_BUDGET_MS) })
+    .catch((error: unknown) => {
+      if (isTimeout(error)) timeouts.inc({ stage: "decode" });
+      throw error;
+    });
+  const { body, ...email } = unwrap(decoded as WorkerResult<DecodedEmail>);
   const text = (body.text?.trim() ? body.text : body.html) ?? "";
   return { ...email, cleaned: { text, visibleText: plainExcerpt(body), degraded: true } };
 }

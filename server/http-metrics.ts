@@ -1,0 +1,137 @@
+// The request duration histogram and the process's own metrics, in prom-client's default
+// registry: the app's bundle loads the same prom-client from node_modules, so its /metrics
+// route (app/utils/metrics.server.ts) serves these beside the app's own (decision 052).
+// Every label is bounded: the route's pattern from the build (`/api/forms/:id`), never the
+// path a client sent; the status's class; the method among those the server implements.
+import { collectDefaultMetrics, Gauge, Histogram, register } from "prom-client";
+import { KNOWN_METHODS } from "./guards";
+import type { ServerBuild } from "@remix-run/node";
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+/** A path no route names: a static file when it was answered, else "unmatched" (scans, typos). */
+const STATIC = "static";
+const UNMATCHED = "unmatched";
+const STATUS_CLASSES = ["other", "1xx", "2xx", "3xx", "4xx", "5xx"];
+
+type RoutePatterns = { patternOf: (pathname: string) => string | null };
+
+/** A route's full path, as segments ("api", "forms", ":id"), its optional segments both ways. */
+function pathsOf(build: ServerBuild, route: ServerBuild["routes"][string]): string[][] {
+  const segments: string[] = [];
+  for (let current: typeof route | undefined = route; current; current = build.routes[current.parentId ?? ""]) {
+    if (current.path) segments.unshift(...current.path.split("/").filter(Boolean));
+  }
+  let paths: string[][] = [[]];
+  for (const segment of segments) {
+    const optional = segment.endsWith("?");
+    const name = optional ? segment.slice(0, -1) : segment;
+    paths = paths.flatMap((path) => (optional ? [path, [...path, name]] : [[...path, name]]));
+  }
+  return paths;
+}
+
+/** React Router's ranking (computeScore): static segments outrank params, params a splat. */
+function scoreOf(segments: string[]): number {
+  let score = segments.length + (segments.includes("*") ? -2 : 0);
+  for (const segment of segments) {
+    if (segment !== "*") score += segment.startsWith(":") ? 3 : 10;
+  }
+  return score;
+}
+
+function regexOf(segments: string[]): RegExp {
+  let source = "^";
+  for (const segment of segments) {
+    if (segment === "*") source += "(?:/.*)?";
+    else if (segment.startsWith(":")) source += "/[^/]+";
+    else source += `/${segment.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`;
+  }
+  // Remix matches without regard to case and takes a trailing slash.
+  return new RegExp(`${source}/*$`, "i");
+}
+
+/**
+ * The pattern a path reaches among a build's routes, ranked as Remix ranks them: a static
+ * path (the submit endpoint) is one Map lookup; one with params is tried pattern by pattern.
+ */
+export function routePatterns(build: ServerBuild): RoutePatterns {
+  const exact = new Map<string, string>();
+  const dynamic = new Map<string, { regex: RegExp; score: number }>();
+  for (const route of Object.values(build.routes)) {
+    if (!route) continue;
+    for (const segments of pathsOf(build, route)) {
+      const pattern = `/${segments.join("/")}`;
+      if (!segments.some((segment) => segment.startsWith(":") || segment === "*")) exact.set(pattern, pattern);
+      // Static ones too: another case, or a trailing slash, reaches them in Remix.
+      dynamic.set(pattern, { regex: regexOf(segments), score: scoreOf(segments) });
+    }
+  }
+  const ranked = [...dynamic].sort(([, a], [, b]) => b.score - a.score);
+  return {
+    patternOf(pathname) {
+      const found = exact.get(pathname);
+      if (found !== undefined) return found;
+      for (const [pattern, { regex }] of ranked) if (regex.test(pathname)) return pattern;
+      return null;
+    },
+  };
+}
+
+export type RequestMetrics = {
+  /** Observes one answered (or abandoned) request that started at `started` (performance.now()). */
+  observe: (
+    build: ServerBuild | Promise<ServerBuild>,
+    req: IncomingMessage,
+    res: ServerResponse,
+    started: number,
+  ) => void;
+};
+
+/**
+ * The histogram, the requests in flight (`inFlight`, read at scrape time) and the default
+ * process metrics: one set per process.
+ */
+export function requestMetrics(inFlight: () => number): RequestMetrics {
+  if (!register.getSingleMetric("process_cpu_seconds_total")) collectDefaultMetrics();
+  if (!register.getSingleMetric("http_requests_in_flight")) {
+    new Gauge({
+      name: "http_requests_in_flight",
+      help: "Requests this process has received and not yet answered.",
+      collect() {
+        this.set(inFlight());
+      },
+    });
+  }
+  const histogram =
+    (register.getSingleMetric("http_request_duration_seconds") as Histogram<"method" | "route" | "status_class">) ??
+    new Histogram({
+      name: "http_request_duration_seconds",
+      help: "Time from a request's arrival to its answer's last byte, by route pattern, method and status class (aborted: the client left before an answer).",
+      labelNames: ["method", "route", "status_class"],
+      buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    });
+  const byBuild = new WeakMap<ServerBuild, RoutePatterns>();
+
+  function record(build: ServerBuild, req: IncomingMessage, res: ServerResponse, seconds: number) {
+    let patterns = byBuild.get(build);
+    if (!patterns) byBuild.set(build, (patterns = routePatterns(build)));
+    const url = req.url ?? "/";
+    const query = url.indexOf("?");
+    const status = res.statusCode;
+    const answered = res.headersSent;
+    const route =
+      patterns.patternOf(query === -1 ? url : url.slice(0, query)) ?? (answered && status < 400 ? STATIC : UNMATCHED);
+    const method = KNOWN_METHODS.has(req.method ?? "") ? req.method! : "other";
+    const statusClass = answered ? (STATUS_CLASSES[Math.floor(status / 100)] ?? "other") : "aborted";
+    histogram.observe({ method, route, status_class: statusClass }, seconds);
+  }
+
+  return {
+    observe(build, req, res, started) {
+      const seconds = (performance.now() - started) / 1000;
+      // In development the build is loaded anew (a promise); in production it is at hand.
+      if (build instanceof Promise) void build.then((loaded) => record(loaded, req, res, seconds)).catch(() => {});
+      else record(build, req, res, seconds);
+    },
+  };
+}
