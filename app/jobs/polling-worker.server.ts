@@ -2,6 +2,8 @@
 // kicked, and again without waiting while a pass reports a full batch. `stop()` lets a
 // pass in progress finish (a send is never cut mid-way) before resolving. The outbox
 // (email) and the webhook deliveries run on it.
+import { log } from "~/utils/log.server";
+
 export type PollingWorker = {
   /** A pass now. */
   kick: () => void;
@@ -56,7 +58,7 @@ export function startPollingWorker({
           while (!stopped && (await pass()) >= batchSize && canContinue());
         } while (again && !stopped);
       } catch (error) {
-        console.error(`${name} worker pass failed:`, error);
+        log.error(`${name} worker pass failed`, error);
       } finally {
         running = undefined;
         schedule(Math.min(pollMs, nudgedDelay ?? pollMs));

@@ -216,6 +216,12 @@ const EnvSchema = z
     // An endpoint whose every attempt has failed for this long is disabled (5 days).
     WEBHOOK_DISABLE_AFTER_HOURS: positiveNumber(120),
     LOG_REQUESTS: flag,
+    // Read by app/utils/log.server.ts, before this runs: checked here so that a typo stops the start.
+    LOG_FORMAT: z
+      .string()
+      .default("text")
+      .transform((value) => value.trim().toLowerCase())
+      .pipe(z.enum(["text", "json"], { error: "must be text or json" })),
   })
   .superRefine((env, ctx) => {
     // One leaked secret must not open a second door.

@@ -6,6 +6,7 @@ import path from "node:path";
 import { Piscina } from "piscina";
 import { builtFile } from "~/utils/build-files.server";
 import { DomainError } from "~/utils/domain-error";
+import { log } from "~/utils/log.server";
 import { stripTags } from "./html-scan";
 import type { CleanedBody } from "./email-body";
 import type { ParsedEmail, WorkerResult } from "./inbound-email.worker";
@@ -31,7 +32,7 @@ function getPool(): Piscina {
     pool = new Piscina({ filename: builtFile(WORKER), minThreads: 1, maxThreads: THREADS, idleTimeout: 60_000 });
     // A worker that cannot start is reported, not thrown: an unhandled 'error' event
     // would end the whole server. Its tasks fail and take the fallback below.
-    pool.on("error", (error: unknown) => console.error("an inbound email worker failed:", error));
+    pool.on("error", (error: unknown) => log.error("an inbound email worker failed", error));
   }
   return pool;
 }
@@ -70,7 +71,7 @@ export async function readEmailInWorker(bytes: Uint8Array, contentType: string):
     return { ...email, cleaned: { ...email.cleaned, degraded: false } };
   } catch (error) {
     if (error instanceof DomainError) throw error;
-    console.warn(`inbound email not cleaned within its budget (${(error as Error).name}): kept as received`);
+    log.warn(`inbound email not cleaned within its budget (${(error as Error).name}): kept as received`);
   }
   const { body, ...email } = unwrap(
     (await getPool().run(task, {

@@ -1,0 +1,89 @@
+// Each request's id and its log line (decision 053). The id is the trusted proxy's
+// X-Request-Id when it sent a well-formed one, else made here; it is sent back on every
+// answer and carried by every line the request's work logs. The line names the route's
+// pattern (`/reset-password/:token`), never the path as asked (a token in it) or the query
+// string (emails, tokens).
+import { randomUUID } from "node:crypto";
+import { log } from "../app/utils/log.server";
+import { fromTrustedProxy, type Trust } from "./client-address";
+import type { ServerBuild } from "@remix-run/node";
+import type { IncomingMessage, ServerResponse } from "node:http";
+
+// Ids as proxies and tracers write them (UUIDs, hex, base64, `Root=1-…`): bounded, and
+// nothing that could break a log line or a header.
+const REQUEST_ID = /^[A-Za-z0-9._:+=/-]{1,128}$/;
+
+/** The request's id: a trusted proxy's X-Request-Id when well-formed, else a new UUID. */
+export function requestIdOf(req: IncomingMessage, trust: Trust | null): string {
+  const sent = req.headers["x-request-id"];
+  if (typeof sent === "string" && REQUEST_ID.test(sent) && fromTrustedProxy(req, trust)) return sent;
+  return randomUUID();
+}
+
+type Pattern = { segments: string[]; score: number };
+
+/** Remix's ranking (computeScore in @remix-run/router): more static segments win, a splat loses. */
+function scoreOf(segments: string[], index: boolean): number {
+  let score = segments.length + (index ? 2 : 0);
+  for (const segment of segments) {
+    if (segment === "*") score -= 2;
+    else score += segment.startsWith(":") ? 3 : 10;
+  }
+  return score;
+}
+
+function matches(pattern: string[], parts: string[]): boolean {
+  for (let i = 0; i < pattern.length; i++) {
+    const segment = pattern[i];
+    if (segment === "*") return true;
+    if (i >= parts.length) return false;
+    if (segment.startsWith(":")) continue;
+    if (segment.toLowerCase() !== parts[i].toLowerCase()) return false;
+  }
+  return pattern.length === parts.length;
+}
+
+/**
+ * Names a path by the route pattern that serves it, ranked as Remix ranks them. A path no
+ * route serves (a static file, a 404) is named as it is, up to 200 characters.
+ */
+export function routeNames(build: ServerBuild): (pathname: string) => string {
+  const patterns = new Map<string, Pattern>();
+  for (const route of Object.values(build.routes)) {
+    if (!route) continue;
+    const segments: string[] = [];
+    for (let current: typeof route | undefined = route; current; current = build.routes[current.parentId ?? ""]) {
+      if (current.path) segments.unshift(...current.path.split("/").filter(Boolean));
+    }
+    const name = `/${segments.join("/")}`;
+    const score = scoreOf(segments, route.index === true);
+    if ((patterns.get(name)?.score ?? -1) < score) patterns.set(name, { segments, score });
+  }
+  const ranked = [...patterns.entries()].sort(([, a], [, b]) => b.score - a.score);
+  return (pathname) => {
+    const parts = pathname.split("/").filter(Boolean);
+    for (const [name, pattern] of ranked) if (matches(pattern.segments, parts)) return name;
+    return pathname.slice(0, 200);
+  };
+}
+
+/**
+ * Logs a closed request: a client that went away (always), and the request line when
+ * `started` is set (LOG_REQUESTS).
+ */
+export function logClosed(
+  req: IncomingMessage,
+  res: ServerResponse,
+  requestId: string,
+  started: number | null,
+  routeOf: (pathname: string) => string,
+): void {
+  const gone = !res.writableFinished;
+  if (!gone && started === null) return;
+  const line = { requestId, method: req.method ?? "", route: routeOf(req.url?.split("?")[0] ?? "/") };
+  // A client that hung up or was cut off mid-request: one quiet line, no stack.
+  if (gone) log.clientGone(line);
+  if (started !== null) {
+    log.request({ ...line, status: res.statusCode, durationMs: Math.round((performance.now() - started) * 10) / 10 });
+  }
+}
