@@ -2,7 +2,7 @@
 // kicked, and again without waiting while a pass reports a full batch. `stop()` lets a
 // pass in progress finish (a send is never cut mid-way) before resolving. The outbox
 // (email) and the webhook deliveries run on it.
-import { log } from "~/utils/log.server";
+import { log, outsideRequest } from "~/utils/log.server";
 
 export type PollingWorker = {
   /** A pass now. */
@@ -41,7 +41,8 @@ export function startPollingWorker({
     if (stopped) return;
     clearTimeout(timer);
     nextAt = Date.now() + delay;
-    timer = setTimeout(run, delay);
+    // A kick from a request must not lend the pass that request's id in the log.
+    timer = outsideRequest(() => setTimeout(run, delay));
   };
 
   function run() {

@@ -110,3 +110,8 @@ export function logProcessEvents(): void {
 export function withRequestId<T>(requestId: string, work: () => T): T {
   return state.requests.run(requestId, work);
 }
+
+/** Runs `work` as no request: background work started by a request logs without its id. */
+export function outsideRequest<T>(work: () => T): T {
+  return state.requests.exit(work);
+}
