@@ -22,8 +22,6 @@ const KEY = Symbol.for("lead-capture.log");
 const scope = globalThis as typeof globalThis & { [KEY]?: State };
 const state: State = (scope[KEY] ??= { logger: null, json: null, requests: new AsyncLocalStorage<string>() });
 
-const NO_FIELDS = {};
-
 /**
  * Whether lines are JSON. Read on the first line, not as the module loads: server/main.ts
  * loads .env after its imports. env.server.ts refuses a LOG_FORMAT other than text or json.
@@ -40,10 +38,11 @@ function jsonLogger(): Logger {
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
       serializers: { error: pino.stdSerializers.errWithCause },
-      // The id of the request whose work wrote the line, when there is one.
+      // The id of the request whose work wrote the line, when there is one. A new object each
+      // time: pino merges the line's fields into it.
       mixin: () => {
         const requestId = state.requests.getStore();
-        return requestId === undefined ? NO_FIELDS : { requestId };
+        return requestId === undefined ? {} : { requestId };
       },
     },
     // Synchronous writes: a line written just before process.exit is not lost.
@@ -66,16 +65,16 @@ function textLine(message: string, fields: Fields | undefined): string {
 
 export const log = {
   info(message: string, fields?: Fields): void {
-    if (isJson()) jsonLogger().info(fields ?? NO_FIELDS, message);
+    if (isJson()) jsonLogger().info(fields ?? {}, message);
     else console.log(textLine(message, fields));
   },
   warn(message: string, fields?: Fields): void {
-    if (isJson()) jsonLogger().warn(fields ?? NO_FIELDS, message);
+    if (isJson()) jsonLogger().warn(fields ?? {}, message);
     else console.warn(textLine(message, fields));
   },
   /** `error`: what was thrown; its stack is logged with it. */
   error(message: string, error?: unknown, fields?: Fields): void {
-    if (isJson()) jsonLogger().error(error === undefined ? (fields ?? NO_FIELDS) : { ...fields, error }, message);
+    if (isJson()) jsonLogger().error(error === undefined ? (fields ?? {}) : { ...fields, error }, message);
     else if (error === undefined) console.error(textLine(message, fields));
     else console.error(`${textLine(message, fields)}:`, error);
   },

@@ -157,6 +157,14 @@ describe("LOG_FORMAT=json", () => {
     );
     expect(receiver.received.length).toBeGreaterThan(0);
     expect(delivery.requestId).toBeUndefined();
+    // Each line holds its own fields only: none carried over from an error logged before it.
+    const base = ["hostname", "level", "message", "pid", "time"];
+    expect(Object.keys(delivery).sort()).toEqual([...base, "endpointIds", "statusCodes"].sort());
+    for (const line of lines().filter((each) => each.message === "request")) {
+      expect(Object.keys(line).sort()).toEqual(
+        [...base, "durationMs", "method", "requestId", "route", "status"].sort(),
+      );
+    }
 
     const output = server.output();
     const secrets = {
