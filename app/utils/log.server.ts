@@ -91,12 +91,16 @@ export const log = {
 };
 
 /**
- * With LOG_FORMAT=json, what Node itself would print as text (a process warning, a crash's
- * stack) is logged as JSON instead, so that every line parses. A crash still ends the
- * process with exit code 1, as Node's own handler would.
+ * With LOG_FORMAT=json, what Node or a library would print as text (a process warning, a
+ * crash's stack, a dependency's own console.warn) is logged as JSON instead, so that every
+ * line parses. A crash still ends the process with exit code 1, as Node's own handler would.
  */
 export function logProcessEvents(): void {
   if (!isJson()) return;
+  const levels = { debug: "info", log: "info", info: "info", warn: "warn", error: "error" } as const;
+  for (const [method, level] of Object.entries(levels)) {
+    console[method as keyof typeof levels] = (...args: unknown[]) => jsonLogger()[level](format(...args));
+  }
   process.removeAllListeners("warning");
   process.on("warning", (warning) => log.warn(warning.message, { warning: warning.name }));
   process.on("uncaughtException", (error, origin) => {

@@ -34,7 +34,7 @@ beforeAll(async () => {
   server = await startServer({
     LOG_FORMAT: "json",
     LOG_REQUESTS: "true",
-    NODE_OPTIONS: preloadInto("tests/fixtures/fail-in-worker.ts"),
+    NODE_OPTIONS: `${preloadInto("tests/fixtures/fail-in-worker.ts")} ${preloadInto("tests/fixtures/noisy-process.ts")}`,
     WEBHOOK_ALLOW_HTTP: "true",
     WEBHOOK_ALLOW_PRIVATE: "true",
     WEBHOOK_RETRY_DELAYS: "0.2",
@@ -209,9 +209,12 @@ describe("LOG_FORMAT=json", () => {
     expect(answers.map((answer) => answer.status)).toEqual([200, 404, 200, 403, 400]);
   });
 
-  it("prints the start and the stop as JSON too", async () => {
+  it("prints the start, the stop, Node's warnings and a dependency's console output as JSON too", async () => {
+    await until(() => lines().find((line) => line.warning === "DeprecationWarning"), "the process warning");
     await server.stop();
     const messages = lines().map((line) => line.message);
+    expect(messages).toContain("a dependency's own warning { detail: 1 }");
+    expect(messages).toContain("a process warning (test fixture)");
     expect(messages.some((message) => message.startsWith("Lead Capture listening on http://"))).toBe(true);
     expect(messages).toContain("SIGTERM: finishing requests in flight, then stopping.");
   });
