@@ -2,6 +2,7 @@
 // prints is one JSON object, requests carry an id (sent back as X-Request-Id, taken from the
 // client only when it is a trusted proxy), and no secret or personal value reaches the
 // output. Without LOG_FORMAT the lines stay readable text.
+import net from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient, logIn, loginAsStaff, STAFF, type ApiClient } from "../support/http";
 import { preloadInto, startServer, type TestServer } from "../support/server";
@@ -207,6 +208,19 @@ describe("LOG_FORMAT=json", () => {
     for (const id of ids) expect(id).toMatch(UUID);
     expect(new Set(ids).size).toBe(ids.length);
     expect(answers.map((answer) => answer.status)).toEqual([200, 404, 200, 403, 400]);
+  });
+
+  it("sends one on an answer written before any request could be read (HTTP Node cannot parse)", async () => {
+    const { port } = new URL(server.url);
+    const reply = await new Promise<string>((resolve, reject) => {
+      let text = "";
+      const socket = net.connect(Number(port), "127.0.0.1", () => socket.write("GET / HTTP/1.1\r\nBad header\r\n\r\n"));
+      socket.on("data", (chunk) => (text += chunk.toString("latin1")));
+      socket.on("close", () => resolve(text));
+      socket.on("error", reject);
+    });
+    expect(reply).toMatch(/^HTTP\/1\.1 400 /);
+    expect(reply).toMatch(/\r\nX-Request-Id: [0-9a-f-]{36}\r\n/);
   });
 
   it("prints the start, the stop, Node's warnings and a dependency's console output as JSON too", async () => {
