@@ -26,7 +26,7 @@ import {
   toDirectRequest,
   toRequest,
 } from "./node-http";
-import { logClosed, requestIdOf, routeNames } from "./request-log";
+import { logClosed, requestIdOf, routeNamer } from "./request-log";
 import { answerClientError, capConnectionsPerClient } from "./sockets";
 
 const PREREAD_LIMIT = 64 * 1024;
@@ -155,20 +155,12 @@ function requestHandlers(
     if (!routes) directByBuild.set(build, (routes = directRoutes(build)));
     return routes;
   };
-  // Route patterns for the request log, of the build that served last (Vite reloads it in development).
-  let lastBuild = productionBuild;
-  const namesByBuild = new WeakMap<ServerBuild, (pathname: string) => string>();
-  const routeOf = (pathname: string) => {
-    if (!lastBuild) return pathname;
-    let names = namesByBuild.get(lastBuild);
-    if (!names) namesByBuild.set(lastBuild, (names = routeNames(lastBuild)));
-    return names(pathname);
-  };
+  const routes = routeNamer(productionBuild);
 
   /** The fast path (direct-dispatch.ts); false when the request is Remix's to route. */
   async function dispatchDirect(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean> {
     if (options.directDispatch === false) return false;
-    const build = productionBuild ?? (lastBuild = await source.load());
+    const build = productionBuild ?? routes.served(await source.load());
     const route = directFor(build).match(pathname);
     const url = requestUrl(req, trust);
     const handler = route ? directHandler(route.module, req.method ?? "GET", url.search) : null;
@@ -218,7 +210,7 @@ function requestHandlers(
     await sendResponse(res, await handle(request, context(req)));
   }
 
-  return { dispatchDirect, viaRemix, routeOf };
+  return { dispatchDirect, viaRemix, routeOf: routes.name };
 }
 
 /**

@@ -68,6 +68,26 @@ export function routeNames(build: ServerBuild): (pathname: string) => string {
 }
 
 /**
+ * Names paths by the routes of the build that served last: the production build, or in
+ * development the one Vite loaded last (`served` notes it and returns it).
+ */
+export function routeNamer(build: ServerBuild | null) {
+  let last = build;
+  const names = new WeakMap<ServerBuild, (pathname: string) => string>();
+  return {
+    served(loaded: ServerBuild): ServerBuild {
+      return (last = loaded);
+    },
+    name(pathname: string): string {
+      if (!last) return pathname;
+      let named = names.get(last);
+      if (!named) names.set(last, (named = routeNames(last)));
+      return named(pathname);
+    },
+  };
+}
+
+/**
  * Logs a closed request: a client that went away (always), and the request line when
  * `started` is set (LOG_REQUESTS).
  */
