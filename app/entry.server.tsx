@@ -15,6 +15,7 @@ import { startSessionCleanup } from "~/staff/session.server";
 import { db } from "~/storage/db.server";
 import { startAttachmentCleanup } from "~/support/attachment-store.server";
 import { startInboundWorkers } from "~/support/inbound/inbound-worker.server";
+import { log } from "~/utils/log.server";
 import { NonceProvider } from "~/utils/nonce";
 import { documentSecurityHeaders } from "~/utils/security-headers.server";
 import { startWebhookWorker } from "~/webhooks/webhook-delivery.server";
@@ -66,7 +67,7 @@ export default function handleRequest(
         },
         onError(error: unknown) {
           responseStatusCode = 500;
-          if (shellRendered) console.error(error);
+          if (shellRendered) log.error("a page failed while streaming", error);
         },
       },
     );
@@ -77,7 +78,7 @@ export default function handleRequest(
 export function handleError(error: unknown, { request }: { request: Request }) {
   // Aborted requests and unknown addresses are not failures of ours.
   if (request.signal.aborted || (isRouteErrorResponse(error) && error.status === 404)) return;
-  console.error(error);
+  log.error("route error", error);
 }
 
 const backgroundWork: Array<{ stop: () => Promise<void> }> = [];

@@ -8,6 +8,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { createRequestHandler, type ServerBuild } from "@remix-run/node";
 import sirv from "sirv";
+import { log, withRequestId } from "../app/utils/log.server";
 import { isApiPath } from "../app/utils/request.server";
 import { clientAddressOf, compileTrustProxy, requestUrl, type Trust } from "./client-address";
 import { callDirect, directHandler, directRoutes } from "./direct-dispatch";
@@ -26,6 +27,7 @@ import {
   toDirectRequest,
   toRequest,
 } from "./node-http";
+import { logClosed, requestIdOf, routeNamer } from "./request-log";
 import { answerClientError, capConnectionsPerClient } from "./sockets";
 
 const PREREAD_LIMIT = 64 * 1024;
@@ -118,7 +120,7 @@ function failed(req: IncomingMessage, res: ServerResponse, error: unknown) {
     if (!res.destroyed) res.destroy();
     return;
   }
-  console.error("request failed:", error);
+  log.error("request failed", error);
   void jsonError(res, 500, "internal_error", "Something went wrong on our side.");
 }
 
@@ -154,11 +156,12 @@ function requestHandlers(
     if (!routes) directByBuild.set(build, (routes = directRoutes(build)));
     return routes;
   };
+  const routes = routeNamer(productionBuild);
 
   /** The fast path (direct-dispatch.ts); false when the request is Remix's to route. */
   async function dispatchDirect(req: IncomingMessage, res: ServerResponse, pathname: string): Promise<boolean> {
     if (options.directDispatch === false) return false;
-    const build = productionBuild ?? (await source.load());
+    const build = productionBuild ?? routes.served(await source.load());
     const route = directFor(build).match(pathname);
     const url = requestUrl(req, trust);
     const handler = route ? directHandler(route.module, req.method ?? "GET", url.search) : null;
@@ -208,7 +211,7 @@ function requestHandlers(
     await sendResponse(res, await handle(request, context(req)));
   }
 
-  return { dispatchDirect, viaRemix };
+  return { dispatchDirect, viaRemix, routeOf: routes.name };
 }
 
 /**
@@ -263,24 +266,26 @@ export async function createAppServer(options: AppServerOptions = {}): Promise<A
   // In production the build is loaded once; in development Vite reloads it as app/ changes.
   const productionBuild = source.mode === "production" ? await source.load() : null;
   const currentBuild = () => productionBuild ?? source.load();
-  const { dispatchDirect, viaRemix } = requestHandlers(options, source, productionBuild, trust);
+  const { dispatchDirect, viaRemix, routeOf } = requestHandlers(options, source, productionBuild, trust);
   const metrics = requestMetrics(() => inFlight);
 
   server.on("request", (req: IncomingMessage, res: ServerResponse) => {
     inFlight++;
     peaks.note(inFlight);
+    // Sent on every answer, errors and the fast path included (decision 053).
+    const requestId = requestIdOf(req, trust);
+    res.setHeader("x-request-id", requestId);
     const started = performance.now();
     res.once("close", () => {
       inFlight--;
       metrics.observe(currentBuild(), req, res, started);
-      // A client that hung up or was cut off mid-request: one quiet line, no stack.
-      if (!res.writableFinished) console.log(`client went away: ${req.method} ${req.url?.split("?")[0]}`);
-      if (logRequests) {
-        const took = (performance.now() - started).toFixed(1);
-        console.log(`${req.method} ${req.url?.split("?")[0]} ${res.statusCode} ${took}ms`);
-      }
+      logClosed(req, res, requestId, logRequests ? started : null, routeOf);
       if (inFlight === 0 && idle) idle();
     });
+    withRequestId(requestId, () => serve(req, res));
+  });
+
+  function serve(req: IncomingMessage, res: ServerResponse) {
     if (refusedBeforeRouting(req, res, trust)) return;
     const pathname = req.url?.split("?")[0] ?? "/";
     dispatchDirect(req, res, pathname)
@@ -291,7 +296,7 @@ export async function createAppServer(options: AppServerOptions = {}): Promise<A
         });
       })
       .catch((error) => failed(req, res, error));
-  });
+  }
 
   const entry = async () => (await currentBuild()).entry.module as BackgroundWork;
 

@@ -42,8 +42,8 @@ export function clientAddressOf(req: IncomingMessage, trust: Trust | null): stri
   }
 }
 
-/** Whether the peer on the socket is a trusted proxy, whose X-Forwarded-Proto/Host count. */
-function fromTrustedProxy(req: IncomingMessage, trust: Trust | null): boolean {
+/** Whether the peer on the socket is a trusted proxy, whose X-Forwarded-Proto/Host and X-Request-Id count. */
+export function fromTrustedProxy(req: IncomingMessage, trust: Trust | null): boolean {
   return trust !== null && trust(req.socket.remoteAddress ?? "", 0);
 }
 

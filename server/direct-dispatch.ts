@@ -11,6 +11,7 @@
 // without a body. Anything Remix treats specially (another method, a missing handler,
 // the _data, index and _routes query parameters) is left to Remix itself.
 // tests/integration/direct-dispatch.test.ts compares both paths' answers.
+import { log } from "../app/utils/log.server";
 import type { ServerBuild } from "@remix-run/node";
 
 type RouteModule = ServerBuild["routes"][string]["module"];
@@ -153,5 +154,5 @@ export async function callDirect(
 function reportError(build: ServerBuild, error: unknown, args: { request: Request; params: object; context: unknown }) {
   const handleError = build.entry.module.handleError;
   if (handleError) handleError(error, args as Parameters<typeof handleError>[1]);
-  else if (!args.request.signal.aborted) console.error(error);
+  else if (!args.request.signal.aborted) log.error("request failed", error);
 }

@@ -8,6 +8,7 @@ import fs from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { exitOnConfigError } from "../app/utils/config-error";
+import { log, logProcessEvents } from "../app/utils/log.server";
 import { createAppServer } from "./app-server";
 
 /** The project folder (the nearest with a package.json), whether run from server/ or build/node/. */
@@ -26,6 +27,7 @@ const dev = process.argv.includes("--dev");
 const root = projectRoot();
 loadEnvFile(root);
 process.env.NODE_ENV ??= dev ? "development" : "production";
+logProcessEvents();
 
 // A bad configuration (read as the app loads) stops the start with one line naming the
 // variables, not a stack trace.
@@ -37,9 +39,9 @@ const host = process.env.HOST || "0.0.0.0";
 app.server.listen(port, host, () => {
   const address = app.server.address();
   const shown = host === "0.0.0.0" || host === "::" ? "localhost" : host;
-  console.log(`Lead Capture listening on http://${shown}:${typeof address === "object" ? address?.port : port}`);
+  log.info(`Lead Capture listening on http://${shown}:${typeof address === "object" ? address?.port : port}`);
   app.startBackgroundWork().catch((error: unknown) => {
-    console.error("the background work could not start:", error);
+    log.error("the background work could not start", error);
     process.exit(1);
   });
 });
@@ -49,9 +51,9 @@ for (const signal of ["SIGTERM", "SIGINT"] as const) {
   process.on(signal, () => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal}: finishing requests in flight, then stopping.`);
+    log.info(`${signal}: finishing requests in flight, then stopping.`);
     void app.shutdown().then((clean) => {
-      if (!clean) console.error("stopping took longer than SHUTDOWN_TIMEOUT_MS; exiting anyway.");
+      if (!clean) log.error("stopping took longer than SHUTDOWN_TIMEOUT_MS; exiting anyway.");
       process.exit(clean ? 0 : 1);
     });
   });

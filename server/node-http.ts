@@ -2,6 +2,7 @@
 // only when the route reads it) and a Response written back with back-pressure. A
 // refusal sent before the body was read drains the rest first (see drainRequest).
 // Why not @remix-run/node-fetch-server: decisions 020 and 047 (measured again after group commit).
+import { log } from "../app/utils/log.server";
 import { isApiPath } from "../app/utils/request.server";
 import { DirectRequest } from "./direct-request";
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
@@ -203,7 +204,7 @@ export async function sendResponse(res: ServerResponse, response: Response): Pro
     res.end();
   } catch (error) {
     if (!res.destroyed) {
-      console.error("response stream failed:", error);
+      log.error("response stream failed", error);
       res.destroy(error as Error);
     }
   } finally {

@@ -3,6 +3,7 @@
 // is then destroyed: the HTTP server allows half-open sockets, so an answer that only ends
 // our side leaves the connection open for as long as the client keeps its side (an
 // attacker's 1,000 timed-out connections held every slot for minutes). Decision 035.
+import { randomUUID } from "node:crypto";
 import http from "node:http";
 import ipaddr from "ipaddr.js";
 import type { Trust } from "./client-address";
@@ -25,7 +26,9 @@ function answerAndClose(socket: Duplex, status: number, type: string, body: stri
   setTimeout(destroy, 1_000).unref();
   socket.end(
     `HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: ${type}; charset=utf-8\r\n` +
-      `Content-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n\r\n${body}`,
+      `Content-Length: ${Buffer.byteLength(body)}\r\nCache-Control: no-store\r\nConnection: close\r\n` +
+      // No request was read, so no proxy's id either: a new one, as on every answer (decision 053).
+      `X-Request-Id: ${randomUUID()}\r\n\r\n${body}`,
   );
 }
 

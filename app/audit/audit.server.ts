@@ -6,6 +6,7 @@ import { z } from "zod";
 import { db, type Prisma } from "~/storage/db.server";
 import { DaySchema, decodeCursorOrFail, encodeCursor } from "~/storage/keyset.server";
 import { parseOrThrow } from "~/utils/domain-error";
+import { log } from "~/utils/log.server";
 import { timeOrderedId } from "~/utils/random-text.server";
 import { clientIp } from "~/utils/request.server";
 import { hashIp } from "../capture/lead-signatures.server";
@@ -44,7 +45,7 @@ export async function recordAudit(entry: AuditInput): Promise<string | null> {
     });
     return id;
   } catch (error) {
-    console.error(`audit entry ${entry.action} could not be written:`, error);
+    log.error(`audit entry ${entry.action} could not be written`, error);
     return null;
   }
 }

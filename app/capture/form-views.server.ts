@@ -14,6 +14,7 @@ import { isbot } from "isbot";
 import { every } from "~/jobs/periodic.server";
 import { formViewStore, type ViewCount } from "~/storage/index.server";
 import { env } from "~/utils/env.server";
+import { log } from "~/utils/log.server";
 import { hasForbiddenText } from "~/utils/text-policy";
 import { recentVisitors, type Visitor } from "./form-view-visitors.server";
 
@@ -136,7 +137,7 @@ export function flushFormViews(): Promise<void> {
 
 async function flushPending(): Promise<void> {
   if (dropped > 0) {
-    console.warn(`form views: ${dropped} views dropped (over ${MAX_PENDING_KEYS} sources in one interval)`);
+    log.warn(`form views: ${dropped} views dropped (over ${MAX_PENDING_KEYS} sources in one interval)`);
     dropped = 0;
   }
   if (pending.size === 0) return;
@@ -158,7 +159,7 @@ export function startFormViewFlush(): { stop: () => Promise<void> } {
   return {
     async stop() {
       await timer.stop();
-      await flushFormViews().catch((error) => console.error("form views: the last flush failed:", error));
+      await flushFormViews().catch((error) => log.error("form views: the last flush failed", error));
     },
   };
 }

@@ -13,6 +13,7 @@ import {
 } from "~/utils/api.server";
 import { DomainError } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
+import { log } from "~/utils/log.server";
 import { counter } from "~/utils/metrics.server";
 import {
   idempotencyKeyOf,
@@ -118,7 +119,7 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
     if (submission.retryOf) {
       // Only what Back to the old errors page says: never worth failing a stored lead over.
       await markSettled(leadDraftScope(form.id), submission.retryOf).catch((error) =>
-        console.error("marking a refused post settled failed:", error),
+        log.error("marking a refused post settled failed", error),
       );
     }
     if (wantsRedirect(request, submission)) {

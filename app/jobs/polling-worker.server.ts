@@ -2,6 +2,8 @@
 // kicked, and again without waiting while a pass reports a full batch. `stop()` lets a
 // pass in progress finish (a send is never cut mid-way) before resolving. The outbox
 // (email) and the webhook deliveries run on it.
+import { log, outsideRequest } from "~/utils/log.server";
+
 export type PollingWorker = {
   /** A pass now. */
   kick: () => void;
@@ -39,7 +41,8 @@ export function startPollingWorker({
     if (stopped) return;
     clearTimeout(timer);
     nextAt = Date.now() + delay;
-    timer = setTimeout(run, delay);
+    // A kick from a request must not lend the pass that request's id in the log.
+    timer = outsideRequest(() => setTimeout(run, delay));
   };
 
   function run() {
@@ -56,7 +59,7 @@ export function startPollingWorker({
           while (!stopped && (await pass()) >= batchSize && canContinue());
         } while (again && !stopped);
       } catch (error) {
-        console.error(`${name} worker pass failed:`, error);
+        log.error(`${name} worker pass failed`, error);
       } finally {
         running = undefined;
         schedule(Math.min(pollMs, nudgedDelay ?? pollMs));

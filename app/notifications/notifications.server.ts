@@ -9,6 +9,7 @@ import { db, isUniqueViolation, type Prisma } from "~/storage/db.server";
 import { leadDetailSelect } from "~/storage/leads/lead-detail-store.server";
 import { retryWhileBusy } from "~/storage/transactions.server";
 import { env } from "~/utils/env.server";
+import { log } from "~/utils/log.server";
 import { createRateLimiter, type RateLimiter } from "~/utils/rate-limit.server";
 import { FormSettingsSchema, type LeadValue, type NotificationSettings } from "../forms/form-schema";
 import { listStaffEmails } from "../staff/user.server";
@@ -382,6 +383,6 @@ export function startDigestSchedule(): { stop: () => Promise<void> } {
     await sendDueDigests();
     doneThrough = end;
   };
-  tick().catch((error) => console.error("digests failed:", error));
+  tick().catch((error) => log.error("digests failed", error));
   return every(DIGEST_CHECK_MS, "digests", tick);
 }

@@ -1,4 +1,5 @@
 import { pingDatabase } from "~/storage/transactions.server";
+import { log } from "~/utils/log.server";
 
 // 200 when the database answers; 503 otherwise (for load balancers and monitors).
 export async function loader() {
@@ -6,7 +7,7 @@ export async function loader() {
     await pingDatabase();
     return Response.json({ status: "ok" }, { headers: { "Cache-Control": "no-store" } });
   } catch (error) {
-    console.error("healthz: database check failed", error);
+    log.error("healthz: database check failed", error);
     return Response.json({ status: "unavailable" }, { status: 503, headers: { "Cache-Control": "no-store" } });
   }
 }

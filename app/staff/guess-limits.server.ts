@@ -5,6 +5,7 @@
 // address cannot lock the provider out.
 import { RateLimiterRes } from "rate-limiter-flexible";
 import { hashIp } from "~/capture/lead-signatures.server";
+import { log } from "~/utils/log.server";
 import { createRateLimiter, tooManyRequests, type RateLimiter } from "../utils/rate-limit.server";
 
 const WINDOW_SECONDS = 15 * 60;
@@ -32,12 +33,12 @@ async function countWrong(limiter: RateLimiter, ip: string, what: string, refusa
   const from = `address ${hashIp(ip).slice(0, 12)}`;
   try {
     const res = await limiter.consume(ip);
-    console.warn(`wrong ${what} from ${from} (${res.consumedPoints} of ${WRONG_PER_WINDOW} in 15 minutes)`);
+    log.warn(`wrong ${what} from ${from} (${res.consumedPoints} of ${WRONG_PER_WINDOW} in 15 minutes)`);
   } catch (rejection) {
     if (!(rejection instanceof RateLimiterRes)) throw rejection;
     const retryAfter = Math.max(1, Math.ceil(rejection.msBeforeNext / 1000));
     if (rejection.consumedPoints === WRONG_PER_WINDOW + 1) {
-      console.warn(`wrong ${what} from ${from}: over ${WRONG_PER_WINDOW} in 15 minutes, answered 429`);
+      log.warn(`wrong ${what} from ${from}: over ${WRONG_PER_WINDOW} in 15 minutes, answered 429`);
     }
     tooManyRequests(retryAfter, refusal);
   }

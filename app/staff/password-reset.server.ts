@@ -6,6 +6,7 @@ import { z } from "zod";
 import { recordAudit } from "~/audit/audit.server";
 import { db } from "~/storage/db.server";
 import { parseOrThrow } from "~/utils/domain-error";
+import { log } from "~/utils/log.server";
 import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
 import {
   checkLinkBeforeUse,
@@ -44,7 +45,7 @@ export async function requestPasswordReset(input: unknown, ip: string): Promise<
   // (writing the link is a synced commit).
   void db
     .$transaction((tx) => sendAccountLink(tx, user, "reset"))
-    .then(sendLinksNow, (error: unknown) => console.error("could not write a password reset link:", error));
+    .then(sendLinksNow, (error: unknown) => log.error("could not write a password reset link", error));
 }
 
 /** Who a reset link is for (410 when it is used, expired or its account disabled). */

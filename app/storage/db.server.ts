@@ -10,6 +10,7 @@ import pg from "pg";
 import { PrismaClient as PostgresClient } from "~/generated/postgres/client";
 import { PrismaClient as SqliteClient } from "~/generated/sqlite/client";
 import { env } from "../utils/env.server";
+import { log } from "../utils/log.server";
 import { sqliteFilePath } from "./database-url";
 import type BetterSqlite3 from "better-sqlite3";
 
@@ -29,7 +30,7 @@ const transactionOptions = { maxWait: 10_000, timeout: 15_000 };
 function createClient(driver: Driver): Db {
   if (env.DATABASE_PROVIDER === "postgresql") {
     driver.pool = new pg.Pool({ connectionString: env.DATABASE_URL, max: env.DATABASE_POOL_SIZE });
-    driver.pool.on("error", (error) => console.error("PostgreSQL pool error:", error.message));
+    driver.pool.on("error", (error) => log.error(`PostgreSQL pool error: ${error.message}`));
     return new PostgresClient({ adapter: new PrismaPg(driver.pool), transactionOptions }) as unknown as Db;
   }
   // better-sqlite3's `timeout` is SQLite's busy timeout: writers wait rather than fail.

@@ -8,6 +8,7 @@ import {
   type DomainErrorCode,
   type ErrorDetail,
 } from "./domain-error";
+import { log } from "./log.server";
 import { noteClientIp } from "./request.server";
 import { isNulRefusal, NUL_REFUSED } from "./text-policy";
 import type { AppLoadContext } from "@remix-run/node";
@@ -219,7 +220,7 @@ export function apiRoute<Args extends { request: Request; context?: AppLoadConte
       if (args.request.signal.aborted) {
         return errorResponse(499, "client_closed", "The client closed the request.");
       }
-      console.error(`${args.request.method} ${new URL(args.request.url).pathname} failed:`, thrown);
+      log.error(`${args.request.method} ${new URL(args.request.url).pathname} failed`, thrown);
       return errorResponse(500, "internal_error", STATUS_MESSAGES[500]);
     }
   };

@@ -1,5 +1,6 @@
 // A configuration the process cannot run with (app/utils/env.server.ts): reported as one line
 // naming each bad variable, never as a stack trace or with the values.
+import { log } from "./log.server";
 
 export class ConfigError extends Error {
   override readonly name = "ConfigError";
@@ -12,7 +13,7 @@ export class ConfigError extends Error {
  */
 export function exitOnConfigError(error: unknown): never {
   if (error instanceof Error && error.name === "ConfigError") {
-    console.error(error.message);
+    log.error(error.message);
     process.exit(1);
   }
   throw error;

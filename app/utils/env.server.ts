@@ -246,6 +246,12 @@ const EnvSchema = z
     LOG_REQUESTS: flag,
     // Bearer token of GET /metrics (Prometheus); unset: /metrics answers 404 (decision 052).
     METRICS_TOKEN: optionalSecret,
+    // Read by app/utils/log.server.ts, before this runs: checked here so that a typo stops the start.
+    LOG_FORMAT: z
+      .string()
+      .default("text")
+      .transform((value) => value.trim().toLowerCase())
+      .pipe(z.enum(["text", "json"], { error: "must be text or json" })),
   })
   .superRefine((env, ctx) => {
     // One leaked secret must not open a second door.

@@ -8,6 +8,7 @@ import type { FormField, LeadData } from "~/forms/form-schema";
 import { db, type Lead, type LeadStatus, type Prisma } from "~/storage/db.server";
 import { leadsWithFields } from "~/storage/leads/lead-detail-store.server";
 import type { UnbuiltEvent } from "~/storage/webhooks/webhook-event-store.server";
+import { log } from "~/utils/log.server";
 
 /** A Standard Webhooks body: `{type, timestamp, data}`. */
 export function eventBody(type: string, createdAt: Date, data: unknown): string {
@@ -164,7 +165,7 @@ export async function leadCreatedBodies(
       } catch (error) {
         // A lead whose stored row cannot be read as a lead (written by hand, say) would
         // otherwise hold back every event after it: this one is dropped, and said so.
-        console.error(`lead.created ${event.id}: no body could be built from lead ${lead.id}:`, error);
+        log.error(`lead.created ${event.id}: no body could be built from lead ${lead.id}`, error);
         return [event.id, null];
       }
     }),

@@ -10,6 +10,7 @@ import { db } from "~/storage/db.server";
 import { webhookFanOutStore, webhookOutcomeStore, webhookStore } from "~/storage/index.server";
 import type { Outcome } from "~/storage/webhooks/webhook-outcome-store.server";
 import { env } from "~/utils/env.server";
+import { log } from "~/utils/log.server";
 import { backlogGauges } from "~/utils/metrics.server";
 import { webhookDisabledEmails } from "../notifications/notifications.server";
 import { kickOutbox, writeStaffEmails } from "../notifications/outbox.server";
@@ -131,6 +132,15 @@ async function record(claimed: Claimed[]): Promise<void> {
     };
   });
   const written = await webhookOutcomeStore.record(outcomes, now);
+  // One line a batch for the operator (the attempts themselves are on the dashboard); ids and
+  // status codes only: an endpoint's URL or answer may hold a secret of its owner's.
+  const failed = outcomes.filter((o) => !o.ok);
+  if (failed.length > 0) {
+    log.warn(`webhook deliveries failed: ${failed.length} attempt(s)`, {
+      endpointIds: [...new Set(failed.map((o) => o.endpointId))],
+      statusCodes: [...new Set(failed.map((o) => o.statusCode))],
+    });
+  }
   // Judged when a delivery has used all its retries, so that no event is given up early.
   const succeeded = new Set(outcomes.filter((o) => o.ok).map((o) => o.endpointId));
   const gaveUp = new Set(
@@ -195,7 +205,7 @@ export async function fanOutLeadEvents(): Promise<number> {
     if (unbuilt === null) return 0;
     return await webhookFanOutStore.fanOut(FAN_OUT_BATCH, await leadCreatedBodies(unbuilt));
   } catch (error) {
-    console.error("webhook fan-out failed (it is tried again on the next pass):", error);
+    log.error("webhook fan-out failed (it is tried again on the next pass)", error);
     return 0;
   }
 }

@@ -58,8 +58,9 @@ afterAll(async () => {
 
 type Case = { name: string; method: string; path: string; headers?: Record<string, string>; body?: () => string };
 
-// Headers that differ between two answers for reasons of transport or time.
-const TRANSPORT = new Set(["date", "connection", "keep-alive", "transfer-encoding", "content-length"]);
+// Headers that differ between two answers for reasons of transport or time, and the request
+// id, new for each answer (checked to be there below).
+const TRANSPORT = new Set(["date", "connection", "keep-alive", "transfer-encoding", "content-length", "x-request-id"]);
 
 async function answerOf(base: string, c: Case) {
   const response = await fetch(`${base}${c.path}`, {
@@ -68,6 +69,7 @@ async function answerOf(base: string, c: Case) {
     body: c.body?.(),
     redirect: "manual",
   });
+  expect(response.headers.get("x-request-id")).toMatch(/^[0-9a-f-]{36}$/);
   const headers = [...response.headers].filter(([name]) => !TRANSPORT.has(name));
   // Leads made by the two calls differ only in their ids and times.
   const body = (await response.text())

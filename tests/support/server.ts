@@ -97,7 +97,7 @@ export async function startServer(
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${output}`)), 20_000);
     const onData = () => {
-      const match = output.match(/listening on (http:\/\/\S+)/);
+      const match = output.match(/listening on (http:\/\/[^\s"]+)/);
       if (match) {
         clearTimeout(timer);
         child.stdout!.off("data", onData);

@@ -1,8 +1,8 @@
 // @vitest-environment node
-// The request histogram's route label (server/http-metrics.ts): the pattern a path reaches,
+// The request histogram's and log line's route (server/route-patterns.ts): the pattern a path reaches,
 // ranked as Remix ranks routes, so that a label never holds an id or a path as sent.
 import { describe, expect, it } from "vitest";
-import { routePatterns } from "../../server/http-metrics";
+import { routePatterns } from "../../server/route-patterns";
 import type { ServerBuild } from "@remix-run/node";
 
 type Route = { path?: string; parentId?: string; index?: boolean };

@@ -9,6 +9,7 @@
 // transaction thus writes one small row: the delivery row and the 1 KB body were most of
 // what an endpoint cost the submit endpoint. One implementation per database (decision 021).
 import { db, idleSqlite, isoFromUtcText, prepared, type Prisma } from "~/storage/db.server";
+import { log } from "~/utils/log.server";
 import { timeOrderedId } from "~/utils/random-text.server";
 import type { UnbuiltEvent } from "./webhook-event-store.server";
 
@@ -58,7 +59,7 @@ function sortOut(events: readonly PendingEvent[], bodies: BuiltBodies) {
     if (payload === null) dropped.push(event.id);
     else ready.push({ ...event, payload });
   }
-  if (dropped.length > 0) console.warn(`webhook fan-out: dropped ${dropped.length} event(s) with no body to build`);
+  if (dropped.length > 0) log.warn(`webhook fan-out: dropped ${dropped.length} event(s) with no body to build`);
   return { ready, dropped };
 }
 

@@ -6,6 +6,7 @@ import path from "node:path";
 import { Piscina } from "piscina";
 import { builtFile } from "~/utils/build-files.server";
 import { DomainError } from "~/utils/domain-error";
+import { log } from "~/utils/log.server";
 import { counter, gauge } from "~/utils/metrics.server";
 import { stripTags } from "./html-scan";
 import type { CleanedBody } from "./email-body";
@@ -52,7 +53,7 @@ function getPool(): Piscina {
     pool = new Piscina({ filename: builtFile(WORKER), minThreads: 1, maxThreads: THREADS, idleTimeout: 60_000 });
     // A worker that cannot start is reported, not thrown: an unhandled 'error' event
     // would end the whole server. Its tasks fail and take the fallback below.
-    pool.on("error", (error: unknown) => console.error("an inbound email worker failed:", error));
+    pool.on("error", (error: unknown) => log.error("an inbound email worker failed", error));
   }
   return pool;
 }
@@ -92,7 +93,7 @@ export async function readEmailInWorker(bytes: Uint8Array, contentType: string):
   } catch (error) {
     if (error instanceof DomainError) throw error;
     if (isTimeout(error)) timeouts.inc({ stage: "parse" });
-    console.warn(`inbound email not cleaned within its budget (${(error as Error).name}): kept as received`);
+    log.warn(`inbound email not cleaned within its budget (${(error as Error).name}): kept as received`);
   }
   const decoded = await getPool()
     .run(task, { name: "decode", signal: AbortSignal.timeout(DECODE_BUDGET_MS) })
