@@ -27,7 +27,20 @@ export function requestIdOf(req: IncomingMessage, trust: Trust | null): string {
  */
 export function routeNames(build: ServerBuild): (pathname: string) => string {
   const { patternOf } = routePatterns(build);
-  return (pathname) => patternOf(pathname) ?? pathname.slice(0, 200);
+  return (pathname) => patternOf(pathname) ?? unmatched(pathname);
+}
+
+// 20 or more letters, digits, `-` and `_` in a row: a token (reset and invite links carry 43),
+// never a word or an asset's hash.
+const TOKEN_LIKE = /[A-Za-z0-9_-]{20,}/g;
+
+/**
+ * A path no route serves, as asked (a static file, a typo), up to 200 characters, but for runs
+ * that look like a token: a mangled reset or invite link (`/reset-password/<token>/x`) would
+ * otherwise put its token in the log.
+ */
+function unmatched(pathname: string): string {
+  return pathname.slice(0, 200).replace(TOKEN_LIKE, ":redacted");
 }
 
 /**
@@ -42,7 +55,7 @@ export function routeNamer(build: ServerBuild | null) {
       return (last = loaded);
     },
     name(pathname: string): string {
-      if (!last) return pathname;
+      if (!last) return unmatched(pathname);
       let named = names.get(last);
       if (!named) names.set(last, (named = routeNames(last)));
       return named(pathname);

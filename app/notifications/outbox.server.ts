@@ -13,7 +13,7 @@ import { db } from "~/storage/db.server";
 import { outboxStore } from "~/storage/index.server";
 import { writeOutboxEmails, type StaffEmail } from "~/storage/outbox-store.server";
 import { env } from "~/utils/env.server";
-import { backlogGauges } from "~/utils/metrics.server";
+import { BACKLOG_COUNT_CAP, backlogGauges } from "~/utils/metrics.server";
 import { replyAddress } from "../support/inbound/sender-trust.server";
 import { brandedParts } from "./email-html.server";
 
@@ -61,7 +61,7 @@ backlogGauges(
   },
   async () => {
     const [pending, oldest] = await Promise.all([
-      db.outboxEmail.count({ where: { status: { in: ["pending", "sending"] } } }),
+      db.outboxEmail.count({ where: { status: { in: ["pending", "sending"] } }, take: BACKLOG_COUNT_CAP }),
       db.outboxEmail.findFirst({
         where: { status: "pending" },
         orderBy: { nextAttemptAt: "asc" },

@@ -50,6 +50,8 @@ export type RetentionOptions = {
 
 const DAY_MS = 24 * 60 * 60_000;
 const HOUR_MS = 60 * 60_000;
+const FIRST_PASS_MIN_MS = 60_000;
+const FIRST_PASS_MAX_MS = 10 * 60_000;
 const BATCH_SIZE = 500;
 const PAUSE_MS = 50;
 // A closed ticket's attachments are a few MiB each: fewer per batch.
@@ -88,41 +90,46 @@ type Pacing = { size: number; pauseMs: number; signal?: AbortSignal };
 /** Runs `batch` until a batch comes back short, pausing between batches; the rows handled. */
 async function drain(pacing: Pacing, batch: () => Promise<number>): Promise<number> {
   let total = 0;
-  for (;;) {
+  // Stopped (the server is shutting down): no further batch, of this kind or the next.
+  while (!pacing.signal?.aborted) {
     const count = await batch();
     total += count;
-    if (count < pacing.size || pacing.signal?.aborted) return total;
+    if (count < pacing.size) break;
     await pause(pacing.pauseMs);
   }
+  return total;
 }
 
 /** As drain, for batches that step over rows they leave (a keyset position carries on after them). */
 async function walk(pacing: Pacing, batch: (from: KeysetPosition | null) => Promise<BatchResult>): Promise<number> {
   let total = 0;
   let from: KeysetPosition | null = null;
-  for (;;) {
+  while (!pacing.signal?.aborted) {
     const result = await batch(from);
     total += result.count;
-    if (result.scanned < pacing.size || !result.next || pacing.signal?.aborted) return total;
+    if (result.scanned < pacing.size || !result.next) break;
     from = result.next;
     await pause(pacing.pauseMs);
   }
+  return total;
 }
 
 async function removeAttachments(cutoff: Date, days: number, pacing: Pacing): Promise<number> {
   const note = `Attachments of requests closed over ${days} days ago are removed (retention).`;
   let removed = 0;
-  for (;;) {
+  while (!pacing.signal?.aborted) {
     const batch = await attachmentsOfClosedTickets(cutoff, ATTACHMENT_BATCH);
     let removedNow = 0;
     for (const attachment of batch) {
+      if (pacing.signal?.aborted) return removed + removedNow;
       if (await deleteAttachment(attachment, cutoff, `${attachment.filename}: ${note}`)) removedNow++;
       await pause(pacing.pauseMs);
     }
     removed += removedNow;
     // A batch that removed nothing would only be read again.
-    if (batch.length < ATTACHMENT_BATCH || removedNow === 0 || pacing.signal?.aborted) return removed;
+    if (batch.length < ATTACHMENT_BATCH || removedNow === 0) break;
   }
+  return removed;
 }
 
 /** One retention pass over every kind whose period is set; what it removed. */
@@ -138,7 +145,9 @@ export async function runRetention(options: RetentionOptions = {}): Promise<Rete
   const counts = zeroCounts();
   if (periods.webhookDays !== null) {
     const before = cutoff(periods.webhookDays);
-    counts.webhookDeliveries = await drain(pacing, () => deleteFinishedDeliveries(before, pacing.size));
+    for (const status of ["succeeded", "failed"] as const) {
+      counts.webhookDeliveries += await drain(pacing, () => deleteFinishedDeliveries(before, pacing.size, status));
+    }
     counts.webhookEvents = await walk(pacing, (from) => deleteSpentEvents(before, pacing.size, from));
   }
   if (periods.emailDays !== null) {
@@ -157,11 +166,18 @@ export async function runRetention(options: RetentionOptions = {}): Promise<Rete
   return counts;
 }
 
-/** Runs retention hourly while the server runs; stop() ends a pass under way after its batch. */
+/**
+ * Runs retention hourly while the server runs, the first pass a few minutes after the start
+ * (at a random moment between 1 and 10 minutes, so that a service restarted more often than
+ * hourly still runs it, and instances started together do not all run it at once; two passes
+ * at once are safe, each delete repeating its condition). stop() ends a pass after its batch.
+ */
 export function startRetention(): { stop: () => Promise<void> } {
   const stopping = new AbortController();
   let running: Promise<unknown> | null = null;
-  const timer = every(HOUR_MS, "retention", async () => {
+  // Deletion is on by default: say what will go, once, where an operator reads.
+  log.info("retention periods in days (null: kept)", periodsFromEnv());
+  const pass = async () => {
     // A pass that outlasts the hour is not joined by a second one.
     if (running) return;
     running = runRetention({ signal: stopping.signal })
@@ -172,10 +188,17 @@ export function startRetention(): { stop: () => Promise<void> } {
         running = null;
       });
     await running;
-  });
+  };
+  const first = setTimeout(
+    () => void pass().catch((error) => log.error("retention failed", error)),
+    FIRST_PASS_MIN_MS + Math.random() * (FIRST_PASS_MAX_MS - FIRST_PASS_MIN_MS),
+  );
+  first.unref();
+  const timer = every(HOUR_MS, "retention", pass);
   return {
     stop: async () => {
       stopping.abort();
+      clearTimeout(first);
       await timer.stop();
       await running?.catch(() => undefined);
     },

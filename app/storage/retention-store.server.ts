@@ -10,24 +10,31 @@ import { retryWhileBusy } from "~/storage/transactions.server";
 /** What one batch did, and where the next batch starts when rows it skipped stay in place. */
 export type BatchResult = { count: number; scanned: number; next: KeysetPosition | null };
 
-const FINISHED_DELIVERY = { in: ["succeeded", "failed"] as Array<"succeeded" | "failed"> };
-
 /** Rows after `from` in (time, id) order, for a batch that must not read the same skipped rows again. */
 function after(field: string, from: KeysetPosition | null) {
   if (!from) return {};
   return { OR: [{ [field]: { gt: from.at } }, { [field]: from.at, id: { gt: from.id } }] };
 }
 
-/** Finished webhook deliveries (delivered, or given up) whose last attempt was due before `cutoff`. */
-export async function deleteFinishedDeliveries(cutoff: Date, size: number): Promise<number> {
+/**
+ * Finished webhook deliveries of one status (delivered, or given up) whose last attempt was
+ * due before `cutoff`. One status at a time: the [status, nextAttemptAt] index then gives the
+ * oldest rows in order, where both statuses at once had the database sort every old delivery
+ * for each batch of a few hundred.
+ */
+export async function deleteFinishedDeliveries(
+  cutoff: Date,
+  size: number,
+  status: "succeeded" | "failed",
+): Promise<number> {
   const where: Prisma.WebhookDeliveryWhereInput = {
-    status: FINISHED_DELIVERY,
+    status,
     nextAttemptAt: { lt: cutoff },
     createdAt: { lt: cutoff },
   };
   const rows = await db.webhookDelivery.findMany({
     where,
-    orderBy: [{ nextAttemptAt: "asc" }, { id: "asc" }],
+    orderBy: { nextAttemptAt: "asc" },
     take: size,
     select: { id: true },
   });
@@ -126,10 +133,21 @@ export async function deleteAuditEntries(cutoff: Date, size: number): Promise<nu
 
 export type ExpiredAttachment = { id: string; filename: string; messageId: string };
 
+/**
+ * A request closed before `cutoff`, with no message since. The ticket has no closing time of
+ * its own: its last change (closing is one) before `cutoff` stands in for it, so a request
+ * open for months and closed today keeps its files for the whole period.
+ */
+const CLOSED_BEFORE = (cutoff: Date) => ({
+  status: "closed" as const,
+  lastMessageAt: { lt: cutoff },
+  updatedAt: { lt: cutoff },
+});
+
 /** Attachments of inbound mail on tickets closed, with no message since, before `cutoff`. */
 export async function attachmentsOfClosedTickets(cutoff: Date, size: number): Promise<ExpiredAttachment[]> {
   const rows = await db.ticketAttachment.findMany({
-    where: { message: { ticket: { status: "closed", lastMessageAt: { lt: cutoff } } } },
+    where: { message: { ticket: CLOSED_BEFORE(cutoff) } },
     orderBy: [{ createdAt: "asc" }, { id: "asc" }],
     take: size,
     select: { id: true, filename: true, messageId: true },
@@ -137,6 +155,15 @@ export async function attachmentsOfClosedTickets(cutoff: Date, size: number): Pr
   return rows.flatMap((row) =>
     row.messageId ? [{ id: row.id, filename: row.filename, messageId: row.messageId }] : [],
   );
+}
+
+/** Whether an attachment's bytes are already partly gone: its first chunk, or every chunk of a non-empty file. */
+async function partlyDeleted(attachmentId: string): Promise<boolean> {
+  const [first, attachment] = await Promise.all([
+    db.attachmentChunk.findFirst({ where: { attachmentId, seq: 0 }, select: { seq: true } }),
+    db.ticketAttachment.findUnique({ where: { id: attachmentId }, select: { size: true } }),
+  ]);
+  return !first && (attachment?.size ?? 0) > 0;
 }
 
 // 8 chunks of 256 KiB: 2 MiB of pages freed per statement.
@@ -150,18 +177,24 @@ const CHUNKS_PER_STATEMENT = 8;
  * after that the file is no use, and the rest goes whatever happens.
  */
 export async function deleteAttachment(attachment: ExpiredAttachment, cutoff: Date, note: string): Promise<boolean> {
-  const expired = { message: { ticket: { status: "closed" as const, lastMessageAt: { lt: cutoff } } } };
-  let started = false;
-  for (let seq = 0; ; seq += CHUNKS_PER_STATEMENT) {
-    const range = { gte: seq, lt: seq + CHUNKS_PER_STATEMENT };
+  const expired = { message: { ticket: CLOSED_BEFORE(cutoff) } };
+  // A file an earlier pass began deleting (stopped by a shutdown or a crash) is of no use any
+  // more: it is finished whatever its request's state, from the lowest chunk left.
+  let started = await partlyDeleted(attachment.id);
+  for (;;) {
+    const lowest = await db.attachmentChunk.findFirst({
+      where: { attachmentId: attachment.id },
+      orderBy: { seq: "asc" },
+      select: { seq: true },
+    });
+    if (!lowest) break;
+    const range = { gte: lowest.seq, lt: lowest.seq + CHUNKS_PER_STATEMENT };
     const { count } = await retryWhileBusy(() =>
       db.attachmentChunk.deleteMany({
         where: { attachmentId: attachment.id, seq: range, ...(started ? {} : { attachment: expired }) },
       }),
     );
     if (count > 0) started = true;
-    else if ((await db.attachmentChunk.count({ where: { attachmentId: attachment.id, seq: { gte: seq } } })) === 0)
-      break;
     else if (!started) return false;
   }
   return retryWhileBusy(() =>

@@ -14,6 +14,7 @@ import {
   type HistogramConfiguration,
   type Metric,
 } from "prom-client";
+import { log } from "./log.server";
 
 /**
  * Registers a metric in place of any of the same name: in development Vite evaluates a
@@ -34,6 +35,12 @@ export const gauge = <T extends string>(config: GaugeConfiguration<T>) =>
 export const histogram = <T extends string>(config: HistogramConfiguration<T>) =>
   registered(config.name, new Histogram({ ...config, registers: [] }));
 
+/**
+ * Where a backlog's count stops: a scrape reads at most this many index entries however long
+ * a queue has grown (a receiver down for days), and any alert fires long before it.
+ */
+export const BACKLOG_COUNT_CAP = 100_000;
+
 /** A queue's backlog: rows waiting, and when the one waiting longest was due (null: none). */
 export type Backlog = { pending: number; oldestDueAt: Date | null };
 
@@ -53,7 +60,7 @@ export function backlogGauges(
   const readOnce = () =>
     (reading ??= read()
       .catch((error: unknown) => {
-        console.error(`metrics: reading ${name} failed:`, error);
+        log.error(`metrics: reading ${name} failed`, error);
         return null;
       })
       .finally(() => (reading = null)));

@@ -11,7 +11,7 @@ import { webhookFanOutStore, webhookOutcomeStore, webhookStore } from "~/storage
 import type { Outcome } from "~/storage/webhooks/webhook-outcome-store.server";
 import { env } from "~/utils/env.server";
 import { log } from "~/utils/log.server";
-import { backlogGauges } from "~/utils/metrics.server";
+import { BACKLOG_COUNT_CAP, backlogGauges } from "~/utils/metrics.server";
 import { webhookDisabledEmails } from "../notifications/notifications.server";
 import { kickOutbox, writeStaffEmails } from "../notifications/outbox.server";
 import { leadCreatedBodies } from "./event-bodies.server";
@@ -266,7 +266,7 @@ backlogGauges(
   async () => {
     const where = { fanOutAt: { not: null } };
     const [pending, oldest] = await Promise.all([
-      db.webhookEvent.count({ where }),
+      db.webhookEvent.count({ where, take: BACKLOG_COUNT_CAP }),
       db.webhookEvent.findFirst({ where, orderBy: { fanOutAt: "asc" }, select: { fanOutAt: true } }),
     ]);
     return { pending, oldestDueAt: oldest?.fanOutAt ?? null };
@@ -281,7 +281,10 @@ backlogGauges(
   async () => {
     const enabled = { endpoint: { disabledAt: null } };
     const [pending, oldest] = await Promise.all([
-      db.webhookDelivery.count({ where: { status: { in: ["pending", "delivering"] }, ...enabled } }),
+      db.webhookDelivery.count({
+        where: { status: { in: ["pending", "delivering"] }, ...enabled },
+        take: BACKLOG_COUNT_CAP,
+      }),
       db.webhookDelivery.findFirst({
         where: { status: "pending", ...enabled },
         orderBy: { nextAttemptAt: "asc" },

@@ -62,7 +62,8 @@ async function newEvent(endpointId: string, age: number, deliveries: DeliverySee
   return { id, deliveryIds: ids };
 }
 
-async function newTicket(status: "open" | "pending" | "closed", lastMessageAge: number) {
+/** A ticket last written to `lastMessageAge` days ago, and last changed (closed, say) `changedAge` days ago. */
+async function newTicket(status: "open" | "pending" | "closed", lastMessageAge: number, changedAge = lastMessageAge) {
   const number = 100_000 + ++serial;
   return db.ticket.create({
     data: {
@@ -74,6 +75,7 @@ async function newTicket(status: "open" | "pending" | "closed", lastMessageAge: 
       threadMessageId: `<thread-${number}@example.com>`,
       lastMessageAt: daysAgo(lastMessageAge),
       createdAt: daysAgo(lastMessageAge),
+      updatedAt: daysAgo(changedAge),
     },
   });
 }
@@ -273,6 +275,34 @@ describe("a retention pass", () => {
     const old = await newAttachment(closedLongAgo.id, 1);
     await runRetention({ now: NOW, periods: { ...PERIODS, attachmentDays: null }, pauseMs: 1 });
     expect(await db.ticketAttachment.count({ where: { id: old.attachmentId } })).toBe(1);
+  });
+
+  it("keeps the files of a request open for months and closed today, and finishes a file a stopped pass began", async () => {
+    // Its last message is old, but it was closed (changed) today: its period starts now.
+    const closedToday = await newAttachment((await newTicket("closed", 120, 0)).id, 2);
+    // A pass stopped (a shutdown) after the first statement of a 20-chunk file.
+    const begun = await newAttachment((await newTicket("closed", 120)).id, 20);
+    await db.attachmentChunk.deleteMany({ where: { attachmentId: begun.attachmentId, seq: { lt: 8 } } });
+
+    // (The file's earlier tests left an expired attachment too: the rows say what went, not the count.)
+    await runRetention({ now: NOW, periods: PERIODS, pauseMs: 1 });
+
+    expect(await db.attachmentChunk.count({ where: { attachmentId: closedToday.attachmentId } })).toBe(2);
+    expect(await db.ticketAttachment.count({ where: { id: begun.attachmentId } })).toBe(0);
+    expect(await db.attachmentChunk.count({ where: { attachmentId: begun.attachmentId } })).toBe(0);
+  });
+
+  it("stops between batches once asked to, and starts no further kind", async () => {
+    const endpointId = await newEndpoint();
+    await newEvent(endpointId, 60, [{ status: "succeeded", age: 60 }]);
+    await db.auditEntry.create({ data: { id: "aud_stopped", action: "lead.export", createdAt: daysAgo(400) } });
+    const stopped = new AbortController();
+    stopped.abort();
+
+    const counts = await runRetention({ now: NOW, periods: PERIODS, pauseMs: 1, signal: stopped.signal });
+
+    expect(Object.values(counts).every((count) => count === 0)).toBe(true);
+    expect(await db.auditEntry.count({ where: { id: "aud_stopped" } })).toBe(1);
   });
 });
 

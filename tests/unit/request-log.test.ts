@@ -82,7 +82,14 @@ describe("the route a request line names", () => {
 
   it("is the path itself, cut to 200 characters, when no route serves it (a static file, a 404)", () => {
     expect(name("/assets/entry.client-Ab12.js")).toBe("/assets/entry.client-Ab12.js");
-    expect(name(`/${"a".repeat(300)}`)).toHaveLength(200);
+    expect(name(`/${"a/".repeat(150)}`)).toHaveLength(200);
+  });
+
+  it("hides what looks like a token in a path no route serves (a mangled reset link)", () => {
+    const token = "Qm3x_Vb8-kP2nR7tY1wZ4cF6hJ9sL0dG5aE2uI8oT3q";
+    expect(name(`/reset-password/${token}/x`)).toBe("/reset-password/:redacted/x");
+    expect(name(`//reset-password/${token}`)).toBe("//reset-password/:redacted");
+    expect(name(`/${"a".repeat(300)}`)).toBe("/:redacted");
   });
 });
 
