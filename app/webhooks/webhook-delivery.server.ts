@@ -136,7 +136,7 @@ async function record(claimed: Claimed[]): Promise<void> {
   // status codes only: an endpoint's URL or answer may hold a secret of its owner's.
   const failed = outcomes.filter((o) => !o.ok);
   if (failed.length > 0) {
-    log.warn(`webhook deliveries failed: ${failed.length} attempt(s)`, {
+    log.warn(`webhook attempts failed (${failed.length}), to be retried or given up`, {
       endpointIds: [...new Set(failed.map((o) => o.endpointId))],
       statusCodes: [...new Set(failed.map((o) => o.statusCode))],
     });
