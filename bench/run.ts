@@ -7,6 +7,7 @@
 //   BENCH_SECONDS   seconds per load round (default 5; one 3 s warm-up per server first)
 //   BENCH_ROUNDS    alternating rounds per submit figure (default 5)
 //   BENCH_EXPORT_ROUNDS  rounds of the export figures, each the baseline read then both formats (default 3)
+//   --scale         (npm run bench -- --scale) only the 1M and 10M figures of bench/scale.ts
 //   BENCH_ONLY      comma list of sections to run: submit,submit-pg,submit-webhook,submit-webhook-pg,
 //                   views,export,list,inbound
 //   BENCH_PROFILE   a directory: the app servers write V8 CPU profiles there (node --cpu-prof)
@@ -27,6 +28,7 @@ import autocannon from "autocannon";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { startServer, type TestServer } from "../tests/support/server";
+import { benchScale } from "./scale";
 import { FIELDS, seedLeads } from "./seed";
 import { verdict, type Row } from "./verdict";
 import type { AddressInfo } from "node:net";
@@ -39,9 +41,15 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
 const EXPORT_ROUNDS = Number(process.env.BENCH_EXPORT_ROUNDS ?? 3);
 const ONLY = new Set(
-  (process.env.BENCH_ONLY ?? "submit,submit-pg,submit-webhook,submit-webhook-pg,views,export,list,inbound").split(","),
+  process.argv.includes("--scale")
+    ? []
+    : (process.env.BENCH_ONLY ?? "submit,submit-pg,submit-webhook,submit-webhook-pg,views,export,list,inbound").split(
+        ",",
+      ),
 );
 const COMPARE_BUILD = process.env.BENCH_COMPARE_BUILD;
+// `npm run bench -- --scale`: the 1M and 10M figures (bench/scale.ts) alone, no other section.
+const SCALE = process.argv.includes("--scale");
 const PG_ADMIN = process.env.TEST_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
 const STAFF = { email: "bench@example.com", password: "benchmark password 1" };
 const SECRETS = {
@@ -957,6 +965,9 @@ async function benchInbound() {
 // ---------------------------------------------------------------- run
 
 try {
+  if (SCALE) {
+    await benchScale({ freshSqlite, freshPostgres, startApp, staffCookie, run, timedDownload, rows, results });
+  }
   if (ONLY.has("submit")) await benchSubmit("sqlite");
   if (ONLY.has("submit-pg")) await benchSubmit("postgres");
   if (ONLY.has("submit-webhook")) await benchSubmitWebhook("sqlite");
