@@ -152,8 +152,7 @@ describe("LOG_FORMAT=json", () => {
     expect((failure.error as { stack: string }).stack).toContain("this worker thread cannot start");
     // Background work, even when a request kicked it, logs as no request.
     const delivery = await until(
-      () =>
-        lines().find((line) => line.level === "warn" && String(line.message).startsWith("webhook attempts failed")),
+      () => lines().find((line) => line.level === "warn" && String(line.message).startsWith("webhook attempts failed")),
       "the failed webhook delivery",
     );
     expect(receiver.received.length).toBeGreaterThan(0);
