@@ -31,6 +31,7 @@ import {
   type LeadStore,
   type NewLead,
   type ChangedLead,
+  type SourceCount,
   fieldHasValueSql,
   type FormField,
 } from "./lead-store";
@@ -289,5 +290,13 @@ export const postgresLeadStore: LeadStore = {
       [formId, from.toISOString(), to.toISOString()],
     );
     return new Map(rows.map((row) => [row.day, Number(row.count)]));
+  },
+  async countPerSource(formId, from, to, cap) {
+    const rows = await query<Omit<SourceCount, "count"> & { count: string }>(
+      `SELECT "utmSource", "utmCampaign", "referrerHost", COUNT(*) AS "count" FROM "Lead"
+       WHERE "formId" = $1 AND "isSpam" = false AND "createdAt" >= $2 AND "createdAt" < $3 GROUP BY 1, 2, 3 LIMIT $4`,
+      [formId, from.toISOString(), to.toISOString(), cap + 1],
+    );
+    return rows.length > cap ? null : rows.map((row) => ({ ...row, count: Number(row.count) }));
   },
 };

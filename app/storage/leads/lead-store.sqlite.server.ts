@@ -24,6 +24,7 @@ import {
   type LeadRow,
   type LeadStore,
   type ChangedLead,
+  type SourceCount,
   fieldHasValueSql,
 } from "./lead-store";
 import { spamValues, type LeadData } from "./lead-types";
@@ -229,5 +230,13 @@ export const sqliteLeadStore: LeadStore = {
       count: number | bigint;
     }>;
     return new Map(rows.map((row) => [row.day, Number(row.count)]));
+  },
+  async countPerSource(formId, from, to, cap) {
+    const sql = `SELECT "utmSource", "utmCampaign", "referrerHost", COUNT(*) AS "count" FROM "Lead"
+      WHERE "formId" = ? AND "isSpam" = 0 AND "createdAt" >= ? AND "createdAt" < ? GROUP BY 1, 2, 3 LIMIT ?`;
+    const rows = prepared(await idleSqlite(), sql).all(formId, sqliteTime(from), sqliteTime(to), cap + 1) as Array<
+      Omit<SourceCount, "count"> & { count: number | bigint }
+    >;
+    return rows.length > cap ? null : rows.map((row) => ({ ...row, count: Number(row.count) }));
   },
 };

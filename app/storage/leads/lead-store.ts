@@ -170,7 +170,20 @@ export interface LeadStore {
   formNames(formIds: string[]): Promise<Map<string, string>>;
   /** A form's non-spam leads per UTC day (`YYYY-MM-DD`) in [from, to). */
   countPerDay(formId: string, from: Date, to: Date): Promise<Map<string, number>>;
+  /**
+   * A form's non-spam leads in [from, to) per utm_source, utm_campaign and referrer host
+   * together, in one read of them; null when there are more than `cap` such combinations.
+   */
+  countPerSource(formId: string, from: Date, to: Date, cap: number): Promise<SourceCount[] | null>;
 }
+
+/** Leads of one combination of source, campaign and referrer host (null or "": absent). */
+export type SourceCount = {
+  utmSource: string | null;
+  utmCampaign: string | null;
+  referrerHost: string | null;
+  count: number;
+};
 
 // A lead's lead.created and its notification emails are written in its transaction by the
 // statements their pipelines own (./webhook-event-store.server.ts, ./outbox-store.server.ts:
