@@ -28,6 +28,7 @@ import autocannon from "autocannon";
 import Database from "better-sqlite3";
 import pg from "pg";
 import { startServer, type TestServer } from "../tests/support/server";
+import { fmt, median } from "./numbers";
 import { benchScale } from "./scale";
 import { FIELDS, seedLeads } from "./seed";
 import { verdict, type Row } from "./verdict";
@@ -287,20 +288,12 @@ async function alternate<Name extends string>(
   return { rounds, warmUps };
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
-};
-
 /** Per-round ratios of a to b (the rounds ran side by side), their median and spread. */
 function ratios(a: Load[], b: Load[], of: (load: Load) => number = (load) => load.requestsPerSec) {
   const each = a.map((load, i) => of(load) / of(b[i]));
   return { each, median: median(each), min: Math.min(...each), max: Math.max(...each) };
 }
 
-const fmt = (n: number, digits = 0) =>
-  n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const fmtRatio = (r: { median: number; min: number; max: number }) =>
   `${fmt(r.median, 2)} (${fmt(r.min, 2)}-${fmt(r.max, 2)})`;
 const medianOf = <T>(loads: T[], of: (load: T) => number) => median(loads.map(of));

@@ -11,6 +11,7 @@
 //   BENCH_SCALE_ROUNDS  alternating rounds (default 3)
 //   BENCH_SCALE_EXPORTS false: leave out the status change and the exports (the longest part)
 import pg from "pg";
+import { fmt, median } from "./numbers";
 import { FIELDS, seedLeads } from "./seed";
 import type { TestServer } from "../tests/support/server";
 import type { Row } from "./verdict";
@@ -41,10 +42,7 @@ const EXPORTS = process.env.BENCH_SCALE_EXPORTS !== "false";
 const SECONDS = 5;
 const DAY_MS = 86_400_000;
 
-const fmt = (n: number, digits = 0) =>
-  n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
 const size = (leads: number) => (leads >= 1_000_000 ? `${fmt(leads / 1_000_000, 1)}M` : `${fmt(leads / 1000)}k`);
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 /** The seeded leads' first time: one lead a second up to the seeding, as seed.ts writes them. */
 const startOf = (count: number, seededAt: number) => seededAt - count * 1000;

@@ -5,7 +5,7 @@
 // path a client sent; the status's class; the method among those the server implements.
 import { collectDefaultMetrics, Gauge, Histogram, register } from "prom-client";
 import { KNOWN_METHODS } from "./guards";
-import { routePatterns, type RoutePatterns } from "./route-patterns";
+import { routePatterns } from "./route-patterns";
 import type { ServerBuild } from "@remix-run/node";
 import type { IncomingMessage, ServerResponse } from "node:http";
 
@@ -47,11 +47,8 @@ export function requestMetrics(inFlight: () => number): RequestMetrics {
       labelNames: ["method", "route", "status_class"],
       buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
     });
-  const byBuild = new WeakMap<ServerBuild, RoutePatterns>();
-
   function record(build: ServerBuild, req: IncomingMessage, res: ServerResponse, seconds: number) {
-    let patterns = byBuild.get(build);
-    if (!patterns) byBuild.set(build, (patterns = routePatterns(build)));
+    const patterns = routePatterns(build);
     const url = req.url ?? "/";
     const query = url.indexOf("?");
     const status = res.statusCode;

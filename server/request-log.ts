@@ -49,16 +49,12 @@ function unmatched(pathname: string): string {
  */
 export function routeNamer(build: ServerBuild | null) {
   let last = build;
-  const names = new WeakMap<ServerBuild, (pathname: string) => string>();
   return {
     served(loaded: ServerBuild): ServerBuild {
       return (last = loaded);
     },
     name(pathname: string): string {
-      if (!last) return unmatched(pathname);
-      let named = names.get(last);
-      if (!named) names.set(last, (named = routeNames(last)));
-      return named(pathname);
+      return last ? routeNames(last)(pathname) : unmatched(pathname);
     },
   };
 }

@@ -3,7 +3,7 @@
 // (request-log.ts), so that neither holds an id, a token or a path as sent.
 import type { ServerBuild } from "@remix-run/node";
 
-export type RoutePatterns = { patternOf: (pathname: string) => string | null };
+type RoutePatterns = { patternOf: (pathname: string) => string | null };
 
 /** A route's full path, as segments ("api", "forms", ":id"), its optional segments both ways. */
 function pathsOf(build: ServerBuild, route: ServerBuild["routes"][string]): string[][] {
@@ -45,6 +45,16 @@ function regexOf(segments: string[]): RegExp {
  * path (the submit endpoint) is one Map lookup; one with params is tried pattern by pattern.
  */
 export function routePatterns(build: ServerBuild): RoutePatterns {
+  let patterns = byBuild.get(build);
+  if (!patterns) byBuild.set(build, (patterns = compile(build)));
+  return patterns;
+}
+
+// One table per build, shared by the histogram and the log line (a development build is
+// replaced as Vite reloads it, and its table goes with it).
+const byBuild = new WeakMap<ServerBuild, RoutePatterns>();
+
+function compile(build: ServerBuild): RoutePatterns {
   const exact = new Map<string, string>();
   const dynamic = new Map<string, { regex: RegExp; score: number }>();
   for (const route of Object.values(build.routes)) {
