@@ -12,6 +12,7 @@ import {
   type FormField,
   type FormSettings,
 } from "~/forms/form-schema";
+import { TEMPLATE_IDS, withTemplate } from "~/forms/form-templates";
 import { notificationsChanged } from "~/notifications/notifications.server";
 import { db, type Prisma } from "~/storage/db.server";
 import { decodeCursorOrFail, encodeCursor } from "~/storage/keyset.server";
@@ -75,6 +76,8 @@ export const CreateFormSchema = z
     // Checked by checkFields, which names every mistake at once.
     fields: z.unknown().optional(),
     settings: FormSettingsSchema.prefault({}),
+    /** A starting point (form-templates.ts), whose fields withTemplate has filled in. */
+    template: z.enum(TEMPLATE_IDS, { error: `Use one of ${TEMPLATE_IDS.join(", ")}.` }).optional(),
   })
   .strict();
 
@@ -244,7 +247,11 @@ export async function getFormWithCounts(id: string): Promise<FormRecord & LeadCo
 
 // ---------------------------------------------------------------------------- writing
 
-export async function createForm(input: unknown): Promise<FormRecord> {
+export async function createForm(body: unknown): Promise<FormRecord> {
+  if (isPlainObject(body) && body.template !== undefined && body.fields !== undefined) {
+    throw invalidFields([{ path: "template", message: "Send either a template or fields, not both." }]);
+  }
+  const input = withTemplate(body);
   const refused = textPolicyIssues(input);
   if (refused.length > 0) {
     throw invalidFields(textPolicyDetails(refused));

@@ -3,9 +3,10 @@ import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react"
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
+import { TemplatePicker } from "~/components/form-builder/TemplatePicker";
 import { LocalTime } from "~/components/LocalTime";
 import { RouteError } from "~/components/RouteError";
-import { FormDetailsSchema } from "~/forms/form-schema";
+import { NewFormSchema } from "~/forms/form-templates";
 import { createForm, listForms } from "~/forms/form.server";
 import { authorize } from "~/staff/auth.server";
 import { statusOf } from "~/utils/api.server";
@@ -33,7 +34,7 @@ export const action = page(async function action({ request }: ActionFunctionArgs
   if (form.get("intent") !== "create") throw new Response("Unknown action.", { status: 400 });
   // The schema the browser already checked with (Conform); createForm checks the rest
   // (the text policy) and its refusals come back as the same reply.
-  const submission = parseWithZod(form, { schema: FormDetailsSchema });
+  const submission = parseWithZod(form, { schema: NewFormSchema });
   if (submission.status !== "success") return data(submission.reply(), { status: 422 });
   try {
     const created = await createForm(submission.value);
@@ -75,9 +76,10 @@ function NewFormSection({ creating }: { creating: boolean }) {
     lastResult,
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
-    onValidate: ({ formData }) => parseWithZod(formData, { schema: FormDetailsSchema }),
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: NewFormSchema }),
   });
   const nameError = fields.name.errors?.[0];
+  const templateError = fields.template.errors?.[0];
   const formError = form.errors?.[0];
   return (
     <section className="card" aria-labelledby="new-form-heading">
@@ -111,13 +113,14 @@ function NewFormSection({ creating }: { creating: boolean }) {
               defaultValue={fields.description.initialValue as string | undefined}
             />
           </div>
-          <div className="row-button">
-            <button type="submit" disabled={creating}>
-              {creating ? "Creating…" : "Create form"}
-            </button>
-          </div>
         </div>
-        {formError && !nameError ? (
+        <TemplatePicker initial={fields.template.initialValue as string | undefined} error={templateError} />
+        <p className="actions">
+          <button type="submit" disabled={creating}>
+            {creating ? "Creating…" : "Create form"}
+          </button>
+        </p>
+        {formError && !nameError && !templateError ? (
           <p className="error" role="alert">
             {formError}
           </p>
