@@ -10,6 +10,8 @@
 // - On the first page of a visit it records the utm_* values of that page's URL, the
 //   referrer and the page's address (first touch) in sessionStorage; later pages of the
 //   same visit reuse them.
+// - It prefills each form's fields by name from the form's data-prefill attribute and the
+//   page's query string (once, when the page is ready).
 // - It points every `form[data-lead-form]` at the submit endpoint (action + method) and
 //   adds hidden formId / utm_* / referrerUrl / landingPageUrl fields and a honeypot, so
 //   that even a plain post (fetch failing, the site calling submit()) arrives complete.
@@ -46,7 +48,10 @@ function start(): void {
   document.addEventListener("submit", (event) => onSubmit(event, submitUrl, touch));
   const prepareAll = () => {
     const forms = document.querySelectorAll<HTMLFormElement>("form[data-lead-form]");
-    forms.forEach((form) => prepare(form, submitUrl, touch));
+    forms.forEach((form) => {
+      prefill(form);
+      prepare(form, submitUrl, touch);
+    });
     sendViews(forms, touch);
   };
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", prepareAll);
@@ -144,6 +149,52 @@ function liveRegion(form: HTMLFormElement): HTMLElement {
   region.className = "lead-capture-status";
   form.before(region);
   return region;
+}
+
+/** Names the embed fills itself (and the honeypot): never prefilled. */
+const OWN_NAMES = new Set<string>(["formId", "referrerUrl", "landingPageUrl", HONEYPOT_FIELD, ...UTM_KEYS]);
+const CHECKED = ["on", "true", "1", "yes"];
+const PREFILL_MAX_LENGTH = 10_000;
+const UNFILLED_TYPES = new Set(["file", "password", "submit", "button", "reset", "image"]);
+
+/** One control given the values a prefill names it by: a choice picked, or an empty text filled. */
+function fillControl(control: Element, values: string[]): void {
+  if (control instanceof HTMLSelectElement) {
+    const options = Array.from(control.options).filter((option) => values.includes(option.value));
+    if (control.multiple) options.forEach((option) => (option.selected = true));
+    else if (options.length > 0) control.value = options[0].value;
+  } else if (control instanceof HTMLInputElement) {
+    if (UNFILLED_TYPES.has(control.type)) return;
+    if (control.type === "checkbox" || control.type === "radio") {
+      const on =
+        values.includes(control.value) || (control.value === "on" && CHECKED.includes(values[0].toLowerCase()));
+      if (on) control.checked = true;
+    } else if (!control.value) {
+      control.value = values[0].slice(0, PREFILL_MAX_LENGTH);
+    }
+  } else if (control instanceof HTMLTextAreaElement && !control.value) {
+    control.value = values[0].slice(0, PREFILL_MAX_LENGTH);
+  }
+}
+
+/**
+ * Fills the form's controls by name from its `data-prefill` attribute (a query string such as
+ * `plan=pro&size=10`) and from the page's own query string (the attribute wins), once when the
+ * page is prepared: empty text fields are filled, matching choices picked; a file or password
+ * input never. What is sent is checked on submit like anything typed.
+ */
+function prefill(form: HTMLFormElement): void {
+  const lists = new Map<string, string[]>();
+  for (const params of [
+    new URLSearchParams(location.search),
+    new URLSearchParams(form.getAttribute("data-prefill") ?? ""),
+  ]) {
+    params.forEach((_, key) => lists.set(key, params.getAll(key)));
+  }
+  lists.forEach((values, name) => {
+    if (OWN_NAMES.has(name)) return;
+    form.querySelectorAll(`[name="${escapeName(name)}"]`).forEach((control) => fillControl(control, values));
+  });
 }
 
 function prepare(form: HTMLFormElement, submitUrl: string, touch: Touch): void {

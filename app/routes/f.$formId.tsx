@@ -4,7 +4,8 @@
 // what the visitor typed. Each render for a visitor (not a bot, not the page shown again
 // after a refused post) counts as a view of the form, once per visitor in the window the
 // beacon's views share (decision 039). It carries its own URL's utm_* values, the page that sent
-// the visitor (Referer) and its own address as the landing page into the submission.
+// the visitor (Referer) and its own address as the landing page into the submission. A link
+// may prefill fields by key (`/f/:id?plan=pro`), hidden ones included.
 import { data } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { useState, type FormEvent } from "react";
@@ -38,6 +39,21 @@ function shownValues(fields: FormField[], posted: DraftValues): Record<string, L
     else values[field.key] = Array.isArray(value) ? (value[0] ?? "") : value;
   }
   return values;
+}
+
+/** Longest value a link may prefill (the field's own limit still applies when it is sent). */
+const PREFILL_MAX_LENGTH = 10_000;
+
+/**
+ * Values the link's query string gives fields, by key (`?plan=pro&topics=a&topics=b`), shown
+ * as the visitor's own: a field the link leaves out keeps its default, and what is sent is
+ * checked on submit like anything typed.
+ */
+function prefillValues(fields: FormField[], params: URLSearchParams): Record<string, LeadValue> {
+  const given = fields.filter((field) => params.has(field.key));
+  const posted: DraftValues = {};
+  for (const field of given) posted[field.key] = params.getAll(field.key).map((v) => v.slice(0, PREFILL_MAX_LENGTH));
+  return shownValues(given, posted);
 }
 
 function validUrl(value: string | null | undefined): string {
@@ -97,7 +113,11 @@ export const loader = page(async function loader({ request, params, context }: L
       honeypot: HONEYPOT_FIELD,
       errors,
       alreadySent,
-      values: draft && !alreadySent ? shownValues(form.fields, draft.values) : {},
+      values: alreadySent
+        ? {}
+        : draft
+          ? shownValues(form.fields, draft.values)
+          : prefillValues(form.fields, url.searchParams),
       doneUrl: form.settings.redirectUrl ?? `/f/${encodeURIComponent(form.id)}/thanks`,
     },
     { status: form.status === "archived" ? 410 : 200, headers: { "Cache-Control": "private, no-store" } },
