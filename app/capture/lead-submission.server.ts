@@ -1,5 +1,6 @@
 // Reading a submission's body (JSON, URL-encoded or multipart) into one shape, before
 // the form is known. Validation against the form is lead-capture.server.ts's.
+import { CAPTCHA_WIDGETS } from "~/forms/captcha-widgets";
 import { HttpUrlSchema, RESERVED_FIELD_KEYS, type SubmissionMode } from "~/forms/form-schema";
 import { DomainError, invalidFields, parseJson } from "~/utils/domain-error";
 import { HONEYPOT_FIELD, UTM_KEYS } from "../leads/lead-fields";
@@ -10,7 +11,14 @@ import { RETRY_FIELD, TIMESTAMP_FIELD } from "./lead-signatures.server";
  * cannot take these names (RESERVED_FIELD_KEYS in form-schema.ts; the spam markers
  * start with "_", which no key can).
  */
-const META_FIELDS = new Set<string>([...RESERVED_FIELD_KEYS, HONEYPOT_FIELD, TIMESTAMP_FIELD, RETRY_FIELD]);
+const CAPTCHA_FIELDS = Object.values(CAPTCHA_WIDGETS).map((widget) => widget.field);
+const META_FIELDS = new Set<string>([
+  ...RESERVED_FIELD_KEYS,
+  HONEYPOT_FIELD,
+  TIMESTAMP_FIELD,
+  RETRY_FIELD,
+  ...CAPTCHA_FIELDS,
+]);
 
 type FormValue = string | string[];
 
@@ -25,13 +33,24 @@ export type Submission = {
   landingPageUrl: unknown;
   honeypot: unknown;
   timestamp: unknown;
+  /** A CAPTCHA widget's token: `captchaToken` in JSON, the provider's own field in a form post. */
+  captchaToken?: string;
   /** The signature of the errors page a plain post was sent from, after a refusal. */
   retryOf?: string;
   /** Top-level keys of a JSON body that the payload does not know. */
   unknownKeys: string[];
 };
 
-const JSON_KEYS = new Set(["formId", "data", "utm", "referrerUrl", "landingPageUrl", HONEYPOT_FIELD, TIMESTAMP_FIELD]);
+const JSON_KEYS = new Set([
+  "formId",
+  "data",
+  "utm",
+  "referrerUrl",
+  "landingPageUrl",
+  "captchaToken",
+  HONEYPOT_FIELD,
+  TIMESTAMP_FIELD,
+]);
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -94,6 +113,7 @@ export async function parseSubmission(input: {
       landingPageUrl: body.landingPageUrl,
       honeypot: body[HONEYPOT_FIELD],
       timestamp: body[TIMESTAMP_FIELD],
+      captchaToken: typeof body.captchaToken === "string" ? body.captchaToken : undefined,
       unknownKeys: Object.keys(body).filter((key) => !JSON_KEYS.has(key)),
     };
   }
@@ -137,6 +157,7 @@ export async function parseSubmission(input: {
     honeypot: first(fields[HONEYPOT_FIELD]),
     timestamp: first(fields[TIMESTAMP_FIELD]),
     retryOf: first(fields[RETRY_FIELD]),
+    captchaToken: CAPTCHA_FIELDS.map((name) => first(fields[name])).find(Boolean),
     unknownKeys: [],
   };
 }

@@ -15,6 +15,7 @@ import { DomainError } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { log } from "~/utils/log.server";
 import { counter } from "~/utils/metrics.server";
+import { checkCaptcha } from "./captcha.server";
 import {
   idempotencyKeyOf,
   limitSubmissions,
@@ -110,6 +111,11 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
     await limitSubmissions(form.id, meta.ip);
     const idempotencyKey = idempotencyKeyOf(request.headers.get("Idempotency-Key"));
     const lead = validateSubmission(form, submission, Date.now(), request.headers.get("User-Agent"));
+    // Last, once the answers are good: a token is spent by its check.
+    if (form.settings.captcha) {
+      const outcome = await checkCaptcha(form.settings.captcha, submission.captchaToken, meta.ip);
+      if (outcome === "unavailable") lead.isSpam = true;
+    }
     const stored = await storeLead(lead, form, {
       ip: meta.ip,
       userAgent: request.headers.get("User-Agent"),

@@ -8,7 +8,14 @@ import type { FormField } from "~/forms/form-schema";
 import { HONEYPOT_FIELD } from "~/leads/lead-fields";
 import { escapeHtml } from "~/utils/html";
 
-type Props = { formId: string; appUrl: string; fields?: FormField[]; successMessage?: string };
+type Props = {
+  formId: string;
+  appUrl: string;
+  fields?: FormField[];
+  successMessage?: string;
+  /** The form's CAPTCHA: the snippet asks the script to draw its widget. */
+  captcha?: { provider: string; siteKey: string };
+};
 
 function inputsFor(fields: FormField[]): string[] {
   return fields
@@ -51,8 +58,18 @@ function submitTarget(formId: string): string[] {
  * whose browser blocks the script) still sends the lead and lands on the thank-you page;
  * the script enhances it in place.
  */
-export function scriptSnippet(formId: string, appUrl: string, fields: FormField[], successMessage?: string): string {
-  const message = successMessage ? ` data-success-message="${escapeHtml(successMessage)}"` : "";
+export function scriptSnippet(
+  formId: string,
+  appUrl: string,
+  fields: FormField[],
+  successMessage?: string,
+  captcha?: { provider: string; siteKey: string },
+): string {
+  const message =
+    (successMessage ? ` data-success-message="${escapeHtml(successMessage)}"` : "") +
+    (captcha
+      ? ` data-captcha="${escapeHtml(captcha.provider)}" data-captcha-sitekey="${escapeHtml(captcha.siteKey)}"`
+      : "");
   return [
     `<!-- Optional: the form's look, themeable with --lc-accent, --lc-radius and --lc-font -->`,
     `<link rel="stylesheet" href="${appUrl}/embed.css">`,
@@ -103,7 +120,7 @@ function CopyableCode({ code, label }: { code: string; label: string }) {
   );
 }
 
-export function EmbedSnippet({ formId, appUrl, fields = [], successMessage }: Props) {
+export function EmbedSnippet({ formId, appUrl, fields = [], successMessage, captcha }: Props) {
   const hostedUrl = `${appUrl}/f/${formId}`;
   return (
     <section className="card" aria-labelledby="embed-heading">
@@ -113,7 +130,7 @@ export function EmbedSnippet({ formId, appUrl, fields = [], successMessage }: Pr
         referrer, landing page) and shows the success message or the errors in place; without JavaScript the form still
         posts.
       </p>
-      <CopyableCode label="embed code" code={scriptSnippet(formId, appUrl, fields, successMessage)} />
+      <CopyableCode label="embed code" code={scriptSnippet(formId, appUrl, fields, successMessage, captcha)} />
       <details>
         <summary>Or a plain HTML form, without JavaScript</summary>
         <CopyableCode label="HTML form" code={htmlFormExample(formId, appUrl, fields)} />

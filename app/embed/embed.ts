@@ -10,6 +10,8 @@
 // - On the first page of a visit it records the utm_* values of that page's URL, the
 //   referrer and the page's address (first touch) in sessionStorage; later pages of the
 //   same visit reuse them.
+// - A form with data-captcha (turnstile, hcaptcha or recaptcha) and data-captcha-sitekey gets
+//   the provider's widget before its submit button, and a fresh token after a refusal.
 // - It prefills each form's fields by name from the form's data-prefill attribute and the
 //   page's query string (once, when the page is ready).
 // - It points every `form[data-lead-form]` at the submit endpoint (action + method) and
@@ -24,6 +26,7 @@
 //   a text/plain body: no preflight, no cookies read) with the visit's first-touch utm_source,
 //   utm_campaign and referrer host, the same source its leads are recorded under, so that
 //   views and leads of a source can be compared.
+import { CAPTCHA_PROVIDERS, CAPTCHA_WIDGETS, resetCaptcha, type CaptchaProvider } from "~/forms/captcha-widgets";
 import { DEFAULT_SUCCESS_MESSAGE, HONEYPOT_FIELD, UTM_KEYS } from "~/leads/lead-fields";
 
 type Touch = { landingPageUrl: string; referrerUrl: string } & Partial<Record<(typeof UTM_KEYS)[number], string>>;
@@ -50,6 +53,7 @@ function start(): void {
     const forms = document.querySelectorAll<HTMLFormElement>("form[data-lead-form]");
     forms.forEach((form) => {
       prefill(form);
+      drawCaptcha(form);
       prepare(form, submitUrl, touch);
     });
     sendViews(forms, touch);
@@ -197,6 +201,33 @@ function prefill(form: HTMLFormElement): void {
   });
 }
 
+function captchaOf(form: HTMLFormElement): CaptchaProvider | null {
+  const provider = form.getAttribute("data-captcha") as CaptchaProvider | null;
+  return provider && CAPTCHA_PROVIDERS.includes(provider) ? provider : null;
+}
+
+/** The provider's widget, before the form's submit button, and its script (once per page). */
+function drawCaptcha(form: HTMLFormElement): void {
+  const provider = captchaOf(form);
+  const siteKey = form.getAttribute("data-captcha-sitekey");
+  if (!provider || !siteKey) return;
+  const widget = CAPTCHA_WIDGETS[provider];
+  if (!form.querySelector(`.${widget.className}`)) {
+    const box = document.createElement("div");
+    box.className = `lc-captcha ${widget.className}`;
+    box.setAttribute("data-sitekey", siteKey);
+    const button = form.querySelector('button[type="submit"], input[type="submit"], button:not([type])');
+    if (button) button.before(box);
+    else form.appendChild(box);
+  }
+  if (!document.querySelector(`script[src="${widget.script}"]`)) {
+    const script = document.createElement("script");
+    script.src = widget.script;
+    script.async = true;
+    document.head.appendChild(script);
+  }
+}
+
 function prepare(form: HTMLFormElement, submitUrl: string, touch: Touch): void {
   liveRegion(form);
   form.setAttribute("action", submitUrl);
@@ -266,6 +297,8 @@ function showErrors(form: HTMLFormElement, payload: ErrorPayload): void {
   }
   const summary = [error.message ?? "The form could not be sent. Please try again.", ...general].join(" ");
   form.prepend(message(summary, "alert"));
+  const provider = captchaOf(form);
+  if (provider) resetCaptcha(provider);
   emit(form, "leadcapture:error", payload);
 }
 

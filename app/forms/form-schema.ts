@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { LeadData, LeadValue } from "~/storage/leads/lead-types";
 import { DEFAULT_SUCCESS_MESSAGE } from "../leads/lead-fields";
 import { EmailSchema } from "../staff/account-schemas";
+import { CAPTCHA_PROVIDERS } from "./captcha-widgets";
 
 export const FIELD_TYPES = [
   "text",
@@ -200,6 +201,20 @@ export const ThankYouSchema = z
     path: ["linkUrl"],
   });
 
+/**
+ * A CAPTCHA the form asks for (app/capture/captcha.server.ts checks it). The API never
+ * returns `secretKey` (publicSettings), and a PATCH merges this object key by key, so a
+ * new site key keeps the stored secret.
+ */
+export const CaptchaSettingsSchema = z
+  .object({
+    provider: z.enum(CAPTCHA_PROVIDERS, { error: `Use one of ${CAPTCHA_PROVIDERS.join(", ")}.` }),
+    siteKey: z.string().trim().min(1, "Give the site key.").max(200),
+    secretKey: z.string().trim().min(1, "Give the secret key.").max(500),
+  })
+  .strict();
+export type CaptchaSettings = z.output<typeof CaptchaSettingsSchema>;
+
 export const FormSettingsSchema = z
   .object({
     /** Origins allowed to post to the submit endpoint; empty means any. */
@@ -212,9 +227,20 @@ export const FormSettingsSchema = z
       .optional()
       .transform((thankYou) => thankYou ?? undefined),
     notifications: NotificationSettingsSchema.prefault({}),
+    // null removes it, as for thankYou.
+    captcha: CaptchaSettingsSchema.nullable()
+      .optional()
+      .transform((captcha) => captcha ?? undefined),
   })
   .strict();
 export type FormSettings = z.output<typeof FormSettingsSchema>;
+
+/** A form's settings as the API and the pages show them: the CAPTCHA's secret left out. */
+export function publicSettings(settings: FormSettings) {
+  if (!settings.captcha) return settings;
+  const { secretKey: _secret, ...captcha } = settings.captcha;
+  return { ...settings, captcha };
+}
 
 /** Text, one value per line, as a list of the non-empty lines. */
 const linesOf = (value: unknown) =>
@@ -238,6 +264,18 @@ export const SettingsFormSchema = z.object({
   thankYouLinkUrl: HttpUrlSchema.optional(),
   thankYouLinkText: z.string().trim().min(1).max(100).optional(),
 });
+
+/** The builder's CAPTCHA form: a provider or none; a secret left empty keeps the stored one. */
+export const CaptchaFormSchema = z
+  .object({
+    provider: z.enum(["none", ...CAPTCHA_PROVIDERS]).default("none"),
+    siteKey: CaptchaSettingsSchema.shape.siteKey.optional(),
+    secretKey: CaptchaSettingsSchema.shape.secretKey.optional(),
+  })
+  .refine((captcha) => captcha.provider === "none" || captcha.siteKey, {
+    message: "Give the site key.",
+    path: ["siteKey"],
+  });
 
 /** The builder's notifications form: recipients one per line (or comma-separated). */
 export const NotificationsFormSchema = z.object({

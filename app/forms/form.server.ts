@@ -9,6 +9,7 @@ import {
   FormDescriptionSchema,
   FormNameSchema,
   FormSettingsSchema,
+  publicSettings,
   type FormField,
   type FormSettings,
 } from "~/forms/form-schema";
@@ -298,10 +299,11 @@ export async function updateForm(id: string, input: unknown): Promise<FormRecord
     if (patch.status !== undefined) data.status = patch.status;
     if (patch.settings !== undefined) {
       const stored = readSettings(current.settings);
-      const merged = { ...stored, ...patch.settings };
-      // `notifications` merges one level down too: `{mode: "digest"}` keeps the recipients.
-      if (isPlainObject(patch.settings.notifications)) {
-        merged.notifications = { ...stored.notifications, ...patch.settings.notifications };
+      const merged: Record<string, unknown> = { ...stored, ...patch.settings };
+      // `notifications` and `captcha` merge one level down too: `{mode: "digest"}` keeps the
+      // recipients, a new site key the stored secret (which the API never shows).
+      for (const key of ["notifications", "captcha"] as const) {
+        if (isPlainObject(patch.settings[key])) merged[key] = { ...stored[key], ...patch.settings[key] };
       }
       data.settings = asJson(parseOrThrow(FormSettingsSchema, merged, "settings"));
     }
@@ -383,7 +385,7 @@ export function formJson(form: FormRecord & Partial<LeadCounts>) {
     status: form.status,
     schemaVersion: form.schemaVersion,
     fields: form.fields,
-    settings: form.settings,
+    settings: publicSettings(form.settings),
     createdAt: form.createdAt.toISOString(),
     updatedAt: form.updatedAt.toISOString(),
     ...(form.leadCount !== undefined ? { leadCount: form.leadCount, spamCount: form.spamCount } : {}),

@@ -6,7 +6,13 @@ import { useBuilderData } from "~/components/form-builder/shared";
 export default function ShareSection() {
   const { form, fields, appUrl } = useBuilderData();
   return (
-    <EmbedSnippet formId={form.id} appUrl={appUrl} fields={fields} successMessage={form.settings.successMessage} />
+    <EmbedSnippet
+      formId={form.id}
+      appUrl={appUrl}
+      fields={fields}
+      successMessage={form.settings.successMessage}
+      captcha={form.settings.captcha}
+    />
   );
 }
 

@@ -8,7 +8,7 @@
 // may prefill fields by key (`/f/:id?plan=pro`), hidden ones included.
 import { data } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import { getBrand } from "~/brand/brand.server";
 import { countView, hostOfUrl, isBotAgent } from "~/capture/form-views.server";
 import { readSignedErrors, RETRY_FIELD, signTimestamp, TIMESTAMP_FIELD } from "~/capture/lead-signatures.server";
@@ -18,6 +18,7 @@ import { BrandHeader, brandStyle } from "~/components/BrandHeader";
 import { FormFields } from "~/components/FormFields";
 import { Honeypot } from "~/components/Honeypot";
 import { RouteError } from "~/components/RouteError";
+import { CAPTCHA_WIDGETS, resetCaptcha, type CaptchaProvider } from "~/forms/captcha-widgets";
 import { HttpUrlSchema, type FormField, type LeadValue } from "~/forms/form-schema";
 import { HONEYPOT_FIELD, UTM_KEYS } from "~/leads/lead-fields";
 import { page } from "~/utils/page.server";
@@ -119,6 +120,10 @@ export const loader = page(async function loader({ request, params, context }: L
           ? shownValues(form.fields, draft.values)
           : prefillValues(form.fields, url.searchParams),
       doneUrl: form.settings.redirectUrl ?? `/f/${encodeURIComponent(form.id)}/thanks`,
+      // The widget's provider and site key; never the secret.
+      captcha: form.settings.captcha
+        ? { provider: form.settings.captcha.provider, siteKey: form.settings.captcha.siteKey }
+        : null,
     },
     { status: form.status === "archived" ? 410 : 200, headers: { "Cache-Control": "private, no-store" } },
   );
@@ -145,6 +150,7 @@ export default function HostedForm() {
     alreadySent,
     values,
     doneUrl,
+    captcha,
   } = useLoaderData<typeof loader>();
   const [errors, setErrors] = useState<Record<string, string>>(serverErrors);
   const [busy, setBusy] = useState(false);
@@ -181,6 +187,7 @@ export default function HostedForm() {
     if (Object.keys(next).length === 0) next._form = body?.error?.message ?? "Something went wrong. Please try again.";
     setErrors(next);
     setBusy(false);
+    if (captcha) resetCaptcha(captcha.provider);
     const firstKey = Object.keys(next).find((key) => key !== "_form");
     if (firstKey) element.querySelector<HTMLElement>(`[name="${CSS.escape(firstKey)}"]`)?.focus();
   }
@@ -202,6 +209,7 @@ export default function HostedForm() {
           )}
           <FormFields fields={form.fields} values={values} errors={errors} idPrefix="lead" />
           <Honeypot id="lead-hp" name={honeypot} />
+          {captcha ? <CaptchaWidget {...captcha} /> : null}
           <p>
             <button type="submit" disabled={busy}>
               {busy ? "Sending…" : "Send"}
@@ -210,6 +218,32 @@ export default function HostedForm() {
         </form>
       )}
     </main>
+  );
+}
+
+/**
+ * The provider's widget, which adds its token to the form (it needs JavaScript, as every
+ * CAPTCHA does). Its script is loaded once the page is hydrated: drawn earlier, the widget's
+ * own elements would not match what React expects there.
+ */
+function CaptchaWidget({ provider, siteKey }: { provider: CaptchaProvider; siteKey: string }) {
+  const widget = CAPTCHA_WIDGETS[provider];
+  useEffect(() => {
+    if (document.querySelector(`script[src="${widget.script}"]`)) return;
+    const script = document.createElement("script");
+    script.src = widget.script;
+    script.async = true;
+    document.head.appendChild(script);
+  }, [widget.script]);
+  return (
+    <>
+      <div className={`lc-captcha ${widget.className}`} data-sitekey={siteKey} />
+      <noscript>
+        <p className="error-panel">
+          This form checks that you are a person, which needs JavaScript: turn it on to send it.
+        </p>
+      </noscript>
+    </>
   );
 }
 

@@ -70,6 +70,7 @@ export function json(body: unknown, init: number | ResponseInit = 200): Response
 /** The HTTP status of each refusal the domain code can throw. */
 const STATUS_OF: Record<DomainErrorCode, number> = {
   validation_failed: 422,
+  captcha_failed: 422,
   ticket_reference_missing: 422,
   malformed_json: 400,
   malformed_body: 400,

@@ -25,7 +25,8 @@ export type DomainErrorCode =
   | "version_conflict"
   | "form_has_leads"
   | "payload_too_large"
-  | "rate_limited";
+  | "rate_limited"
+  | "captcha_failed";
 
 export class DomainError extends Error {
   override readonly name = "DomainError";

@@ -180,6 +180,11 @@ const EnvSchema = z
           .optional(),
       ),
     SUBMIT_RATE_LIMIT_PER_MINUTE: integer(30),
+    // Each CAPTCHA provider's siteverify address (app/capture/captcha.server.ts): the
+    // provider's own unless set, as tests and air-gapped installs do.
+    CAPTCHA_VERIFY_URL_TURNSTILE: z.url().default("https://challenges.cloudflare.com/turnstile/v0/siteverify"),
+    CAPTCHA_VERIFY_URL_HCAPTCHA: z.url().default("https://api.hcaptcha.com/siteverify"),
+    CAPTCHA_VERIFY_URL_RECAPTCHA: z.url().default("https://www.google.com/recaptcha/api/siteverify"),
     SUPPORT_RATE_LIMIT_PER_HOUR: integer(20),
     SUPPORT_ACKS_PER_RECIPIENT_PER_DAY: integer(5),
     RATE_LIMIT_STORE: z.enum(["memory", "database"]).optional(),

@@ -3,7 +3,8 @@
 import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { useFetcher } from "@remix-run/react";
-import { FormDetailsSchema, NotificationsFormSchema, SettingsFormSchema } from "~/forms/form-schema";
+import { CAPTCHA_PROVIDERS } from "~/forms/captcha-widgets";
+import { CaptchaFormSchema, FormDetailsSchema, NotificationsFormSchema, SettingsFormSchema } from "~/forms/form-schema";
 import { plural } from "~/utils/plural";
 import { FieldError, type ActionResult } from "./shared";
 import type { z } from "zod";
@@ -269,6 +270,82 @@ export function NotificationsForm({
 }
 
 /** A refusal of the whole panel (the form changed meanwhile, say). */
+const PROVIDER_NAMES: Record<(typeof CAPTCHA_PROVIDERS)[number], string> = {
+  turnstile: "Cloudflare Turnstile",
+  hcaptcha: "hCaptcha",
+  recaptcha: "Google reCAPTCHA (v2)",
+};
+
+/** settings.captcha: the provider and its keys; the stored secret is never shown. */
+export function CaptchaForm({
+  captcha,
+  actionData,
+}: {
+  captcha?: { provider: string; siteKey: string } | null;
+  actionData: ActionResult | undefined;
+}) {
+  const { fetcher, form, errorOf, described, saved } = usePanelForm(
+    "form-captcha",
+    CaptchaFormSchema,
+    { provider: captcha?.provider ?? "none", siteKey: captcha?.siteKey ?? "", secretKey: "" },
+    actionData,
+  );
+  const initial = form.initialValue as Record<string, string | undefined> | undefined;
+  return (
+    <section className="card" aria-labelledby="captcha-heading">
+      <h2 id="captcha-heading">CAPTCHA</h2>
+      <p className="hint">
+        Asks each visitor to prove they are a person before the form is sent, with the provider&apos;s widget on the
+        hosted form and the embed. The widget needs JavaScript. If the provider cannot be reached, leads are kept and
+        marked as spam for you to review.
+      </p>
+      <fetcher.Form method="post" aria-label="CAPTCHA" {...getFormProps(form)}>
+        <input type="hidden" name="intent" value="update-captcha" />
+        <label htmlFor="captcha-provider">Provider</label>
+        <select id="captcha-provider" name="provider" defaultValue={initial?.provider ?? "none"}>
+          <option value="none">None</option>
+          {CAPTCHA_PROVIDERS.map((provider) => (
+            <option key={provider} value={provider}>
+              {PROVIDER_NAMES[provider]}
+            </option>
+          ))}
+        </select>
+        <label htmlFor="captcha-site-key">Site key</label>
+        <input
+          id="captcha-site-key"
+          name="siteKey"
+          maxLength={200}
+          autoComplete="off"
+          defaultValue={initial?.siteKey ?? ""}
+          {...described("siteKey", "captcha-site-key-error")}
+        />
+        <FieldError id="captcha-site-key-error" message={errorOf("siteKey")} />
+        <label htmlFor="captcha-secret-key">Secret key</label>
+        <input
+          id="captcha-secret-key"
+          name="secretKey"
+          type="password"
+          maxLength={500}
+          autoComplete="off"
+          aria-describedby={errorOf("secretKey") ? "captcha-secret-key-error" : "captcha-secret-key-hint"}
+          aria-invalid={errorOf("secretKey") ? true : undefined}
+        />
+        <p className="hint" id="captcha-secret-key-hint">
+          {captcha ? "A secret key is stored: leave this empty to keep it." : "From the provider's dashboard."}
+        </p>
+        <FieldError id="captcha-secret-key-error" message={errorOf("secretKey")} />
+        <PanelError errors={form.errors} />
+        <p className="actions">
+          <button type="submit" disabled={fetcher.state !== "idle"}>
+            {fetcher.state !== "idle" ? "Saving…" : "Save CAPTCHA"}
+          </button>
+          {saved ? <span role="status">Saved.</span> : null}
+        </p>
+      </fetcher.Form>
+    </section>
+  );
+}
+
 function PanelError({ errors }: { errors: string[] | undefined }) {
   return errors?.length ? (
     <p className="error" role="alert">
