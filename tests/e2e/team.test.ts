@@ -3,7 +3,7 @@
 // saved reply and an internal note.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
-import { launchBrowser, logInAt } from "../support/browser";
+import { launchBrowser, logInAt, submitLogIn } from "../support/browser";
 import { STAFF, apiClient, loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { startSmtp, type TestSmtp } from "../support/smtp";
@@ -151,9 +151,7 @@ describe("a forgotten password, without JavaScript", () => {
     await page.getByLabel(/New password/).fill("the brand new password");
     await page.getByRole("button", { name: "Set the password" }).click();
     await page.getByText("Your password was changed.").waitFor();
-    await page.getByLabel("Email").fill("forgot@team.example");
-    await page.getByLabel("Password").fill("the brand new password");
-    await page.getByRole("button", { name: "Log in" }).click();
+    await submitLogIn(page, { email: "forgot@team.example", password: "the brand new password" });
     await page.waitForURL((url) => !url.pathname.startsWith("/login"));
     await context.close();
   });
