@@ -2,10 +2,9 @@
 // readable (at least 12 px tall) on a 390 px phone as on a 1280 px desktop, although the
 // bars scale down to the width.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
 import { createOrResetUser } from "~/staff/user.server";
-import { db } from "~/storage/db.server";
 import { launchBrowser, logInAt } from "../support/browser";
+import { newForm } from "../support/forms";
 import { STAFF } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import type { Browser, Page } from "playwright-core";
@@ -16,16 +15,7 @@ let browser: Browser;
 beforeAll(async () => {
   [server, browser] = await Promise.all([startServer(), launchBrowser()]);
   await createOrResetUser(STAFF);
-  const fields = FieldsSchema.parse([{ key: "email", label: "Email", type: "email", required: true }]);
-  await db.form.create({
-    data: {
-      name: "Chart form",
-      fields,
-      settings: FormSettingsSchema.parse({}),
-      schemaVersion: 1,
-      versions: { create: { version: 1, fields } },
-    },
-  });
+  await newForm({ name: "Chart form", fields: [{ key: "email", label: "Email", type: "email", required: true }] });
 });
 afterAll(async () => {
   await browser?.close();
