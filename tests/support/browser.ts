@@ -46,6 +46,18 @@ export async function logInAt(
   await page.getByRole("button", { name: "Log in" }).waitFor({ state: "detached" });
 }
 
+/** A page in a new browser context (`options` as newContext takes them), logged in at `path` as the staff user. */
+export async function loggedInPage(
+  browser: Browser,
+  serverUrl: string,
+  path: string,
+  options: BrowserContextOptions = {},
+): Promise<Page> {
+  const page = await (await browser.newContext(options)).newPage();
+  await logInAt(page, serverUrl, path);
+  return page;
+}
+
 /**
  * A page in a new browser context (`options` as newContext takes them) that holds the session
  * of a Cookie header (loginAsStaff's): logged in without the login page. Its steps fail after
