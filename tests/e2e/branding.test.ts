@@ -4,7 +4,7 @@ import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser } from "../support/browser";
+import { launchBrowser, pageWithSession } from "../support/browser";
 import { loginAsStaff } from "../support/http";
 import { createForm, field } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
@@ -33,11 +33,7 @@ describe("/settings/branding with JavaScript", () => {
     const logoFile = path.join(os.tmpdir(), `brand-logo-${process.pid}.png`);
     fs.writeFileSync(logoFile, PNG);
     const form = await createForm("Branded form", [[field("email", "Email", "email")]]);
-    const context = await browser.newContext();
-    const [name, value] = cookie.split(";")[0].split(/=(.*)/s);
-    await context.addCookies([{ name, value, url: server.url }]);
-    const page = await context.newPage();
-    page.setDefaultTimeout(10_000);
+    const page = await pageWithSession(browser, server.url, cookie);
 
     await page.goto(`${server.url}/settings/branding`);
     await page.getByLabel("Company name").fill("Northwind Traders");
@@ -53,7 +49,7 @@ describe("/settings/branding with JavaScript", () => {
     await expect.poll(() => logo.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBe(1);
     const button = page.getByRole("button", { name: /submit|send/i }).first();
     expect(await button.evaluate((element) => getComputedStyle(element).backgroundColor)).toBe("rgb(122, 31, 92)");
-    await context.close();
+    await page.context().close();
     fs.rmSync(logoFile, { force: true });
   });
 });

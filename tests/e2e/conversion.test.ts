@@ -4,10 +4,10 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MIN_SUBMIT_MS } from "~/capture/lead-signatures.server";
-import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
 import { createOrResetUser } from "~/staff/user.server";
 import { db } from "~/storage/db.server";
 import { launchBrowser, logInAt } from "../support/browser";
+import { newForm } from "../support/forms";
 import { STAFF } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import type { AddressInfo } from "node:net";
@@ -28,22 +28,13 @@ beforeAll(async () => {
     launchBrowser(),
   ]);
   await createOrResetUser(STAFF);
-  const fields = FieldsSchema.parse([
-    { key: "name", label: "Your name", type: "text", required: true },
-    { key: "email", label: "Email", type: "email", required: true },
-  ]);
-  formId = (
-    await db.form.create({
-      data: {
-        name: "Demo request",
-        fields,
-        settings: FormSettingsSchema.parse({}),
-        schemaVersion: 1,
-        versions: { create: { version: 1, fields } },
-      },
-      select: { id: true },
-    })
-  ).id;
+  formId = await newForm({
+    name: "Demo request",
+    fields: [
+      { key: "name", label: "Your name", type: "text", required: true },
+      { key: "email", label: "Email", type: "email", required: true },
+    ],
+  });
   // A customer's site on another origin, carrying the form through the embed script.
   site = http.createServer((_, res) => {
     res.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });

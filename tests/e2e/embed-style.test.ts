@@ -5,10 +5,11 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scriptSnippet } from "~/components/EmbedSnippet";
-import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
+import { FieldsSchema } from "~/forms/form-schema";
 import { createOrResetUser } from "~/staff/user.server";
 import { db } from "~/storage/db.server";
 import { launchBrowser, logInAt } from "../support/browser";
+import { newForm } from "../support/forms";
 import { STAFF } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import type { AddressInfo } from "node:net";
@@ -39,17 +40,11 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
   siteUrl = `http://localhost:${(site.address() as AddressInfo).port}`;
-  const form = await db.form.create({
-    data: {
-      name: "Quote",
-      fields,
-      settings: FormSettingsSchema.parse({ allowedOrigins: [siteUrl], successMessage: "Thanks, we will be in touch." }),
-      schemaVersion: 1,
-      versions: { create: { version: 1, fields } },
-    },
-    select: { id: true },
+  formId = await newForm({
+    name: "Quote",
+    fields,
+    settings: { allowedOrigins: [siteUrl], successMessage: "Thanks, we will be in touch." },
   });
-  formId = form.id;
 });
 afterAll(async () => {
   await browser?.close();

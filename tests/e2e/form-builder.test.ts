@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/storage/db.server";
-import { launchBrowser } from "../support/browser";
+import { launchBrowser, pageWithSession } from "../support/browser";
 import { loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import type { Browser, Page } from "playwright-core";
@@ -18,15 +18,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function loggedInPage(javaScriptEnabled: boolean): Promise<Page> {
-  const context = await browser.newContext({ javaScriptEnabled });
-  const [name, value] = cookie.split(";")[0].split(/=(.*)/s);
-  await context.addCookies([{ name, value, url: server.url }]);
-  const page = await context.newPage();
-  // A step that cannot happen fails fast, naming the step, instead of the whole test timing out.
-  page.setDefaultTimeout(10_000);
-  return page;
-}
+const loggedInPage = (javaScriptEnabled: boolean) =>
+  pageWithSession(browser, server.url, cookie, { javaScriptEnabled });
 
 async function addField(
   page: Page,

@@ -1,9 +1,9 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MIN_SUBMIT_MS } from "~/capture/lead-signatures.server";
-import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
 import { db } from "~/storage/db.server";
 import { launchBrowser } from "../support/browser";
+import { newForm } from "../support/forms";
 import { startServer, type TestServer } from "../support/server";
 import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";
@@ -21,25 +21,17 @@ afterAll(async () => {
 
 const SUCCESS = "Thanks, we will call you back.";
 
-async function createForm(settings: Record<string, unknown> = {}): Promise<string> {
-  const fields = FieldsSchema.parse([
-    { key: "name", label: "Your name", type: "text", required: true },
-    { key: "email", label: "Email", type: "email", required: true },
-    { key: "interests", label: "Interests", type: "multiselect", options: ["crm", "ads"] },
-    { key: "newsletter", label: "Send me the newsletter", type: "checkbox" },
-  ]);
-  const form = await db.form.create({
-    data: {
-      name: "Call me back",
-      fields,
-      settings: FormSettingsSchema.parse({ successMessage: SUCCESS, ...settings }),
-      schemaVersion: 1,
-      versions: { create: { version: 1, fields } },
-    },
-    select: { id: true },
+const createForm = (settings: Record<string, unknown> = {}) =>
+  newForm({
+    name: "Call me back",
+    fields: [
+      { key: "name", label: "Your name", type: "text", required: true },
+      { key: "email", label: "Email", type: "email", required: true },
+      { key: "interests", label: "Interests", type: "multiselect", options: ["crm", "ads"] },
+      { key: "newsletter", label: "Send me the newsletter", type: "checkbox" },
+    ],
+    settings: { successMessage: SUCCESS, ...settings },
   });
-  return form.id;
-}
 
 /** A person does not send a form the instant it appears (the hosted page's time-to-submit check). */
 const likeAPerson = (page: Page) => page.waitForTimeout(MIN_SUBMIT_MS + 200);

@@ -5,7 +5,7 @@ import fs from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
 import { db } from "~/storage/db.server";
-import { launchBrowser, logInAt } from "../support/browser";
+import { launchBrowser, loggedInPage } from "../support/browser";
 import { STAFF } from "../support/http";
 import { createForm, createLeads, day, field } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
@@ -48,9 +48,10 @@ const ownerOf = async (name: string) =>
 
 describe("the lead list in a browser", () => {
   it("on a phone shows the first lead on the first screen, with the filters behind a Filters button, without JavaScript", async () => {
-    const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 390, height: 844 } });
-    const page = await context.newPage();
-    await logInAt(page, server.url, "/leads");
+    const page = await loggedInPage(browser, server.url, "/leads", {
+      javaScriptEnabled: false,
+      viewport: { width: 390, height: 844 },
+    });
     const firstLead = page.getByRole("table", { name: "Leads" }).getByRole("row").nth(1);
     const box = (await firstLead.boundingBox())!;
     expect(box.y).toBeLessThan(844);
@@ -64,24 +65,23 @@ describe("the lead list in a browser", () => {
     // The fold says how many filters are set.
     await page.getByText("Filters (1 set)").waitFor();
     expect(await page.getByRole("table", { name: "Leads" }).getByRole("row").count()).toBe(2);
-    await context.close();
+    await page.context().close();
   });
 
   it("on a wide screen shows the filters and bulk actions without a fold", async () => {
     // Without JavaScript: no time zone is taken at this login (a later test checks that).
-    const context = await browser.newContext({ javaScriptEnabled: false, viewport: { width: 1280, height: 900 } });
-    const page = await context.newPage();
-    await logInAt(page, server.url, "/leads");
+    const page = await loggedInPage(browser, server.url, "/leads", {
+      javaScriptEnabled: false,
+      viewport: { width: 1280, height: 900 },
+    });
     expect(await page.getByRole("form", { name: "Filter leads" }).getByLabel("Search").isVisible()).toBe(true);
     expect(await page.getByText("Filters", { exact: true }).isVisible()).toBe(false);
     expect(await page.getByLabel("Tag (added or removed)").isVisible()).toBe(true);
-    await context.close();
+    await page.context().close();
   });
 
   it("bulk-assigns the ticked rows with JavaScript off", async () => {
-    const context = await browser.newContext({ javaScriptEnabled: false });
-    const page = await context.newPage();
-    await logInAt(page, server.url, "/leads");
+    const page = await loggedInPage(browser, server.url, "/leads", { javaScriptEnabled: false });
     const table = page.getByRole("table", { name: "Leads" });
     await table
       .getByRole("row", { name: /Ada Lovelace/ })
@@ -100,13 +100,11 @@ describe("the lead list in a browser", () => {
     expect(await ownerOf("Mary Jackson")).toBe(agentId);
     expect(await ownerOf("Grace Hopper")).toBeNull();
     expect(await table.getByRole("row", { name: /Ada Lovelace/ }).textContent()).toContain("Alex Agent");
-    await context.close();
+    await page.context().close();
   });
 
   it("with JavaScript, opens a lead from anywhere on its row but not from its checkbox", async () => {
-    const context = await browser.newContext({ timezoneId: "Europe/Berlin" });
-    const page = await context.newPage();
-    await logInAt(page, server.url, "/leads");
+    const page = await loggedInPage(browser, server.url, "/leads", { timezoneId: "Europe/Berlin" });
     // The browser's zone, taken at this first login of the owner.
     expect((await db.user.findUnique({ where: { id: ownerId }, select: { timeZone: true } }))?.timeZone).toBe(
       "Europe/Berlin",
@@ -123,13 +121,11 @@ describe("the lead list in a browser", () => {
     await grace.getByRole("cell", { name: "Contact form" }).click();
     await page.waitForURL((url) => /^\/leads\/\w+$/.test(url.pathname));
     await page.getByRole("heading", { name: "Grace Hopper" }).waitFor();
-    await context.close();
+    await page.context().close();
   });
 
   it("with JavaScript, filters to a URL without the empty inputs, and changes the ticked rows in place", async () => {
-    const context = await browser.newContext({ acceptDownloads: true });
-    const page = await context.newPage();
-    await logInAt(page, server.url, "/leads");
+    const page = await loggedInPage(browser, server.url, "/leads", { acceptDownloads: true });
     // Campaign filters are folded away until opened (or set).
     await page.getByText("Campaign filters (UTM values)").click();
     await page.getByLabel("utm_campaign").fill("spring");
@@ -156,6 +152,6 @@ describe("the lead list in a browser", () => {
     const csv = fs.readFileSync((await download.path())!, "utf8");
     expect(csv).toContain("Ada Lovelace");
     expect(csv).not.toContain("Grace Hopper");
-    await context.close();
+    await page.context().close();
   });
 });

@@ -2,7 +2,7 @@
 // note, then won, and the timeline shows both changes and the note, with who and when.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
-import { launchBrowser, logInAt } from "../support/browser";
+import { launchBrowser, loggedInPage } from "../support/browser";
 import { STAFF, apiClient } from "../support/http";
 import { createForm, field } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
@@ -42,9 +42,7 @@ describe.each([
 ])("the lead page $label", ({ javaScriptEnabled }) => {
   it("works a lead from new to won with a note", async () => {
     const id = await submitLead(`buyer-${javaScriptEnabled ? "js" : "nojs"}@example.com`);
-    const context = await browser.newContext({ javaScriptEnabled });
-    const page = await context.newPage();
-    await logInAt(page, server.url, `/leads/${id}`);
+    const page = await loggedInPage(browser, server.url, `/leads/${id}`, { javaScriptEnabled });
     await page.getByRole("heading", { name: "Ada" }).waitFor();
     expect(await page.getByLabel("Status", { exact: true }).inputValue()).toBe("new");
     await page.getByText("No other leads or support requests from this address.").waitFor();
@@ -71,6 +69,6 @@ describe.each([
     await page.getByRole("button", { name: "Add note" }).click();
     await page.getByText("Write the note.").waitFor();
     expect(await timeline(page).count()).toBe(3);
-    await context.close();
+    await page.context().close();
   });
 });

@@ -4,7 +4,7 @@ import Papa from "papaparse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
 import { db } from "~/storage/db.server";
-import { launchBrowser } from "../support/browser";
+import { launchBrowser, logInAt } from "../support/browser";
 import { STAFF } from "../support/http";
 import { createForm, createLeads, day, field } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
@@ -53,10 +53,7 @@ afterAll(async () => {
 });
 
 async function logIn(page: Page, path: string, heading = "Leads") {
-  await page.goto(`${server.url}${path}`);
-  await page.getByLabel("Email").fill(STAFF.email);
-  await page.getByLabel("Password").fill(STAFF.password);
-  await page.getByRole("button", { name: "Log in" }).click();
+  await logInAt(page, server.url, path);
   await page.getByRole("heading", { name: heading, exact: true }).waitFor();
 }
 

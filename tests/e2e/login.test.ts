@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
-import { launchBrowser } from "../support/browser";
+import { launchBrowser, submitLogIn } from "../support/browser";
 import { STAFF } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import type { Browser } from "playwright-core";
@@ -53,9 +53,7 @@ describe.each([
     const context = await browser.newContext({ javaScriptEnabled });
     const page = await context.newPage();
     await page.goto(`${server.url}/login?${new URLSearchParams({ redirectTo })}`);
-    await page.getByLabel("Email").fill(STAFF.email);
-    await page.getByLabel("Password").fill(STAFF.password);
-    await page.getByRole("button", { name: "Log in" }).click();
+    await submitLogIn(page);
     await page.waitForURL((url) => url.pathname !== "/login");
     expect(new URL(page.url()).origin).toBe(new URL(server.url).origin);
     // Only a path of ours that was asked for is kept ("/%09/evil.example" is one: it 404s here).
@@ -71,9 +69,7 @@ describe.each([
     for (const ctx of [other, context]) {
       const page = await ctx.newPage();
       await page.goto(`${server.url}/login`);
-      await page.getByLabel("Email").fill(user.email);
-      await page.getByLabel("Password").fill(user.password);
-      await page.getByRole("button", { name: "Log in" }).click();
+      await submitLogIn(page, user);
       await page.getByRole("heading", { name: `Welcome, ${user.email}` }).waitFor();
     }
     const page = context.pages()[0];
@@ -106,9 +102,7 @@ describe.each([
     const context = await browser.newContext({ javaScriptEnabled });
     const page = await context.newPage();
     await page.goto(`${server.url}/login?redirectTo=/account`);
-    await page.getByLabel("Email").fill(user.email);
-    await page.getByLabel("Password").fill(user.password);
-    await page.getByRole("button", { name: "Log in" }).click();
+    await submitLogIn(page, user);
     await page.getByRole("heading", { name: "Change your password" }).waitFor();
     const posts: string[] = [];
     page.on("request", (request) => {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
-import { launchBrowser } from "../support/browser";
+import { launchBrowser, submitLogIn } from "../support/browser";
 import { STAFF } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import type { Browser } from "playwright-core";
@@ -30,9 +30,7 @@ describe("Content-Security-Policy in a real browser", () => {
     await expect
       .poll(() => page.evaluate(() => Boolean((window as unknown as { __remixRouter?: unknown }).__remixRouter)))
       .toBe(true);
-    await page.getByLabel("Email").fill(STAFF.email);
-    await page.getByLabel("Password").fill(STAFF.password);
-    await page.getByRole("button", { name: "Log in" }).click();
+    await submitLogIn(page);
     await page.getByRole("heading", { name: /Welcome/ }).waitFor();
     expect(violations).toEqual([]);
     await page.close();

@@ -2,10 +2,9 @@
 // readable (at least 12 px tall) on a 390 px phone as on a 1280 px desktop, although the
 // bars scale down to the width.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
 import { createOrResetUser } from "~/staff/user.server";
-import { db } from "~/storage/db.server";
-import { launchBrowser, logInAt } from "../support/browser";
+import { launchBrowser, loggedInPage } from "../support/browser";
+import { newForm } from "../support/forms";
 import { STAFF } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import type { Browser, Page } from "playwright-core";
@@ -16,16 +15,7 @@ let browser: Browser;
 beforeAll(async () => {
   [server, browser] = await Promise.all([startServer(), launchBrowser()]);
   await createOrResetUser(STAFF);
-  const fields = FieldsSchema.parse([{ key: "email", label: "Email", type: "email", required: true }]);
-  await db.form.create({
-    data: {
-      name: "Chart form",
-      fields,
-      settings: FormSettingsSchema.parse({}),
-      schemaVersion: 1,
-      versions: { create: { version: 1, fields } },
-    },
-  });
+  await newForm({ name: "Chart form", fields: [{ key: "email", label: "Email", type: "email", required: true }] });
 });
 afterAll(async () => {
   await browser?.close();
@@ -52,9 +42,7 @@ async function chartText(page: Page) {
 describe("the sources chart", () => {
   for (const width of [390, 1280]) {
     it(`draws its legend and axis labels at least 12 px tall at ${width} px wide`, async () => {
-      const context = await browser.newContext({ viewport: { width, height: 844 } });
-      const page = await context.newPage();
-      await logInAt(page, server.url, "/leads/sources");
+      const page = await loggedInPage(browser, server.url, "/leads/sources", { viewport: { width, height: 844 } });
       // With JavaScript the URL changes before the page has rendered: wait for the chart.
       await page.locator("section[aria-labelledby=per-day-heading] figure").waitFor();
       const { texts, width: chartWidth } = await chartText(page);
@@ -65,7 +53,7 @@ describe("the sources chart", () => {
       );
       expect(texts.filter((text) => /^\d{2}-\d{2}$/.test(text.text)).length).toBeGreaterThanOrEqual(5);
       for (const text of texts) expect(text.height, text.text).toBeGreaterThanOrEqual(12);
-      await context.close();
+      await page.context().close();
     });
   }
 });

@@ -3,12 +3,12 @@
 // inbound webhook and shows in the thread.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
-import { launchBrowser, logInAt } from "../support/browser";
+import { launchBrowser, loggedInPage } from "../support/browser";
 import { STAFF, apiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { startSmtp, type TestSmtp } from "../support/smtp";
 import type { ParsedMail } from "mailparser";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 
 let smtp: TestSmtp;
 let server: TestServer;
@@ -31,8 +31,6 @@ async function mailsTo(address: string, count: number): Promise<ParsedMail[]> {
   return find();
 }
 
-const logIn = (page: Page, path: string) => logInAt(page, server.url, path);
-
 describe.each([
   { javaScriptEnabled: true, label: "with JavaScript" },
   { javaScriptEnabled: false, label: "without JavaScript" },
@@ -52,9 +50,7 @@ describe.each([
     expect(ack.subject).toContain(`[#${reference}]`);
 
     // 2. Staff finds it in the list (search form) and opens the thread.
-    const context = await browser.newContext({ javaScriptEnabled });
-    const page = await context.newPage();
-    await logIn(page, "/support");
+    const page = await loggedInPage(browser, server.url, "/support", { javaScriptEnabled });
     await page.getByLabel("Search").fill(reference.toLowerCase());
     await page.getByRole("button", { name: "Filter" }).click();
     await page.waitForURL((url) => url.searchParams.get("q") === reference.toLowerCase());
@@ -134,7 +130,7 @@ describe.each([
     // 7. Staff closes the request with a status button.
     await page.getByRole("button", { name: "Close" }).click();
     await expect.poll(() => page.getByTestId("ticket-status").textContent()).toBe("closed");
-    await context.close();
+    await page.context().close();
   });
 });
 
@@ -146,12 +142,10 @@ describe("the dashboard without a session", () => {
   });
 
   it("shows a human 404 for an unknown reference", async () => {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await logIn(page, "/support");
+    const page = await loggedInPage(browser, server.url, "/support");
     const response = await page.goto(`${server.url}/support/SR-999999`);
     expect(response?.status()).toBe(404);
     await page.getByText("There is no support request with this reference.").waitFor();
-    await context.close();
+    await page.context().close();
   });
 });

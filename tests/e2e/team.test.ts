@@ -3,7 +3,7 @@
 // saved reply and an internal note.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
-import { launchBrowser, logInAt } from "../support/browser";
+import { launchBrowser, loggedInPage, submitLogIn } from "../support/browser";
 import { STAFF, apiClient, loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { startSmtp, type TestSmtp } from "../support/smtp";
@@ -41,14 +41,12 @@ describe.each([
     const agentEmail = `agent-${tag}@team.example`;
 
     // 1. The owner invites the agent.
-    const ownerContext = await browser.newContext({ javaScriptEnabled });
-    const ownerPage = await ownerContext.newPage();
-    await logInAt(ownerPage, server.url, "/settings/staff");
+    const ownerPage = await loggedInPage(browser, server.url, "/settings/staff", { javaScriptEnabled });
     await ownerPage.getByLabel("Email", { exact: true }).fill(agentEmail);
     await ownerPage.getByLabel("Role", { exact: true }).selectOption("agent");
     await ownerPage.getByRole("button", { name: "Send the invitation" }).click();
     await ownerPage.getByText(`Invitation sent to ${agentEmail}`).waitFor();
-    await ownerContext.close();
+    await ownerPage.context().close();
 
     // 2. The agent follows the emailed link, chooses a name and password, and is logged in.
     const find = () =>
@@ -110,9 +108,7 @@ describe.each([
     expect((await owner("POST", "/api/staff", { email: invited, role: "agent" })).status).toBe(201);
     await createOrResetUser({ email: ada, password: "ada's long password", role: "agent" });
 
-    const context = await browser.newContext({ javaScriptEnabled });
-    const page = await context.newPage();
-    await logInAt(page, server.url, "/settings/staff");
+    const page = await loggedInPage(browser, server.url, "/settings/staff", { javaScriptEnabled });
     await page.getByRole("button", { name: `Resend the invitation to ${invited}` }).click();
     await page.getByText(`A new invitation went to ${invited}`).waitFor();
 
@@ -129,7 +125,7 @@ describe.each([
     await disable.click();
     await page.getByText(`${ada} is disabled.`).waitFor();
     expect(await page.getByRole("button", { name: `Enable ${ada}` }).count()).toBe(1);
-    await context.close();
+    await page.context().close();
   });
 });
 
@@ -151,9 +147,7 @@ describe("a forgotten password, without JavaScript", () => {
     await page.getByLabel(/New password/).fill("the brand new password");
     await page.getByRole("button", { name: "Set the password" }).click();
     await page.getByText("Your password was changed.").waitFor();
-    await page.getByLabel("Email").fill("forgot@team.example");
-    await page.getByLabel("Password").fill("the brand new password");
-    await page.getByRole("button", { name: "Log in" }).click();
+    await submitLogIn(page, { email: "forgot@team.example", password: "the brand new password" });
     await page.waitForURL((url) => !url.pathname.startsWith("/login"));
     await context.close();
   });

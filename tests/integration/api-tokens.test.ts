@@ -4,22 +4,14 @@ import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
 import { db } from "~/storage/db.server";
-import { apiClient, cookieFrom, ownClientAddress, type ApiClient } from "../support/http";
+import { apiClient, ownClientAddress, staffSession, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 
 const PASSWORD = "api tokens password";
 let server: TestServer;
 
-async function staff(email: string, role: "owner" | "admin" | "agent") {
-  const { user } = await createOrResetUser({ email, password: PASSWORD, role });
-  const res = await fetch(`${server.url}/api/auth/login`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ email, password: PASSWORD }),
-  });
-  const cookie = cookieFrom(res);
-  return { id: user.id, cookie, call: apiClient(server.url, cookie) };
-}
+const staff = (email: string, role: "owner" | "admin" | "agent") =>
+  staffSession(server.url, { email, password: PASSWORD, role });
 
 const withToken = (token: string): ApiClient => apiClient(server.url, undefined, { Authorization: `Bearer ${token}` });
 

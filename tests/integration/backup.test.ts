@@ -5,8 +5,7 @@ import fs from "node:fs";
 import path from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
-import { FieldsSchema } from "~/forms/form-schema";
-import { createForm } from "../support/leads";
+import { newForm } from "../support/forms";
 import { startServer, type TestServer } from "../support/server";
 
 const onSqlite = process.env.TEST_DATABASE === "sqlite";
@@ -29,14 +28,6 @@ function npmScript(script: "backup" | "restore", args: string[], env: Record<str
 }
 
 const scratch = () => fs.mkdtempSync(path.join(process.env.TEST_RUN_DIR ?? "/tmp", "backup-"));
-
-async function newForm(): Promise<string> {
-  const fields = FieldsSchema.parse([
-    { key: "name", label: "Name", type: "text", required: true },
-    { key: "email", label: "Email", type: "email", required: true },
-  ]);
-  return (await createForm("Backup", [fields])).id;
-}
 
 /** Keeps `concurrency` submissions in flight until `stop()`, noting when each was acknowledged. */
 function submitLoad(url: string, formId: string, concurrency = 8) {
@@ -84,7 +75,7 @@ function leadIdsIn(file: string): Set<string> {
 // Each test runs the scripts as separate processes (tsx compiles them on start).
 describe.runIf(onSqlite)("backup and restore on SQLite", { timeout: 120_000 }, () => {
   it("copies a database under write load with every lead acknowledged before the backup began", async () => {
-    const formId = await newForm();
+    const formId = await newForm({ name: "Backup" });
     const server = await startServer({ SUBMIT_RATE_LIMIT_PER_MINUTE: "0" });
     running.push(server);
     const load = submitLoad(server.url, formId);

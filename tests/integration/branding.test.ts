@@ -3,8 +3,7 @@
 // and shown on the hosted form, the thank-you, login and support pages. A form's
 // settings.thankYou puts a way back to the customer's site on its thank-you page.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOrResetUser } from "~/staff/user.server";
-import { apiClient, logIn as logInAs, type ApiClient } from "../support/http";
+import { apiClient, staffSession, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 
 const PASSWORD = "branding test password";
@@ -21,12 +20,8 @@ let owner: ApiClient;
 let ownerCookie: string;
 let agent: ApiClient;
 
-async function logIn(email: string, role: "owner" | "admin" | "agent") {
-  await createOrResetUser({ email, password: PASSWORD, role });
-  const login = await logInAs(server.url, email, PASSWORD);
-  expect(login.status).toBe(200);
-  return login.cookie;
-}
+const logIn = async (email: string, role: "owner" | "admin" | "agent") =>
+  (await staffSession(server.url, { email, password: PASSWORD, role })).cookie;
 
 async function html(path: string, cookie?: string) {
   const response = await fetch(`${server.url}${path}`, { headers: cookie ? { Cookie: cookie } : {} });

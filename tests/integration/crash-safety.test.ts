@@ -1,8 +1,8 @@
 // Every lead that got a 2xx is kept, whatever happens to the process afterwards.
 import net from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
-import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
 import { db } from "~/storage/db.server";
+import { NAME_AND_EMAIL, newForm } from "../support/forms";
 import { startServer, type TestServer } from "../support/server";
 
 const running: TestServer[] = [];
@@ -10,23 +10,10 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((server) => server.kill()));
 });
 
-async function newForm(): Promise<string> {
-  const fields = FieldsSchema.parse([
-    { key: "name", label: "Name", type: "text", required: true },
-    { key: "email", label: "Email", type: "email", required: true },
-    { key: "notes", label: "Notes", type: "textarea" },
-  ]);
-  const form = await db.form.create({
-    data: {
-      name: "Crash",
-      fields,
-      settings: FormSettingsSchema.parse({}),
-      versions: { create: { version: 1, fields } },
-    },
-    select: { id: true },
-  });
-  return form.id;
-}
+const CRASH_FORM = {
+  name: "Crash",
+  fields: [...NAME_AND_EMAIL, { key: "notes", label: "Notes", type: "textarea" }],
+};
 
 type Tally = {
   acknowledged: Set<string>;
@@ -104,7 +91,7 @@ async function expectEveryAcknowledgedLeadWhole(formId: string, acknowledged: Se
 
 describe("crash safety", () => {
   it("keeps every acknowledged lead, whole, when the server is killed with SIGKILL mid-load", async () => {
-    const formId = await newForm();
+    const formId = await newForm(CRASH_FORM);
     const server = await startServer({ SUBMIT_RATE_LIMIT_PER_MINUTE: "0" });
     running.push(server);
     const load = submitLoad(server.url, formId);
@@ -132,7 +119,7 @@ describe("crash safety", () => {
   });
 
   it("finishes the requests in flight and exits 0 on SIGTERM, losing no acknowledged lead", async () => {
-    const formId = await newForm();
+    const formId = await newForm(CRASH_FORM);
     const server = await startServer({ SUBMIT_RATE_LIMIT_PER_MINUTE: "0" });
     running.push(server);
     const load = submitLoad(server.url, formId);

@@ -1,8 +1,8 @@
 // `npm run dev` runs the production server's code (server/) with Vite compiling app/:
 // the fast path, the guards and the error shapes are the same while developing.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
 import { db } from "~/storage/db.server";
+import { newForm } from "../support/forms";
 import { startServer, type TestServer } from "../support/server";
 
 let server: TestServer;
@@ -25,27 +25,19 @@ describe("the development server", () => {
   });
 
   it("takes a lead at the public submit endpoint and stores it", async () => {
-    const fields = FieldsSchema.parse([{ key: "email", label: "Email", type: "email", required: true }]);
-    const form = await db.form.create({
-      data: {
-        name: "Dev",
-        status: "active",
-        fields,
-        settings: FormSettingsSchema.parse({}),
-        schemaVersion: 1,
-        versions: { create: { version: 1, fields } },
-      },
-      select: { id: true },
+    const formId = await newForm({
+      name: "Dev",
+      fields: [{ key: "email", label: "Email", type: "email", required: true }],
     });
     const response = await fetch(`${server.url}/api/leads/submit`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ formId: form.id, data: { email: "dev@example.com" } }),
+      body: JSON.stringify({ formId, data: { email: "dev@example.com" } }),
     });
     expect(response.status).toBe(201);
     // Answered by the fast path: one write with a length, as in production.
     expect(response.headers.get("content-length")).toMatch(/^\d+$/);
-    expect(await db.lead.count({ where: { formId: form.id } })).toBe(1);
+    expect(await db.lead.count({ where: { formId } })).toBe(1);
   });
 
   it("runs the same guards: a cross-site page post, an unknown method", async () => {

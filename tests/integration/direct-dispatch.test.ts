@@ -4,9 +4,9 @@
 // and must give the same status, headers and body.
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
 import { db } from "~/storage/db.server";
 import { createAppServer, type AppServer } from "../../server/app-server";
+import { newForm } from "../support/forms";
 import { loginAsStaff } from "../support/http";
 import type { AddressInfo } from "node:net";
 
@@ -32,22 +32,13 @@ let viaRemix = "";
 beforeAll(async () => {
   direct = await start(true);
   viaRemix = await start(false);
-  const fields = FieldsSchema.parse([
-    { key: "email", label: "Email", type: "email", required: true },
-    { key: "size", label: "Size", type: "number", min: 1 },
-  ]);
-  const form = await db.form.create({
-    data: {
-      name: "Compared",
-      status: "active",
-      fields,
-      settings: FormSettingsSchema.parse({}),
-      schemaVersion: 1,
-      versions: { create: { version: 1, fields } },
-    },
-    select: { id: true },
+  formId = await newForm({
+    name: "Compared",
+    fields: [
+      { key: "email", label: "Email", type: "email", required: true },
+      { key: "size", label: "Size", type: "number", min: 1 },
+    ],
   });
-  formId = form.id;
   cookie = await loginAsStaff(direct);
 });
 

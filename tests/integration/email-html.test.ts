@@ -3,9 +3,9 @@
 // From named after it) in which nothing a visitor, customer or staff member typed is markup.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { digestPeriodEnd, sendDueDigests } from "~/notifications/notifications.server";
-import { createOrResetUser } from "~/staff/user.server";
 import { db } from "~/storage/db.server";
-import { apiClient, cookieFrom, type ApiClient } from "../support/http";
+import { createFormThroughApi } from "../support/forms";
+import { apiClient, staffSession, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { startSmtp, type TestSmtp } from "../support/smtp";
 import { startReceiver, type Receiver } from "../support/webhook-receiver";
@@ -39,13 +39,11 @@ beforeAll(async () => {
     WEBHOOK_RETRY_DELAYS: "0.2,0.2,0.2",
     WEBHOOK_POLL_MS: "100",
   });
-  await createOrResetUser({ email: "owner@mail.example", password: PASSWORD, role: "owner" });
-  const login = await fetch(`${server.url}/api/auth/login`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ email: "owner@mail.example", password: PASSWORD }),
-  });
-  owner = apiClient(server.url, cookieFrom(login));
+  ({ call: owner } = await staffSession(server.url, {
+    email: "owner@mail.example",
+    password: PASSWORD,
+    role: "owner",
+  }));
   const brand = await owner("PATCH", "/api/settings/branding", {
     ...BRAND,
     logo: `data:image/png;base64,${PNG.toString("base64")}`,
@@ -82,7 +80,7 @@ async function expectBranded(mail: ParsedMail): Promise<string> {
 
 let forms = 0;
 async function newForm(notifications: Record<string, unknown>) {
-  const res = await owner("POST", "/api/forms", {
+  const form = await createFormThroughApi(owner, {
     name: `Mail form ${++forms}`,
     fields: [
       { key: "name", label: "Full name", type: "text", required: true },
@@ -90,8 +88,7 @@ async function newForm(notifications: Record<string, unknown>) {
     ],
     settings: { notifications },
   });
-  expect(res.status, res.text).toBe(201);
-  return res.body.id as string;
+  return form.id as string;
 }
 const submit = (formId: string, name: string) =>
   apiClient(server.url)("POST", "/api/leads/submit", { formId, data: { name, email: "lead@example.com" } });

@@ -1,8 +1,7 @@
 // Stored values reach every page as text, never as markup; secrets never reach a log
 // line or an error body.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
-import { db } from "~/storage/db.server";
+import { newForm } from "../support/forms";
 import { apiClient, loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 
@@ -18,20 +17,15 @@ let reference: string;
 beforeAll(async () => {
   server = await startServer({ SUBMIT_RATE_LIMIT_PER_MINUTE: "0", SUPPORT_RATE_LIMIT_PER_HOUR: "0" });
   cookie = await loginAsStaff(server.url);
-  const fields = FieldsSchema.parse([
-    { key: "name", label: `Name ${IMG}`, type: "text", required: true, helpText: SCRIPT },
-    { key: "topic", label: "Topic", type: "select", options: [SCRIPT, "Other"] },
-  ]);
-  const form = await db.form.create({
-    data: {
-      name: `Form ${SCRIPT}`,
-      description: IMG,
-      fields,
-      settings: FormSettingsSchema.parse({ successMessage: `Thanks ${SCRIPT}` }),
-      versions: { create: { version: 1, fields } },
-    },
+  formId = await newForm({
+    name: `Form ${SCRIPT}`,
+    description: IMG,
+    fields: [
+      { key: "name", label: `Name ${IMG}`, type: "text", required: true, helpText: SCRIPT },
+      { key: "topic", label: "Topic", type: "select", options: [SCRIPT, "Other"] },
+    ],
+    settings: { successMessage: `Thanks ${SCRIPT}` },
   });
-  formId = form.id;
   const lead = await apiClient(server.url)("POST", "/api/leads/submit", {
     formId,
     data: { name: `${SCRIPT}${IMG}`, topic: SCRIPT },

@@ -3,8 +3,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/storage/db.server";
 import { formViewStore } from "~/storage/index.server";
+import { newForm } from "../support/forms";
 import { apiClient, loginAsStaff, type ApiClient } from "../support/http";
-import { createForm, createLeads, day, field } from "../support/leads";
+import { createLeads, day, field } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
 
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36";
@@ -28,11 +29,9 @@ afterAll(async () => {
   await server?.stop();
 });
 
-async function newForm(name: string, allowedOrigins: string[] = []) {
-  const form = await createForm(name, [[field("email", "Email", "email")]]);
-  await db.form.update({ where: { id: form.id }, data: { settings: { allowedOrigins } } });
-  return form;
-}
+const viewedForm = async (name: string, allowedOrigins: string[] = []) => ({
+  id: await newForm({ name, fields: [field("email", "Email", "email")], settings: { allowedOrigins } }),
+});
 
 let visitors = 0;
 /** Headers of a visitor nobody else in this file is: their own address, a browser's User-Agent. */
@@ -93,7 +92,7 @@ async function inParallel(count: number, parallel: number, send: (i: number) => 
 
 describe("the view beacon", () => {
   it("answers 204 and counts each visitor's view under its source after the flush", async () => {
-    const form = await newForm("Beacon");
+    const form = await viewedForm("Beacon");
     for (let i = 0; i < 3; i++) {
       const res = await beacon(form.id, {
         utm_source: "news",
@@ -111,7 +110,7 @@ describe("the view beacon", () => {
   });
 
   it("adds to the stored count across flushes rather than overwriting it", async () => {
-    const form = await newForm("Two flushes");
+    const form = await viewedForm("Two flushes");
     await beacon(form.id, { utm_source: "ads" });
     await beacon(form.id, { utm_source: "ads" });
     await viewsReach(form.id, 2);
@@ -123,7 +122,7 @@ describe("the view beacon", () => {
   });
 
   it("lets the page of an allowed origin read the answer, and ignores a disallowed origin", async () => {
-    const form = await newForm("Origins", ["https://www.example.com"]);
+    const form = await viewedForm("Origins", ["https://www.example.com"]);
     const allowed = await beacon(form.id, { utm_source: "ok" }, { ...newVisitor(), Origin: "https://www.example.com" });
     expect(allowed.status).toBe(204);
     expect(allowed.headers.get("access-control-allow-origin")).toBe("https://www.example.com");
@@ -135,7 +134,7 @@ describe("the view beacon", () => {
   });
 
   it("does not count bots, on the beacon or on the hosted page", async () => {
-    const form = await newForm("Bots");
+    const form = await viewedForm("Bots");
     const bot = {
       ...newVisitor(),
       "User-Agent": "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)",
@@ -160,7 +159,7 @@ describe("the view beacon", () => {
   });
 
   it("refuses bad input with the field named, never a 500", async () => {
-    const form = await newForm("Bad input");
+    const form = await viewedForm("Bad input");
     const notJson = await beacon(form.id, "{not json");
     expect(notJson.status).toBe(400);
     expect((await notJson.json()).error.code).toBe("malformed_json");
@@ -186,7 +185,7 @@ describe("the view beacon", () => {
 
 describe("one view per visitor per form in the window (issue 28)", () => {
   it("counts 2,000 beacons from one address and User-Agent within seconds as one view, answering each 204", async () => {
-    const form = await newForm("Inflated");
+    const form = await viewedForm("Inflated");
     const attacker = newVisitor();
     const statuses = await inParallel(2_000, 50, (i) => beacon(form.id, { utm_source: `s${i % 7}` }, attacker));
     expect(statuses.filter((status) => status !== 204)).toEqual([]);
@@ -194,7 +193,7 @@ describe("one view per visitor per form in the window (issue 28)", () => {
   });
 
   it("counts at most FORM_VIEWS_PER_ADDRESS visitors from one address rotating User-Agents, the rest 204 and not counted", async () => {
-    const form = await newForm("Rotating agents");
+    const form = await viewedForm("Rotating agents");
     const { "X-Forwarded-For": address } = newVisitor();
     const statuses = await inParallel(300, 30, (i) =>
       beacon(form.id, {}, { "X-Forwarded-For": address, "User-Agent": `${BROWSER} rotated/${i}` }),
@@ -204,7 +203,7 @@ describe("one view per visitor per form in the window (issue 28)", () => {
   });
 
   it("counts two visitors twice: another address, or another browser at the same address", async () => {
-    const form = await newForm("Two visitors");
+    const form = await viewedForm("Two visitors");
     const ada = newVisitor();
     const grace = newVisitor();
     const adaOtherBrowser = {
@@ -218,7 +217,7 @@ describe("one view per visitor per form in the window (issue 28)", () => {
   });
 
   it("counts the hosted page once per visitor too, sharing the window with the beacon", async () => {
-    const form = await newForm("Hosted page reloads");
+    const form = await viewedForm("Hosted page reloads");
     const ada = newVisitor();
     for (let i = 0; i < 5; i++) {
       expect((await fetch(`${server.url}/f/${form.id}?utm_source=reload`, { headers: ada })).status).toBe(200);
@@ -237,7 +236,7 @@ describe("one view per visitor per form in the window (issue 28)", () => {
   it("counts a visitor again once FORM_VIEW_DEDUPE_SECONDS have passed", async () => {
     const short = await startServer({ FORM_VIEWS_FLUSH_MS: "100", TRUST_PROXY: "true", FORM_VIEW_DEDUPE_SECONDS: "1" });
     try {
-      const form = await newForm("Short window");
+      const form = await viewedForm("Short window");
       const ada = newVisitor();
       expect((await beacon(form.id, {}, ada, short.url)).status).toBe(204);
       expect((await beacon(form.id, {}, ada, short.url)).status).toBe(204);
@@ -252,8 +251,8 @@ describe("one view per visitor per form in the window (issue 28)", () => {
 
 describe("the FormView store", () => {
   it("adds to existing rows and skips forms deleted meanwhile", async () => {
-    const form = await newForm("Store");
-    const gone = await newForm("Gone");
+    const form = await viewedForm("Store");
+    const gone = await viewedForm("Gone");
     await db.form.delete({ where: { id: gone.id } });
     const count = { day: "2026-01-02", utmSource: "s", utmCampaign: "", referrerHost: "", views: 2 };
     await formViewStore.add([
@@ -270,7 +269,7 @@ describe("GET /api/forms/:id/stats", () => {
   let form: { id: string };
 
   beforeAll(async () => {
-    form = await newForm("Stats");
+    form = await viewedForm("Stats");
     const add = (day: string, utmSource: string, utmCampaign: string, referrerHost: string, views: number) => ({
       formId: form.id,
       day,

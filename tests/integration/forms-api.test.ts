@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/storage/db.server";
+import { createFormThroughApi } from "../support/forms";
 import { apiClient, loginAsStaff, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 
@@ -30,11 +31,8 @@ function detailPaths(res: { body: any }): string[] {
   return (res.body.error.details ?? []).map((detail: { path: string }) => detail.path);
 }
 
-async function createForm(body: Record<string, unknown> = {}) {
-  const res = await api("POST", "/api/forms", { name: "Contact", fields: CONTACT_FIELDS, ...body });
-  expect(res.status).toBe(201);
-  return res.body;
-}
+const createForm = (body: Record<string, unknown> = {}) =>
+  createFormThroughApi(api, { name: "Contact", fields: CONTACT_FIELDS, ...body });
 
 async function versionsOf(formId: string) {
   return db.formVersion.findMany({

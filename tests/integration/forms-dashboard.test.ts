@@ -25,6 +25,7 @@ async function page(path: string) {
   return { status: response.status, html: await response.text() };
 }
 
+// Made by the builder page's own no-JavaScript post, which this file tests (not support/forms.ts).
 async function newForm(name = "Contact"): Promise<string> {
   const res = await post("/forms", { intent: "create", name });
   expect(res.status).toBe(302);

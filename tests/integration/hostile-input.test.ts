@@ -3,9 +3,9 @@
 // from a refused request (counted per endpoint against the rows in the database).
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
 import { createOrResetUser } from "~/staff/user.server";
 import { db } from "~/storage/db.server";
+import { newForm } from "../support/forms";
 import { startServer, type TestServer } from "../support/server";
 
 let server: TestServer;
@@ -15,23 +15,17 @@ const RUNS = Number(process.env.FUZZ_RUNS ?? 400);
 
 beforeAll(async () => {
   server = await startServer({ SUBMIT_RATE_LIMIT_PER_MINUTE: "0", SUPPORT_RATE_LIMIT_PER_HOUR: "0" });
-  const fields = FieldsSchema.parse([
-    { key: "name", label: "Name", type: "text", required: true, maxLength: 80 },
-    { key: "email", label: "Email", type: "email", required: true },
-    { key: "size", label: "Size", type: "number", min: 1, max: 1000 },
-    { key: "topic", label: "Topic", type: "select", options: ["a", "b"] },
-    { key: "tags", label: "Tags", type: "multiselect", options: ["x", "y"] },
-    { key: "ok", label: "OK", type: "checkbox" },
-  ]);
-  const form = await db.form.create({
-    data: {
-      name: "Fuzz",
-      fields,
-      settings: FormSettingsSchema.parse({}),
-      versions: { create: { version: 1, fields } },
-    },
+  formId = await newForm({
+    name: "Fuzz",
+    fields: [
+      { key: "name", label: "Name", type: "text", required: true, maxLength: 80 },
+      { key: "email", label: "Email", type: "email", required: true },
+      { key: "size", label: "Size", type: "number", min: 1, max: 1000 },
+      { key: "topic", label: "Topic", type: "select", options: ["a", "b"] },
+      { key: "tags", label: "Tags", type: "multiselect", options: ["x", "y"] },
+      { key: "ok", label: "OK", type: "checkbox" },
+    ],
   });
-  formId = form.id;
   await createOrResetUser({ email: "staff@example.com", password: "correct horse battery staple" });
   const ticket = await fetch(`${server.url}/api/support-requests`, {
     method: "POST",

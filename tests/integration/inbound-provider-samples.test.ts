@@ -49,6 +49,7 @@ type Message = {
   attachments: Array<{ filename: string; contentType: string; size: number; url: string }>;
 };
 
+// Opened by the sample's own sender, whom the provider's email must come from to be filed.
 async function newTicket(email: string) {
   return (await openTicket(call, { email, subject: "Sample", message: "Hello" })).reference;
 }

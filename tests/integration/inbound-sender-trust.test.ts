@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { apiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
-import { bearer, inboundSecret, openTicket } from "../support/support-desk";
+import { bearer, inboundSecret, newTicket } from "../support/support-desk";
 
 const AUTHSERV_ID = "mx.example.net";
 
@@ -19,18 +19,12 @@ afterAll(async () => {
   await server?.stop();
 });
 
-let counter = 0;
-function newTicket() {
-  counter++;
-  return openTicket(call, { email: `trust${counter}@example.com`, subject: `Trust ${counter}`, message: "Hi" });
-}
-
 /** Posts an email built for a new ticket; answers whether it was filed as the customer's. */
 async function filedAsCustomer(
   build: (ticket: { reference: string; email: string }) => unknown,
   client = call,
 ): Promise<boolean> {
-  const ticket = await newTicket();
+  const ticket = await newTicket(call);
   const res = await client("POST", "/api/support-requests/inbound", build(ticket), inboundSecret());
   expect(res.status, res.text).toBe(201);
   const thread = await client("GET", `/api/support-requests/${ticket.reference}`, undefined, bearer());

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
 import { db } from "~/storage/db.server";
+import { newForm } from "../support/forms";
 import { startServer, type TestServer } from "../support/server";
 
 let server: TestServer;
@@ -14,19 +14,12 @@ afterAll(async () => {
 
 describe("simultaneous submissions", () => {
   it("stores exactly 500 leads for 500 submissions sent at once, each answered with its own id", async () => {
-    const fields = FieldsSchema.parse([
-      { key: "email", label: "Email", type: "email", required: true },
-      { key: "seq", label: "Number", type: "number", required: true },
-    ]);
-    const form = await db.form.create({
-      data: {
-        name: "Load",
-        fields,
-        settings: FormSettingsSchema.parse({}),
-        schemaVersion: 1,
-        versions: { create: { version: 1, fields } },
-      },
-      select: { id: true },
+    const formId = await newForm({
+      name: "Load",
+      fields: [
+        { key: "email", label: "Email", type: "email", required: true },
+        { key: "seq", label: "Number", type: "number", required: true },
+      ],
     });
 
     const replies = await Promise.all(
@@ -40,13 +33,13 @@ describe("simultaneous submissions", () => {
             : { "Content-Type": "application/json" },
           body: asForm
             ? new URLSearchParams({
-                formId: form.id,
+                formId,
                 email: `lead${seq}@example.com`,
                 seq: String(seq),
                 utm_source: "load",
               })
             : JSON.stringify({
-                formId: form.id,
+                formId,
                 data: { email: `lead${seq}@example.com`, seq },
                 utm: { utm_source: "load" },
               }),
@@ -58,9 +51,9 @@ describe("simultaneous submissions", () => {
     expect(replies.filter((reply) => reply.status === 201)).toHaveLength(500);
     const ids = new Set(replies.map((reply) => reply.body.id));
     expect(ids.size).toBe(500);
-    expect(await db.lead.count({ where: { formId: form.id } })).toBe(500);
-    expect(await db.lead.count({ where: { formId: form.id, id: { in: [...ids] }, utmSource: "load" } })).toBe(500);
-    const stored = await db.lead.findMany({ where: { formId: form.id }, select: { data: true } });
+    expect(await db.lead.count({ where: { formId } })).toBe(500);
+    expect(await db.lead.count({ where: { formId, id: { in: [...ids] }, utmSource: "load" } })).toBe(500);
+    const stored = await db.lead.findMany({ where: { formId }, select: { data: true } });
     const seqs = new Set(stored.map((lead) => (lead.data as { seq: number }).seq));
     expect(seqs.size).toBe(500);
   });

@@ -3,7 +3,7 @@
 // spam and "Not spam", and bad input answered 422 next to its input (never a 500).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
-import { apiClient, cookieFrom, sendForm, STAFF } from "../support/http";
+import { apiClient, sendForm, STAFF, staffSession } from "../support/http";
 import { createForm, field } from "../support/leads";
 import { startServer, type TestServer } from "../support/server";
 
@@ -18,15 +18,9 @@ beforeAll(async () => {
     SUPPORT_RATE_LIMIT_PER_HOUR: "0",
     SUPPORT_ACKS_PER_RECIPIENT_PER_DAY: "0",
   });
-  await createOrResetUser({ ...STAFF, name: "Ann Staff" });
+  ({ cookie } = await staffSession(server.url, { ...STAFF, name: "Ann Staff" }));
   bob = (await createOrResetUser({ email: "bob@leads.example", password: STAFF.password, name: "Bob", role: "agent" }))
     .user;
-  const login = await fetch(`${server.url}/api/auth/login`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify(STAFF),
-  });
-  cookie = cookieFrom(login);
   formId = (await createForm("Contact", [[field("name", "Name"), field("email", "Email", "email")]])).id;
 });
 afterAll(async () => {

@@ -1,8 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TIMESTAMP_FIELD, hashIp, signTimestamp } from "~/capture/lead-signatures.server";
-import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
+import { FieldsSchema } from "~/forms/form-schema";
 import { HONEYPOT_FIELD } from "~/leads/lead-fields";
 import { db } from "~/storage/db.server";
+import { newForm, type NewForm } from "../support/forms";
+import { apiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 
 let server: TestServer;
@@ -24,39 +26,14 @@ const FIELDS = [
   { key: "plan", label: "Plan", type: "select", options: ["free", "pro"] },
 ];
 
-async function createForm(
-  options: { settings?: Record<string, unknown>; status?: "active" | "archived"; fields?: unknown[] } = {},
-): Promise<string> {
-  const fields = FieldsSchema.parse(options.fields ?? FIELDS);
-  const form = await db.form.create({
-    data: {
-      name: "Contact us",
-      status: options.status ?? "active",
-      fields,
-      settings: FormSettingsSchema.parse(options.settings ?? {}),
-      schemaVersion: 1,
-      versions: { create: { version: 1, fields } },
-    },
-    select: { id: true },
-  });
-  return form.id;
-}
+const createForm = (options: Omit<NewForm, "name"> = {}) => newForm({ name: "Contact us", fields: FIELDS, ...options });
 
 const leadCount = (formId?: string) => db.lead.count({ where: formId ? { formId } : {} });
 
 type Reply = { status: number; headers: Headers; body: any; text: string };
 
-async function post(body: BodyInit, headers: Record<string, string> = {}, base = server.url): Promise<Reply> {
-  const response = await fetch(`${base}/api/leads/submit`, { method: "POST", body, headers, redirect: "manual" });
-  const text = await response.text();
-  let parsed: unknown;
-  try {
-    parsed = text ? JSON.parse(text) : undefined;
-  } catch {
-    parsed = undefined;
-  }
-  return { status: response.status, headers: response.headers, body: parsed, text };
-}
+const post = (body: string | URLSearchParams | FormData, headers: Record<string, string> = {}, base = server.url) =>
+  apiClient(base)("POST", "/api/leads/submit", body, headers);
 
 const postJson = (payload: unknown, headers: Record<string, string> = {}, base?: string) =>
   post(JSON.stringify(payload), { "Content-Type": "application/json", ...headers }, base);

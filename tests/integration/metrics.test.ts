@@ -5,9 +5,9 @@
 // backlogs read at scrape time, the inbound workers' time-outs.
 import { randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
 import { HONEYPOT_FIELD } from "~/leads/lead-fields";
 import { db } from "~/storage/db.server";
+import { newForm } from "../support/forms";
 import { ownClientAddress } from "../support/http";
 import { labelValues, parsePrometheusText, sumOf, type Family } from "../support/prometheus";
 import { SECRET_PREFIXES } from "../support/secrets";
@@ -41,24 +41,6 @@ async function scrape(): Promise<Map<string, Family>> {
   const text = await response.text();
   expect(response.status, text.slice(0, 300)).toBe(200);
   return parsePrometheusText(text);
-}
-
-async function createForm(settings: Record<string, unknown> = {}): Promise<string> {
-  const fields = FieldsSchema.parse([
-    { key: "name", label: "Name", type: "text", required: true },
-    { key: "email", label: "Email", type: "email", required: true },
-  ]);
-  const form = await db.form.create({
-    data: {
-      name: "Metrics",
-      fields,
-      settings: FormSettingsSchema.parse(settings),
-      schemaVersion: 1,
-      versions: { create: { version: 1, fields } },
-    },
-    select: { id: true },
-  });
-  return form.id;
 }
 
 async function submit(payload: unknown, headers: Record<string, string> = {}): Promise<number> {
@@ -171,9 +153,9 @@ describe("access to /metrics", () => {
 describe("what the metrics count", () => {
   it("counts accepted leads (spam apart) and refused ones by reason, and each group commit", async () => {
     // Each form its own rate-limit count (per form and address): two leads pass, the third not.
-    const limited = await createForm({ allowedOrigins: ["https://shop.example"] });
-    const invalid = await createForm();
-    const spam = await createForm();
+    const limited = await newForm({ name: "Metrics", settings: { allowedOrigins: ["https://shop.example"] } });
+    const invalid = await newForm({ name: "Metrics" });
+    const spam = await newForm({ name: "Metrics" });
     const before = await scrape();
 
     expect(await submit({ formId: limited, data: GOOD })).toBe(201);
@@ -208,7 +190,7 @@ describe("what the metrics count", () => {
   });
 
   it("labels request durations by route pattern and status class, never by a raw path or id", async () => {
-    const formId = await createForm();
+    const formId = await newForm({ name: "Metrics" });
     const marker = `nosuchpage${randomBytes(6).toString("hex")}`;
     const before = await scrape();
     const get = async (path: string, init: RequestInit = {}) => {

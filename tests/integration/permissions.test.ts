@@ -17,8 +17,7 @@ import {
   type Permission,
   type StaffRole,
 } from "~/staff/policy";
-import { createOrResetUser } from "~/staff/user.server";
-import { cookieFrom } from "../support/http";
+import { staffSession } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 
 const routesDir = path.resolve(import.meta.dirname, "../../app/routes");
@@ -32,15 +31,9 @@ beforeAll(async () => {
   server = await startServer({ SUBMIT_RATE_LIMIT_PER_MINUTE: "0" });
   for (const role of STAFF_ROLES) {
     const email = `${role}@permissions.example`;
-    const { user } = await createOrResetUser({ email, password: PASSWORD, role });
-    if (role === "owner") ownerId = user.id;
-    const res = await fetch(`${server.url}/api/auth/login`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ email, password: PASSWORD }),
-    });
-    expect(res.status).toBe(200);
-    cookies[role] = cookieFrom(res);
+    const { id, cookie } = await staffSession(server.url, { email, password: PASSWORD, role });
+    if (role === "owner") ownerId = id;
+    cookies[role] = cookie;
   }
 });
 afterAll(async () => {

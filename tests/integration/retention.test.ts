@@ -63,6 +63,7 @@ async function newEvent(endpointId: string, age: number, deliveries: DeliverySee
 }
 
 /** A ticket last written to `lastMessageAge` days ago, and last changed (closed, say) `changedAge` days ago. */
+// Written straight to the database with backdated times, which no API can give a ticket.
 async function newTicket(status: "open" | "pending" | "closed", lastMessageAge: number, changedAge = lastMessageAge) {
   const number = 100_000 + ++serial;
   return db.ticket.create({

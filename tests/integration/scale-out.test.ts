@@ -1,8 +1,8 @@
 // Two instances of the server on one database serve as one service. Runs on both
 // databases; the deployment the README describes is several instances on PostgreSQL.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
 import { db } from "~/storage/db.server";
+import { newForm } from "../support/forms";
 import { STAFF, apiClient, loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { startSmtp, type TestSmtp } from "../support/smtp";
@@ -37,23 +37,11 @@ describe("two instances on one database", () => {
   });
 
   it("store every one of 400 submissions split across both, each exactly once", async () => {
-    const fields = FieldsSchema.parse([
-      { key: "name", label: "Name", type: "text", required: true },
-      { key: "email", label: "Email", type: "email", required: true },
-    ]);
-    const form = await db.form.create({
-      data: {
-        name: "Split",
-        fields,
-        settings: FormSettingsSchema.parse({}),
-        versions: { create: { version: 1, fields } },
-      },
-      select: { id: true },
-    });
+    const formId = await newForm({ name: "Split" });
     const answers = await Promise.all(
       Array.from({ length: 400 }, (_, i) =>
         apiClient(i % 2 ? a.url : b.url)("POST", "/api/leads/submit", {
-          formId: form.id,
+          formId,
           data: { name: `Lead ${i}`, email: `lead${i}@example.com` },
         }),
       ),
@@ -61,7 +49,7 @@ describe("two instances on one database", () => {
     expect(answers.map((answer) => answer.status)).toEqual(Array(400).fill(201));
     const ids = answers.map((answer) => answer.body.id as string);
     expect(new Set(ids).size).toBe(400);
-    const stored = await db.lead.findMany({ where: { formId: form.id }, select: { id: true, data: true } });
+    const stored = await db.lead.findMany({ where: { formId }, select: { id: true, data: true } });
     expect(stored.map((lead) => lead.id).sort()).toEqual([...ids].sort());
     const names = stored.map((lead) => (lead.data as { name: string }).name);
     expect(new Set(names).size).toBe(400);

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
 import { db } from "~/storage/db.server";
-import { apiClient, cookieFrom, ownClientAddress, type ApiClient } from "../support/http";
+import { ownClientAddress, staffSession, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { startSmtp, type TestSmtp } from "../support/smtp";
 import type { ParsedMail } from "mailparser";
@@ -19,14 +19,11 @@ let cookie: string;
 beforeAll(async () => {
   smtp = await startSmtp();
   server = await startServer({ SMTP_URL: smtp.url, OUTBOX_POLL_MS: "100", TRUST_PROXY: "true" });
-  await createOrResetUser({ email: "owner@invitations.example", password: PASSWORD, role: "owner" });
-  const res = await fetch(`${server.url}/api/auth/login`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", ...ownClientAddress() },
-    body: JSON.stringify({ email: "owner@invitations.example", password: PASSWORD }),
-  });
-  cookie = cookieFrom(res);
-  owner = apiClient(server.url, cookie);
+  ({ cookie, call: owner } = await staffSession(
+    server.url,
+    { email: "owner@invitations.example", password: PASSWORD, role: "owner" },
+    ownClientAddress(),
+  ));
 });
 afterAll(async () => {
   await server?.stop();

@@ -6,7 +6,7 @@ import { db } from "~/storage/db.server";
 import { deleteUnlinkedAttachments, storeUnlinkedAttachments } from "~/support/attachment-store.server";
 import { apiClient, loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
-import { bearer, inboundSecret, openTicket } from "../support/support-desk";
+import { bearer, inboundSecret, newTicket } from "../support/support-desk";
 
 let server: TestServer;
 let call: ReturnType<typeof apiClient>;
@@ -22,15 +22,6 @@ afterAll(async () => {
 });
 
 const MiB = 1024 * 1024;
-let counter = 0;
-function newTicket() {
-  counter++;
-  return openTicket(call, {
-    email: `attach${counter}@example.com`,
-    subject: `Screenshot ${counter}`,
-    message: "See below.",
-  });
-}
 
 type Listed = { id: string; filename: string; contentType: string; size: number; url: string };
 
@@ -53,7 +44,7 @@ async function download(url: string, headers: Record<string, string> = { Cookie:
 
 describe("attachments in each provider's shape", () => {
   it("keeps the plain JSON shape's base64 attachments, across many chunks, byte for byte", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const screenshot = pattern(700 * 1024 + 3, 1);
     const res = await call(
       "POST",
@@ -94,7 +85,7 @@ describe("attachments in each provider's shape", () => {
   });
 
   it("keeps Postmark's base64 Attachments", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const pdf = pattern(1234, 2);
     const res = await call(
       "POST",
@@ -123,7 +114,7 @@ describe("attachments in each provider's shape", () => {
   });
 
   it("keeps Postmark's attachments whose base64 is in Data, as its Check payload sends them", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const res = await call(
       "POST",
       "/api/support-requests/inbound",
@@ -141,7 +132,7 @@ describe("attachments in each provider's shape", () => {
   });
 
   it("drops only an attachment that cannot be read, keeps the email and the others, and says so", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const good = { Name: "good.txt", ContentType: "text/plain", Content: Buffer.from("fine").toString("base64") };
     const res = await call(
       "POST",
@@ -163,7 +154,7 @@ describe("attachments in each provider's shape", () => {
       "Attachment 3 (odd.txt) could not be read (no base64 content) and was not kept.",
     ]);
     // The same rule for the spec's JSON shape: content that is not base64 is not a file.
-    const json = await newTicket();
+    const json = await newTicket(call);
     const plain = await call(
       "POST",
       "/api/support-requests/inbound",
@@ -182,7 +173,7 @@ describe("attachments in each provider's shape", () => {
   });
 
   it("keeps SendGrid's attachmentN files, named by attachment-info", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const png = pattern(300 * 1024, 3);
     const form = new FormData();
     form.set("from", `Customer <${ticket.email}>`);
@@ -206,7 +197,7 @@ describe("attachments in each provider's shape", () => {
   });
 
   it("keeps Mailgun's attachment-N files", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const form = new FormData();
     form.set("sender", ticket.email);
     form.set("from", `Customer <${ticket.email}>`);
@@ -224,7 +215,7 @@ describe("attachments in each provider's shape", () => {
 
 describe("limits and hostile files", () => {
   it("keeps attachments up to 10 MB per email and says which were not kept", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const six = pattern(6 * MiB, 4);
     const res = await call(
       "POST",
@@ -257,7 +248,7 @@ describe("limits and hostile files", () => {
   });
 
   it("stores an email that is only an attachment, and tells two such emails apart", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const send = (content: Buffer) =>
       call(
         "POST",
@@ -282,7 +273,7 @@ describe("limits and hostile files", () => {
   });
 
   it("names files safely and serves even HTML only as a download", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const res = await call(
       "POST",
       "/api/support-requests/inbound",
@@ -314,7 +305,7 @@ describe("limits and hostile files", () => {
 
 describe("who may download", () => {
   it("needs staff: a browser without a session is sent to log in, an API client needs the key", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     await call(
       "POST",
       "/api/support-requests/inbound",
@@ -335,8 +326,8 @@ describe("who may download", () => {
   });
 
   it("answers 404 for an attachment asked for under another ticket's reference, or none", async () => {
-    const one = await newTicket();
-    const other = await newTicket();
+    const one = await newTicket(call);
+    const other = await newTicket(call);
     await call(
       "POST",
       "/api/support-requests/inbound",

@@ -2,8 +2,7 @@
 // replies), internal notes that are never emailed, and the collision notice when another
 // agent replied after the page was loaded.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createOrResetUser } from "~/staff/user.server";
-import { apiClient, cookieFrom } from "../support/http";
+import { apiClient, staffSession } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { startSmtp, type TestSmtp } from "../support/smtp";
 import { bearer, inboundSecret, openTicket } from "../support/support-desk";
@@ -13,16 +12,10 @@ const PASSWORD = "support desk password";
 let server: TestServer;
 let smtp: TestSmtp;
 
-async function agent(email: string) {
-  const { user } = await createOrResetUser({ email, password: PASSWORD, role: "agent" });
-  const res = await fetch(`${server.url}/api/auth/login`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ email, password: PASSWORD }),
-  });
-  const cookie = cookieFrom(res);
-  return { id: user.id, email, cookie, call: apiClient(server.url, cookie) };
-}
+const agent = async (email: string) => ({
+  email,
+  ...(await staffSession(server.url, { email, password: PASSWORD, role: "agent" })),
+});
 
 let ann: Awaited<ReturnType<typeof agent>>;
 let bob: Awaited<ReturnType<typeof agent>>;
@@ -43,6 +36,7 @@ afterAll(async () => {
   await smtp?.close();
 });
 
+// One customer's tickets, each with the subject the test names (not support-desk.ts's newTicket: a customer a ticket).
 async function newTicket(subject: string): Promise<string> {
   const ticket = await openTicket(apiClient(server.url), {
     email: "customer@desk.example",
@@ -220,13 +214,12 @@ describe("saved replies", () => {
   });
 
   it("fill the reply box with their placeholders filled, without JavaScript, and on the page for JavaScript", async () => {
-    await createOrResetUser({ email: "cleo@desk.example", password: PASSWORD, role: "agent", name: "Cleo" });
-    const res = await fetch(`${server.url}/api/auth/login`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ email: "cleo@desk.example", password: PASSWORD }),
+    const { cookie: cleo } = await staffSession(server.url, {
+      email: "cleo@desk.example",
+      password: PASSWORD,
+      role: "agent",
+      name: "Cleo",
     });
-    const cleo = cookieFrom(res);
     const reference = await newTicket("Placeholders");
     const saved = await ann.call("POST", "/api/saved-replies", {
       name: "Greeting",

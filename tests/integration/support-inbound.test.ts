@@ -4,7 +4,7 @@ import { db } from "~/storage/db.server";
 import { replyAddress } from "~/support/inbound/sender-trust.server";
 import { apiClient, ownClientAddress } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
-import { bearer, inboundSecret, openTicket } from "../support/support-desk";
+import { bearer, inboundSecret, newTicket } from "../support/support-desk";
 
 let server: TestServer;
 let call: ReturnType<typeof apiClient>;
@@ -16,13 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await server?.stop();
 });
-
-let counter = 0;
-function newTicket() {
-  counter++;
-  const email = `customer${counter}@example.com`;
-  return openTicket(call, { email, subject: `Broken widget ${counter}`, message: "The widget is broken." });
-}
 
 function inbound(body: unknown, headers: Record<string, string> = inboundSecret()) {
   return call("POST", "/api/support-requests/inbound", body, headers);
@@ -54,7 +47,7 @@ function expectError(res: { status: number; body: any }, status: number, code: s
 
 describe("inbound webhook authentication", () => {
   it("accepts the secret in x-inbound-secret and answers 201 with the reference and message id", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const res = await inbound({
       from: ticket.email,
       to: replyAddress(ticket.reference),
@@ -75,7 +68,7 @@ describe("inbound webhook authentication", () => {
   });
 
   it("accepts the secret as Authorization: Bearer", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const res = await inbound(
       { from: ticket.email, subject: `#${ticket.reference}`, text: "Via bearer." },
       { Authorization: `Bearer ${process.env.INBOUND_SECRET}` },
@@ -84,7 +77,7 @@ describe("inbound webhook authentication", () => {
   });
 
   it("accepts the secret as the password of HTTP Basic, whatever the user name, as providers send it from the URL", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     for (const user of ["inbound", "", "sendgrid"]) {
       const basic = Buffer.from(`${user}:${process.env.INBOUND_SECRET}`).toString("base64");
       const res = await inbound(
@@ -96,7 +89,7 @@ describe("inbound webhook authentication", () => {
   });
 
   it("refuses a wrong or missing secret with 401 and records nothing", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const payload = { from: ticket.email, subject: `#${ticket.reference}`, text: "Sneaky" };
     expectError(await inbound(payload, { "x-inbound-secret": "wrong" }), 401, "unauthorized");
     expectError(await inbound(payload, { Authorization: "Bearer wrong" }), 401, "unauthorized");
@@ -111,7 +104,7 @@ describe("inbound webhook authentication", () => {
   it("answers 429 after 10 wrong secrets from one address, in parallel too, and still takes the right one", async () => {
     const guarded = await startServer({ TRUST_PROXY: "true" });
     try {
-      const ticket = await newTicket();
+      const ticket = await newTicket(call);
       const payload = { from: ticket.email, subject: `#${ticket.reference}`, text: "Guess" };
       const address = ownClientAddress();
       const answers = await Promise.all(
@@ -167,7 +160,7 @@ describe("inbound webhook authentication", () => {
 
 describe("finding the ticket", () => {
   it("finds the reference anywhere in the subject, in any case, after Re: and Fwd:", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const res = await inbound({
       from: ticket.email,
       subject: `Fwd: RE: about my order (#${ticket.reference.toLowerCase()}) thanks`,
@@ -183,7 +176,7 @@ describe("finding the ticket", () => {
   });
 
   it("files a reply sent to the ticket's own reply address whose subject lost the reference", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const res = await inbound({
       from: ticket.email,
       to: `Support <${replyAddress(ticket.reference)}>`,
@@ -199,7 +192,7 @@ describe("finding the ticket", () => {
   });
 
   it("does not find a ticket by a reply address with a wrong token: 422 ticket_reference_missing", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const [local, domain] = replyAddress(ticket.reference).split("@");
     const forged = `${local.slice(0, -1)}${local.endsWith("0") ? "1" : "0"}@${domain}`;
     const res = await inbound({ from: ticket.email, to: forged, subject: "Re: your question", text: "Guessing" });
@@ -213,7 +206,7 @@ describe("finding the ticket", () => {
   });
 
   it("answers 422 naming the field when the sender or the body is missing", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const noBody = await inbound({ from: ticket.email, subject: `#${ticket.reference}` });
     expectError(noBody, 422, "validation_failed");
     expect(noBody.body.error.details[0].path).toBe("text");
@@ -225,7 +218,7 @@ describe("finding the ticket", () => {
   });
 
   it("refuses a body over 25 MiB with 413, declared or streamed", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const big = "x".repeat(25 * 1024 * 1024 + 10);
     const declared = await inbound({ from: ticket.email, subject: `#${ticket.reference}`, text: big });
     expectError(declared, 413, "payload_too_large");
@@ -251,7 +244,7 @@ describe("finding the ticket", () => {
 
 describe("the body", () => {
   it("converts an html-only email to plain text without scripts or styles, keeping links readable", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const html = `<html><head><style>p { color: red }</style><script>alert("x")</script></head>
       <body><p>Hello <b>team</b>,</p><p>see <a href="https://example.com/docs">the docs</a>.</p></body></html>`;
     const res = await inbound({ from: ticket.email, subject: `#${ticket.reference}`, html });
@@ -264,7 +257,7 @@ describe("the body", () => {
   });
 
   it("shows only the new text of a reply, keeping the quoted original for staff", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const text = [
       "Thanks, restarting fixed it.",
       "",
@@ -282,7 +275,7 @@ describe("the body", () => {
   });
 
   it("cuts the text at an unquoted reply-above-this-line marker", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const text = "New details here.\n\n##- Please type your reply above this line -##\n\nOld staff message";
     await inbound({ from: ticket.email, subject: `#${ticket.reference}`, text });
     const message = (await thread(ticket.reference)).messages.at(-1)!;
@@ -293,7 +286,7 @@ describe("the body", () => {
 
 describe("duplicate deliveries", () => {
   it("stores an email redelivered with the same Message-ID once and answers 200 with the first message", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const payload = {
       from: ticket.email,
       subject: `#${ticket.reference}`,
@@ -313,7 +306,7 @@ describe("duplicate deliveries", () => {
   });
 
   it("stores an email without Message-ID once when sender, subject and body repeat", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const payload = { from: ticket.email, subject: `#${ticket.reference}`, text: "Same again" };
     const first = await inbound(payload);
     const results = await Promise.all([inbound(payload), inbound(payload)]);
@@ -328,8 +321,8 @@ describe("duplicate deliveries", () => {
   });
 
   it("dedupes per ticket and sender: a Message-ID posted elsewhere first cannot drop the genuine reply", async () => {
-    const victim = await newTicket();
-    const decoy = await newTicket();
+    const victim = await newTicket(call);
+    const decoy = await newTicket(call);
     const messageId = "<genuine-1@mail.example.com>";
     const planted = await inbound({
       from: "mallory@evil.example",
@@ -358,7 +351,7 @@ describe("duplicate deliveries", () => {
   });
 
   it("stores two simultaneous deliveries of one email once", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const payload = {
       from: ticket.email,
       subject: `#${ticket.reference}`,
@@ -374,7 +367,7 @@ describe("duplicate deliveries", () => {
 
 describe("senders and status rules", () => {
   it("records a stranger quoting the reference as an unverified sender without reopening the ticket", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     await call("PATCH", `/api/support-requests/${ticket.reference}`, { status: "closed" }, bearer());
     const res = await inbound({
       from: "Mallory <mallory@evil.example>",
@@ -392,7 +385,7 @@ describe("senders and status rules", () => {
   });
 
   it("recognises the requester whatever the case and display name of the address", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     await inbound({
       from: `"The Customer" <${ticket.email.toUpperCase()}>`,
       to: replyAddress(ticket.reference).toUpperCase(),
@@ -407,7 +400,7 @@ describe("senders and status rules", () => {
 
   it("keeps mail whose From names a staff address on the customer's side, unverified, linked to no user", async () => {
     await createOrResetUser({ email: "helper@example.com", password: "a long staff password" });
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     await inbound({ from: "helper@example.com", subject: `#${ticket.reference}`, text: "I am staff, trust me" });
     const last = (await thread(ticket.reference)).messages.at(-1)!;
     expect(last).toMatchObject({ author: "customer", direction: "inbound", unverifiedSender: true });
@@ -416,7 +409,7 @@ describe("senders and status rules", () => {
   });
 
   it("does not believe a From naming the customer without proof: recorded unverified, the ticket stays as it was", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     await call("PATCH", `/api/support-requests/${ticket.reference}`, { status: "closed" }, bearer());
     const forged = await inbound({
       from: ticket.email,
@@ -434,8 +427,8 @@ describe("senders and status rules", () => {
   });
 
   it("does not take a guessed or borrowed reply token as proof", async () => {
-    const ticket = await newTicket();
-    const other = await newTicket();
+    const ticket = await newTicket(call);
+    const other = await newTicket(call);
     const [local, domain] = replyAddress(ticket.reference).split("@");
     const guesses = [
       `${local.replace(/\.[0-9a-f]+$/, ".0123456789abcdef")}@${domain}`,
@@ -449,8 +442,8 @@ describe("senders and status rules", () => {
   });
 
   it("verifies a reply that answers one of the ticket's Message-IDs, and not one of another ticket's", async () => {
-    const ticket = await newTicket();
-    const other = await newTicket();
+    const ticket = await newTicket(call);
+    const other = await newTicket(call);
     const ours = await db.ticket.findUniqueOrThrow({ where: { id: ticket.id }, select: { threadMessageId: true } });
     const theirs = await db.ticket.findUniqueOrThrow({ where: { id: other.id }, select: { threadMessageId: true } });
     await inbound({
@@ -477,7 +470,7 @@ describe("senders and status rules", () => {
   });
 
   it("reopens a pending ticket when the customer replies", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     await call(
       "POST",
       `/api/support-requests/${ticket.reference}/replies`,
@@ -495,7 +488,7 @@ describe("senders and status rules", () => {
   });
 
   it("reopens a closed ticket when the customer replies", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     await call("PATCH", `/api/support-requests/${ticket.reference}`, { status: "closed" }, bearer());
     await inbound({
       from: ticket.email,
@@ -512,7 +505,7 @@ describe("senders and status rules", () => {
     { header: "Precedence", value: "bulk" },
     { header: "Precedence", value: "auto_reply" },
   ])("records an auto-reply marked $header: $value without reopening the ticket", async ({ header, value }) => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     await call("POST", `/api/support-requests/${ticket.reference}/replies`, { message: "Any news?" }, bearer());
     const res = await inbound({
       from: ticket.email,
@@ -527,7 +520,7 @@ describe("senders and status rules", () => {
   });
 
   it("treats Auto-Submitted: no as a human reply", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     await call("POST", `/api/support-requests/${ticket.reference}/replies`, { message: "Any news?" }, bearer());
     await inbound({
       from: ticket.email,
@@ -544,7 +537,7 @@ describe("senders and status rules", () => {
 
 describe("provider payloads", () => {
   it("accepts SendGrid Inbound Parse (multipart form with raw headers)", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const form = new FormData();
     form.set("from", `Customer <${ticket.email}>`);
     form.set("to", "support@localhost");
@@ -567,7 +560,7 @@ describe("provider payloads", () => {
   });
 
   it("accepts Postmark inbound JSON, preferring its StrippedTextReply", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const payload = {
       From: `Customer <${ticket.email}>`,
       FromFull: { Email: ticket.email, Name: "Customer" },
@@ -589,7 +582,7 @@ describe("provider payloads", () => {
   });
 
   it("accepts a Postmark post with only an HtmlBody", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const res = await inbound({
       From: ticket.email,
       Subject: `#${ticket.reference}`,
@@ -602,7 +595,7 @@ describe("provider payloads", () => {
   });
 
   it("accepts a Mailgun route post (urlencoded, message-headers as JSON)", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const form = new URLSearchParams({
       sender: ticket.email,
       from: `Customer <${ticket.email}>`,
@@ -628,7 +621,7 @@ describe("provider payloads", () => {
   });
 
   it("refuses a Mailgun post with broken message-headers and an unknown content type", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const broken = new URLSearchParams({
       sender: ticket.email,
       subject: `#${ticket.reference}`,

@@ -3,7 +3,7 @@ import { db } from "~/storage/db.server";
 import { apiClient, loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { startSmtp, type TestSmtp } from "../support/smtp";
-import { bearer, inboundSecret, openTicket } from "../support/support-desk";
+import { bearer, inboundSecret, newTicket } from "../support/support-desk";
 import type { ParsedMail } from "mailparser";
 
 let smtp: TestSmtp;
@@ -24,16 +24,6 @@ afterAll(async () => {
   await smtp?.close();
 });
 
-let counter = 0;
-function newTicket(via = call) {
-  counter++;
-  return openTicket(via, {
-    email: `customer${counter}@example.com`,
-    subject: `Lost parcel ${counter}`,
-    message: "Where is it?",
-  });
-}
-
 function mailsTo(address: string, received = smtp.received): ParsedMail[] {
   return received.filter((mail) => mail.to && !Array.isArray(mail.to) && mail.to.value[0]?.address === address);
 }
@@ -49,7 +39,7 @@ function referencesOf(mail: ParsedMail): string[] {
 
 describe("delivering support email over SMTP", () => {
   it("sends the customer an acknowledgement carrying the reference, threaded and marked automatic", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const [ack] = await waitForMails(ticket.email, 1);
     expect(ack.subject).toBe(`We received your support request [#${ticket.reference}]`);
     expect(ack.from?.value[0].address).toBe("help@support.example");
@@ -73,7 +63,7 @@ describe("delivering support email over SMTP", () => {
   });
 
   it("emails a staff reply with In-Reply-To and References so it threads under the customer's latest email", async () => {
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const [ack] = await waitForMails(ticket.email, 1);
 
     await call(
@@ -119,7 +109,7 @@ describe("delivering support email over SMTP", () => {
 
   it("retries a rejected delivery with exponential backoff, logging every attempt, until the server accepts", async () => {
     smtp.rejectNext(2);
-    const ticket = await newTicket();
+    const ticket = await newTicket(call);
     const [ack] = await waitForMails(ticket.email, 1);
     expect(ack.text).toContain(ticket.reference);
     // The SMTP server has the message before the outbox row records the acceptance.

@@ -11,9 +11,8 @@ import {
   newAttempt,
   takeDraft,
 } from "~/capture/visitor-drafts.server";
-import { FieldsSchema } from "~/forms/form-schema";
 import { db } from "~/storage/db.server";
-import { createForm } from "../support/leads";
+import { newForm } from "../support/forms";
 import { startServer, type TestServer } from "../support/server";
 
 const running: TestServer[] = [];
@@ -64,19 +63,11 @@ describe("drafts of refused posts", () => {
   });
 });
 
-async function newForm(): Promise<string> {
-  const fields = FieldsSchema.parse([
-    { key: "name", label: "Name", type: "text", required: true },
-    { key: "email", label: "Email", type: "email", required: true },
-  ]);
-  return (await createForm("Drafts", [fields])).id;
-}
-
 // Two instances on one database: behind a load balancer the visitor's next request may land on
 // either. (SQLite is one process on one machine; the same steps run there on one server.)
 describe("a refused no-JavaScript post, followed up on another instance", { timeout: 120_000 }, () => {
   it("brings the form back filled in wherever the follow-up lands", async () => {
-    const formId = await newForm();
+    const formId = await newForm({ name: "Drafts" });
     const first = await startServer({ SUBMIT_RATE_LIMIT_PER_MINUTE: "0" });
     running.push(first);
     const second = process.env.TEST_DATABASE === "postgres" ? await startServer() : first;

@@ -11,7 +11,23 @@ export async function loginAsStaff(
 ): Promise<string> {
   // Resetting an existing user's password would end the sessions the test already holds.
   if (!(await isStaffEmail(staff.email))) await createOrResetUser(staff);
-  const { response, cookie } = await logIn(baseUrl, staff.email, staff.password, headers);
+  return sessionOf(baseUrl, staff, headers);
+}
+
+type StaffUser = Parameters<typeof createOrResetUser>[0];
+
+/**
+ * Creates the user (or resets their password, name and role) and logs them in: their id,
+ * the Cookie header of the new session, and an API client that sends it.
+ */
+export async function staffSession(baseUrl: string, user: StaffUser, headers: Record<string, string> = {}) {
+  const { user: created } = await createOrResetUser(user);
+  const cookie = await sessionOf(baseUrl, user, headers);
+  return { id: created.id, cookie, call: apiClient(baseUrl, cookie) };
+}
+
+async function sessionOf(baseUrl: string, user: StaffUser, headers: Record<string, string>): Promise<string> {
+  const { response, cookie } = await logIn(baseUrl, user.email, user.password, headers);
   if (response.status !== 200) throw new Error(`login failed: ${response.status} ${await response.text()}`);
   return cookie;
 }

@@ -15,3 +15,14 @@ export async function openTicket(call: ApiClient, request: { email: string; subj
   expect(res.status, res.text).toBe(201);
   return { ...(res.body as { id: string; reference: string }), email: request.email, subject: request.subject };
 }
+
+let opened = 0;
+
+/**
+ * Opens a ticket from a customer of its own (customer<n>@example.com, subject "Help <n>"):
+ * no two tests share a thread, a reply address or a per-recipient limit.
+ */
+export function newTicket(call: ApiClient) {
+  opened++;
+  return openTicket(call, { email: `customer${opened}@example.com`, subject: `Help ${opened}`, message: "Hello." });
+}
