@@ -6,9 +6,9 @@
 import http from "node:http";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { MIN_SUBMIT_MS } from "~/capture/lead-signatures.server";
-import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
 import { db } from "~/storage/db.server";
 import { launchBrowser } from "../support/browser";
+import { newForm } from "../support/forms";
 import { startServer, type TestServer } from "../support/server";
 import type { AddressInfo } from "node:net";
 import type { Browser, BrowserContext } from "playwright-core";
@@ -73,25 +73,22 @@ afterAll(async () => {
   await Promise.all([verifier, site].map((s) => new Promise((resolve) => s?.close(resolve))));
 });
 
-async function protectedForm(): Promise<string> {
-  const fields = FieldsSchema.parse([
-    { key: "name", label: "Your name", type: "text", required: true },
-    { key: "email", label: "Email", type: "email", required: true },
-  ]);
-  const settings = FormSettingsSchema.parse({
-    allowedOrigins: [siteUrl],
-    captcha: {
-      provider: "turnstile",
-      siteKey: "1x00000000000000000000AA",
-      secretKey: "2x0000000000000000000000000000000AA",
+const protectedForm = () =>
+  newForm({
+    name: "Protected",
+    fields: [
+      { key: "name", label: "Your name", type: "text", required: true },
+      { key: "email", label: "Email", type: "email", required: true },
+    ],
+    settings: {
+      allowedOrigins: [siteUrl],
+      captcha: {
+        provider: "turnstile",
+        siteKey: "1x00000000000000000000AA",
+        secretKey: "2x0000000000000000000000000000000AA",
+      },
     },
   });
-  const form = await db.form.create({
-    data: { name: "Protected", fields, settings, schemaVersion: 1, versions: { create: { version: 1, fields } } },
-    select: { id: true },
-  });
-  return form.id;
-}
 
 async function withStandIn(): Promise<BrowserContext> {
   const context = await browser.newContext();

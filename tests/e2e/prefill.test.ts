@@ -4,9 +4,9 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MIN_SUBMIT_MS } from "~/capture/lead-signatures.server";
-import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
 import { db } from "~/storage/db.server";
 import { launchBrowser } from "../support/browser";
+import { newForm } from "../support/forms";
 import { startServer, type TestServer } from "../support/server";
 import type { AddressInfo } from "node:net";
 import type { Browser } from "playwright-core";
@@ -32,27 +32,19 @@ afterAll(async () => {
   await new Promise((resolve) => site?.close(resolve));
 });
 
-async function createForm(settings: Record<string, unknown> = {}): Promise<string> {
-  const fields = FieldsSchema.parse([
-    { key: "name", label: "Your name", type: "text", required: true },
-    { key: "email", label: "Email", type: "email", required: true },
-    { key: "plan", label: "Plan", type: "hidden" },
-    { key: "size", label: "Team size", type: "select", options: ["1-10", "11-50"] },
-    { key: "topics", label: "Topics", type: "multiselect", options: ["crm", "ads", "seo"] },
-    { key: "newsletter", label: "Send me the newsletter", type: "checkbox" },
-  ]);
-  const form = await db.form.create({
-    data: {
-      name: "Prefilled",
-      fields,
-      settings: FormSettingsSchema.parse(settings),
-      schemaVersion: 1,
-      versions: { create: { version: 1, fields } },
-    },
-    select: { id: true },
+const createForm = (settings: Record<string, unknown> = {}) =>
+  newForm({
+    name: "Prefilled",
+    fields: [
+      { key: "name", label: "Your name", type: "text", required: true },
+      { key: "email", label: "Email", type: "email", required: true },
+      { key: "plan", label: "Plan", type: "hidden" },
+      { key: "size", label: "Team size", type: "select", options: ["1-10", "11-50"] },
+      { key: "topics", label: "Topics", type: "multiselect", options: ["crm", "ads", "seo"] },
+      { key: "newsletter", label: "Send me the newsletter", type: "checkbox" },
+    ],
+    settings,
   });
-  return form.id;
-}
 
 describe.each([
   { javaScriptEnabled: true, label: "with JavaScript" },

@@ -3,8 +3,8 @@
 // a form post of secret, response and remoteip, answered {"success": ..., "error-codes": [...]}.
 import http from "node:http";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
 import { db } from "~/storage/db.server";
+import { newForm } from "../support/forms";
 import { apiClient, loginAsStaff, postForm, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import type { AddressInfo } from "node:net";
@@ -70,20 +70,12 @@ const FIELDS = [
 const GOOD = { name: "Ada Lovelace", email: "ada@example.com" };
 const SECRET = "0x4AAAAAAAserverSideSecret";
 
-async function captchaForm(provider: "turnstile" | "hcaptcha" | "recaptcha" = "turnstile"): Promise<string> {
-  const fields = FieldsSchema.parse(FIELDS);
-  const form = await db.form.create({
-    data: {
-      name: "Protected",
-      fields,
-      settings: FormSettingsSchema.parse({ captcha: { provider, siteKey: `site-${provider}`, secretKey: SECRET } }),
-      schemaVersion: 1,
-      versions: { create: { version: 1, fields } },
-    },
-    select: { id: true },
+const captchaForm = (provider: "turnstile" | "hcaptcha" | "recaptcha" = "turnstile") =>
+  newForm({
+    name: "Protected",
+    fields: FIELDS,
+    settings: { captcha: { provider, siteKey: `site-${provider}`, secretKey: SECRET } },
   });
-  return form.id;
-}
 
 const submit = (body: Record<string, unknown>) => api("POST", "/api/leads/submit", body);
 
