@@ -44,3 +44,14 @@ export const TicketPatchSchema = z
 export const NoteFormSchema = z.object({ body: MessageTextSchema });
 /** A staff note as the JSON API takes it: nothing but the body. */
 export const NoteSchema = NoteFormSchema.strict();
+
+export const SavedReplyNameSchema = z
+  .string({ error: "Name the reply." })
+  .trim()
+  .min(1, "Name the reply.")
+  .max(100, "At most 100 characters.");
+
+/** A new saved reply, as /settings/replies sends it (beside its `intent`). */
+export const SavedReplyFormSchema = z.object({ name: SavedReplyNameSchema, body: MessageTextSchema });
+/** A new saved reply as the JSON API takes it: nothing but its fields. */
+export const SavedReplySchema = SavedReplyFormSchema.strict();
