@@ -8,6 +8,7 @@ import { db } from "~/storage/db.server";
 import { apiClient, cookieFrom, ownClientAddress, postForm } from "../support/http";
 import { shownField } from "../support/page-fields";
 import { startServer, type TestServer } from "../support/server";
+import { openTicket } from "../support/support-desk";
 
 const OWNER = { email: "owner@page-forms.example", password: "page forms password", role: "owner" as const };
 let server: TestServer;
@@ -143,5 +144,21 @@ describe("dashboard pages", () => {
     expect(refused.html).toMatch(/<fieldset[^>]*aria-invalid="true"[^>]*aria-describedby="token-scopes-error"/);
     expect(refused.html).toMatch(/<p id="token-scopes-error" class="field-error">Give at least one scope.<\/p>/);
     expect(shownField(refused.html, "token-name")).toMatchObject({ invalid: false, value: "Kept token" });
+  });
+
+  it("/support/:reference: assigning someone who is not staff is refused with 422 next to the choice", async () => {
+    const { reference } = await openTicket(apiClient(server.url), {
+      email: "customer@page-forms.example",
+      subject: "Assign me",
+      message: "Who works this?",
+    });
+    const refused = await post(`/support/${reference}`, { intent: "assign", assigneeId: "no-such-user" }, owner);
+    expect(refused.status).toBe(422);
+    expect(shownField(refused.html, "assigneeId")).toMatchObject({
+      invalid: true,
+      message: "No enabled staff user has this id.",
+    });
+    const ticket = await db.ticket.findFirst({ where: { subject: "Assign me" }, select: { assigneeId: true } });
+    expect(ticket?.assigneeId).toBeNull();
   });
 });
