@@ -78,7 +78,8 @@ export const BulkFormSchema = z
     confirmed: z.string().optional(),
   })
   .superRefine((form, context) => {
-    if (form.scope !== "all" && !form.ids?.length) context.addIssue({ code: "custom", path: ["ids"], message: NO_LEADS });
+    if (form.scope !== "all" && !form.ids?.length)
+      context.addIssue({ code: "custom", path: ["ids"], message: NO_LEADS });
     if (form.intent === "bulk" && !form.operation) {
       context.addIssue({ code: "custom", path: ["operation"], message: NO_OPERATION });
     }
