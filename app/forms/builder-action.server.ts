@@ -2,9 +2,10 @@
 // it takes, with the permission and the change each needs; this runs the one that was
 // posted and answers the builder's ActionResult: "saved", or a refusal that the section
 // shows beside the form that caused it. A missing form is the page's 404.
+import { parse } from "@conform-to/react";
 import { data } from "@remix-run/node";
 import { actorOf, type AuditActor } from "~/audit/audit.server";
-import type { ActionResult } from "~/components/form-builder/shared";
+import { editorErrors, type ActionResult } from "~/components/form-builder/shared";
 import type { Permission } from "~/staff/policy";
 import { authorize, requireUser } from "../staff/auth.server";
 import { statusOf } from "../utils/api.server";
@@ -55,8 +56,10 @@ export function builderAction(intents: BuilderIntents) {
       const values = Object.fromEntries(
         [...form.entries()].filter((entry): entry is [string, string] => typeof entry[1] === "string"),
       );
+      // Conform's reply for the field editors, which show it as they show their own checks.
+      const reply = parse(form, { resolve: () => ({ error: editorErrors(thrown) }) }).reply();
       return data<ActionResult>(
-        { ok: false, intent, fieldKey, message: thrown.message, details: thrown.details, values },
+        { ok: false, intent, fieldKey, message: thrown.message, details: thrown.details, values, reply },
         { status: statusOf(thrown) },
       );
     }

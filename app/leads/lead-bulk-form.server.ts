@@ -5,6 +5,7 @@
 import { DomainError, invalidFields, type ErrorDetail } from "~/utils/domain-error";
 import { parseBulkRequest, type BulkRequest } from "./lead-bulk.server";
 import { MAX_PAGE_SIZE, filtersToSearchParams, parseLeadFilters } from "./lead-filters.server";
+import { NO_LEADS, NO_OPERATION } from "./lead-schemas";
 
 /** Ticked rows, or every lead the filter matches. */
 export type BulkScope = "selected" | "all";
@@ -22,8 +23,6 @@ export function selectionOf(form: FormData): BulkSelection {
   };
 }
 
-const NO_LEADS = "Tick the leads to change, or choose all leads matching the filter.";
-
 /** The `operation` select's value (`status:won`, `owner:<id>`, `owner:none`, `tag`, `untag`, `delete`). */
 function actionOf(operation: string, tag: string): { action: string; value?: unknown } {
   const [kind, argument = ""] = operation.split(/:(.*)/s);
@@ -31,7 +30,7 @@ function actionOf(operation: string, tag: string): { action: string; value?: unk
   if (kind === "owner" && argument) return { action: "assign", value: argument === "none" ? null : argument };
   if (kind === "tag" || kind === "untag") return { action: kind, value: tag };
   if (kind === "delete") return { action: "delete" };
-  throw invalidFields([{ path: "operation", message: "Choose what to do with the leads." }]);
+  throw invalidFields([{ path: "operation", message: NO_OPERATION }]);
 }
 
 /** The form's field that a detail of parseBulkRequest or bulkUpdate is about. */

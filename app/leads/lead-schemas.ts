@@ -58,3 +58,29 @@ export const LeadNoteFormSchema = z.object({
     .min(1, "Write the note.")
     .max(MAX_NOTE_LENGTH, `Use at most ${MAX_NOTE_LENGTH} characters.`),
 });
+
+export const NO_LEADS = "Tick the leads to change, or choose all leads matching the filter.";
+export const NO_OPERATION = "Choose what to do with the leads.";
+
+/**
+ * The lead list's bulk form (Apply or Export): which leads, and for Apply what to do. What
+ * an operation may be, and with which tag, the bulk operation itself checks
+ * (lead-bulk-form.server.ts reads the form into the request POST /api/leads/bulk takes).
+ */
+export const BulkFormSchema = z
+  .object({
+    intent: z.enum(["bulk", "export"]),
+    scope: z.enum(["selected", "all"]).optional(),
+    ids: z.array(z.string()).optional(),
+    filter: z.string().optional(),
+    operation: z.string().optional(),
+    tag: z.string().optional(),
+    confirmed: z.string().optional(),
+  })
+  .superRefine((form, context) => {
+    if (form.scope !== "all" && !form.ids?.length)
+      context.addIssue({ code: "custom", path: ["ids"], message: NO_LEADS });
+    if (form.intent === "bulk" && !form.operation) {
+      context.addIssue({ code: "custom", path: ["operation"], message: NO_OPERATION });
+    }
+  });

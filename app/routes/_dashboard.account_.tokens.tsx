@@ -1,19 +1,24 @@
 // /account/tokens: your personal API tokens: a new one (shown once, here, never in a URL or
 // the session), the list with scopes and last use, and revoking (plain forms: no JavaScript
-// needed). docs/api/tokens.md.
+// needed; the new token's is validated in the browser with the server's fields too, Conform).
+// docs/api/tokens.md.
+import { parseWithZod } from "@conform-to/zod/v4";
 import { data } from "@remix-run/node";
-import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { useActionData, useLoaderData } from "@remix-run/react";
 import { auditor } from "~/audit/audit.server";
 import { ActionNotice } from "~/components/ActionNotice";
-import { LocalTime } from "~/components/LocalTime";
 import { RouteError } from "~/components/RouteError";
+import { NewTokenForm, TokensTable } from "~/components/staff/TokenForms";
+import { fieldErrorsFrom } from "~/components/webhooks/EndpointFields";
 import { createOwnApiToken, passwordIsRecent } from "~/staff/account-password.server";
 import { listApiTokens, revokeApiToken } from "~/staff/api-tokens.server";
 import { requireUserSession } from "~/staff/auth.server";
 import { grantableScopes } from "~/staff/policy";
+import { NewTokenFormSchema } from "~/staff/token-schemas";
 import { domainErrorHeaders, statusOf } from "~/utils/api.server";
 import { DomainError } from "~/utils/domain-error";
 import { page, retryAfterOf } from "~/utils/page.server";
+import type { SubmissionResult } from "@conform-to/react";
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "API tokens · Lead Capture" }];
@@ -35,36 +40,62 @@ export const loader = page(async function loader({ request }: LoaderFunctionArgs
   };
 });
 
-type Answer = { created?: { name: string; token: string }; revoked?: boolean; error?: string };
+type Answer = {
+  reply?: SubmissionResult<string[]>;
+  created?: { name: string; token: string };
+  revoked?: boolean;
+  error?: string;
+};
 
 export const action = page(async function action({ request, context }: ActionFunctionArgs) {
   const session = await requireUserSession(request);
-  const { user } = session;
-  const audit = auditor(context, user);
+  const audit = auditor(context, session.user);
   const form = await request.formData();
   const intent = form.get("intent");
+  if (intent === "revoke") {
+    return answered(async () => {
+      await revokeApiToken(session.user, String(form.get("id") ?? ""), audit);
+      return { revoked: true };
+    });
+  }
+  if (intent !== "create") throw new Response("Unknown action.", { status: 400 });
+  // Conform reads the form for the answer only: the password is checked (or asked for)
+  // before the fields, by the same operation the JSON API calls. The password never comes back.
+  const submission = parseWithZod(form, { schema: NewTokenFormSchema });
+  const expires = String(form.get("expiresOn") ?? "");
+  const input = {
+    name: String(form.get("name") ?? ""),
+    scopes: form.getAll("scopes").map(String),
+    // The end of the chosen day, in UTC.
+    ...(expires && { expiresAt: `${expires}T23:59:59Z` }),
+  };
+  return answered(
+    async () => {
+      const created = await createOwnApiToken(session, form.get("password"), input, audit);
+      return { reply: submission.reply({ resetForm: true }), created: { name: created.name, token: created.token } };
+    },
+    (fieldErrors) => submission.reply({ fieldErrors, hideFields: ["password"] }),
+  );
+});
+
+/** The answer of a change, or its refusal: next to the fields it names, else in the notice. */
+async function answered(
+  change: () => Promise<Answer>,
+  replyWith?: (fieldErrors: Record<string, string[]>) => SubmissionResult<string[]>,
+) {
   try {
-    if (intent === "revoke") {
-      const id = String(form.get("id") ?? "");
-      await revokeApiToken(user, id, audit);
-      return data<Answer>({ revoked: true });
-    }
-    if (intent !== "create") throw new Response("Unknown action.", { status: 400 });
-    const expires = String(form.get("expiresOn") ?? "");
-    const input = {
-      name: String(form.get("name") ?? ""),
-      scopes: form.getAll("scopes").map(String),
-      // The end of the chosen day, in UTC.
-      ...(expires && { expiresAt: `${expires}T23:59:59Z` }),
-    };
-    const created = await createOwnApiToken(session, form.get("password"), input, audit);
-    return data<Answer>({ created: { name: created.name, token: created.token } });
+    return data<Answer>(await change());
   } catch (thrown) {
     if (!(thrown instanceof DomainError)) throw thrown;
-    const message = thrown.details.map((detail) => `${detail.path}: ${detail.message}`).join(" ") || thrown.message;
-    return data<Answer>({ error: message }, { status: statusOf(thrown), headers: domainErrorHeaders(thrown) });
+    // The form asks for a day; the operation names the time it makes of it.
+    const details = thrown.details.map((detail) =>
+      detail.path === "expiresAt" ? { ...detail, path: "expiresOn" } : detail,
+    );
+    const reply = replyWith?.(fieldErrorsFrom(details));
+    const error = reply && thrown.code === "validation_failed" ? undefined : thrown.message;
+    return data<Answer>({ reply, error }, { status: statusOf(thrown), headers: domainErrorHeaders(thrown) });
   }
-});
+}
 
 export default function TokensPage() {
   const { tokens, scopes, needsPassword } = useLoaderData<typeof loader>();
@@ -87,105 +118,10 @@ export default function TokensPage() {
         </section>
       ) : null}
       <ActionNotice done={answer?.revoked ? "The token was revoked." : null} error={answer?.error} />
-      <NewTokenForm scopes={scopes} needsPassword={needsPassword} />
+      <NewTokenForm scopes={scopes} needsPassword={needsPassword} lastResult={answer?.reply} />
       <h2>Your tokens</h2>
       {tokens.length === 0 ? <p className="muted">No tokens yet.</p> : <TokensTable tokens={tokens} />}
     </>
-  );
-}
-
-function NewTokenForm({ scopes, needsPassword }: { scopes: string[]; needsPassword: boolean }) {
-  return (
-    <section className="card" aria-labelledby="new-token-heading">
-      <h2 id="new-token-heading">New token</h2>
-      <Form method="post" aria-label="New token">
-        <input type="hidden" name="intent" value="create" />
-        <label htmlFor="token-name">Name</label>
-        <input id="token-name" name="name" required maxLength={100} />
-        <fieldset>
-          <legend>Scopes</legend>
-          {scopes.map((scope) => (
-            <label key={scope}>
-              <input type="checkbox" name="scopes" value={scope} /> {scope}
-            </label>
-          ))}
-        </fieldset>
-        <label htmlFor="token-expires">Expires on (optional)</label>
-        <input id="token-expires" name="expiresOn" type="date" />
-        {needsPassword ? (
-          <>
-            <label htmlFor="token-password">Your password</label>
-            <p className="muted" id="token-password-hint">
-              A new token needs your password when you last entered it more than 10 minutes ago.
-            </p>
-            <input
-              id="token-password"
-              name="password"
-              type="password"
-              autoComplete="current-password"
-              required
-              aria-describedby="token-password-hint"
-            />
-          </>
-        ) : null}
-        <p>
-          <button type="submit">Create the token</button>
-        </p>
-      </Form>
-    </section>
-  );
-}
-
-type Token = {
-  id: string;
-  name: string;
-  scopes: string[];
-  createdAt: string;
-  lastUsedAt: string | null;
-  expiresAt: string | null;
-  revokedAt: string | null;
-};
-
-function TokensTable({ tokens }: { tokens: Token[] }) {
-  return (
-    <table aria-label="Your tokens">
-      <thead>
-        <tr>
-          <th scope="col">Name</th>
-          <th scope="col">Scopes</th>
-          <th scope="col">Created</th>
-          <th scope="col">Last used</th>
-          <th scope="col">Expires</th>
-          <th scope="col">State</th>
-        </tr>
-      </thead>
-      <tbody>
-        {tokens.map((token) => (
-          <tr key={token.id}>
-            <td data-label="Name">{token.name}</td>
-            <td data-label="Scopes">{token.scopes.join(", ")}</td>
-            <td data-label="Created">
-              <LocalTime iso={token.createdAt} />
-            </td>
-            <td data-label="Last used">{token.lastUsedAt ? <LocalTime iso={token.lastUsedAt} /> : "never"}</td>
-            <td data-label="Expires">{token.expiresAt ? <LocalTime iso={token.expiresAt} /> : "never"}</td>
-            <td data-label="State">
-              {token.revokedAt ? (
-                "revoked"
-              ) : (
-                <Form method="post">
-                  <input type="hidden" name="intent" value="revoke" />
-                  <input type="hidden" name="id" value={token.id} />
-                  <button type="submit" className="danger">
-                    Revoke {token.name}
-                  </button>
-                </Form>
-              )}
-            </td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
   );
 }
 

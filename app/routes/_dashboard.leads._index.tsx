@@ -1,3 +1,7 @@
+// /leads: the lead list with its filters, and the bulk form around the table (Apply or Export,
+// a plain post without JavaScript; Conform answers a refusal next to its field and checks
+// the choice in the browser first).
+import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect, redirectDocument } from "@remix-run/node";
 import { Link, useActionData, useLoaderData, useLocation, useNavigation } from "@remix-run/react";
 import { actorOf } from "~/audit/audit.server";
@@ -7,6 +11,7 @@ import { FILTER_NAMES, LeadFilters, TagSuggestions, type OwnerChoice } from "~/c
 import { LeadsTable } from "~/components/leads/LeadsTable";
 import { ExportLinks, Pagination } from "~/components/leads/ListLinks";
 import { RouteError } from "~/components/RouteError";
+import { fieldErrorsFrom } from "~/components/webhooks/EndpointFields";
 import { asFormError, bulkNotice, exportHref, readBulkForm, selectionOf } from "~/leads/lead-bulk-form.server";
 import { bulkUpdate } from "~/leads/lead-bulk.server";
 import {
@@ -17,6 +22,7 @@ import {
   parseLeadListQuery,
   type LeadListQuery,
 } from "~/leads/lead-filters.server";
+import { BulkFormSchema } from "~/leads/lead-schemas";
 import { tagSuggestions } from "~/leads/lead-work.server";
 import { countLeads, listFormChoices, listLeads, type LeadSummary } from "~/leads/lead.server";
 import { authorize, requireUser } from "~/staff/auth.server";
@@ -120,9 +126,12 @@ export const action = page(async function action({ request, context }: ActionFun
   } catch (error) {
     const refused = asFormError(error, echo.operation);
     if (!(refused instanceof DomainError) || refused.code !== "validation_failed") throw error;
-    const message = "Nothing was changed: see the marked field.";
-    const answer: BulkAnswer = { kind: "refused", message, details: refused.details, echo };
-    return data(answer, { status: 422 });
+    // The operation's own refusals (the same as the API's), next to the fields they name.
+    const reply = parseWithZod(form, { schema: BulkFormSchema }).reply({
+      formErrors: ["Nothing was changed: see the marked field."],
+      fieldErrors: fieldErrorsFrom(refused.details),
+    });
+    return data({ kind: "refused", reply, echo } satisfies BulkAnswer, { status: 422 });
   }
 });
 

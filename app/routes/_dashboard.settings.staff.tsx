@@ -1,15 +1,20 @@
 // /settings/staff: the staff with their roles; managers invite, change roles, send an
 // invitation again or revoke it, disable (asked first) and enable accounts (plain forms: no
-// JavaScript needed). Every change is checked on the server (app/staff/policy.ts,
+// JavaScript needed; the invitation is validated in the browser with the server's schema
+// too, Conform). Every change is checked on the server (app/staff/policy.ts,
 // app/staff/staff.server.ts), whatever this page shows.
+import { parseWithZod } from "@conform-to/zod/v4";
 import { data } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData } from "@remix-run/react";
+import { Link, useActionData, useLoaderData } from "@remix-run/react";
 import { auditor } from "~/audit/audit.server";
 import { ActionNotice } from "~/components/ActionNotice";
 import { RouteError } from "~/components/RouteError";
+import { InviteForm } from "~/components/staff/InviteForm";
 import { DisableQuestion, StaffActions } from "~/components/staff/StaffActions";
+import { fieldErrorsFrom } from "~/components/webhooks/EndpointFields";
 import { authorize } from "~/staff/auth.server";
-import { can, canChangeStaff, STAFF_ROLES } from "~/staff/policy";
+import { can, canChangeStaff } from "~/staff/policy";
+import { InviteFormSchema } from "~/staff/staff-schemas";
 import {
   getStaffMember,
   inviteStaff,
@@ -21,6 +26,7 @@ import {
 import { statusOf } from "~/utils/api.server";
 import { DomainError } from "~/utils/domain-error";
 import { page } from "~/utils/page.server";
+import type { SubmissionResult } from "@conform-to/react";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Staff · Lead Capture" }];
@@ -36,7 +42,13 @@ export const loader = page(async function loader({ request }: LoaderFunctionArgs
   return { staff, manages: can(user, "staff.manage"), me: user.id };
 });
 
-type Answer = { error?: string; done?: string; confirmDisable?: { id: string; email: string } };
+type Answer = {
+  error?: string;
+  done?: string;
+  confirmDisable?: { id: string; email: string };
+  /** The invitation form's answer (Conform). */
+  invited?: SubmissionResult<string[]>;
+};
 type Audit = ReturnType<typeof auditor>;
 
 export const action = page(async function action({ request, context }: ActionFunctionArgs) {
@@ -91,18 +103,22 @@ async function invitation(actor: Parameters<typeof inviteStaff>[0], intent: stri
 }
 
 async function invite(actor: Parameters<typeof inviteStaff>[0], form: FormData, audit: Audit) {
-  const name = String(form.get("name") ?? "").trim();
+  // An optional name of spaces is no name.
+  form.set("name", String(form.get("name") ?? "").trim());
+  const submission = parseWithZod(form, { schema: InviteFormSchema });
+  if (submission.status !== "success") return data<Answer>({ invited: submission.reply() }, { status: 422 });
   try {
-    const member = await inviteStaff(
-      actor,
-      { email: String(form.get("email") ?? ""), role: String(form.get("role") ?? ""), ...(name && { name }) },
-      audit,
-    );
-    return data<Answer>({ done: `Invitation sent to ${member.email}: the link works for 7 days.` });
+    const member = await inviteStaff(actor, submission.value, audit);
+    return data<Answer>({
+      invited: submission.reply({ resetForm: true }),
+      done: `Invitation sent to ${member.email}: the link works for 7 days.`,
+    });
   } catch (thrown) {
     if (!(thrown instanceof DomainError)) throw thrown;
-    const message = thrown.details.map((detail) => `${detail.path}: ${detail.message}`).join(" ") || thrown.message;
-    return data<Answer>({ error: message }, { status: statusOf(thrown) });
+    const invited = submission.reply({ fieldErrors: fieldErrorsFrom(thrown.details) });
+    // A refusal of the whole (an owner invited by an admin, an address taken) is said above the form.
+    const error = thrown.details.length > 0 ? undefined : thrown.message;
+    return data<Answer>({ invited, error }, { status: statusOf(thrown) });
   }
 }
 
@@ -126,7 +142,10 @@ export default function StaffPage() {
         </section>
       ) : null}
       {manages ? (
-        <InviteForm ownerChoice={staff.some((member) => member.id === me && member.role === "owner")} />
+        <InviteForm
+          ownerChoice={staff.some((member) => member.id === me && member.role === "owner")}
+          lastResult={answer?.invited}
+        />
       ) : null}
       <table aria-label="Staff">
         <thead>
@@ -156,32 +175,6 @@ export default function StaffPage() {
         </tbody>
       </table>
     </>
-  );
-}
-
-function InviteForm({ ownerChoice }: { ownerChoice: boolean }) {
-  return (
-    <section className="card" aria-labelledby="invite-heading">
-      <h2 id="invite-heading">Invite someone</h2>
-      <Form method="post" aria-label="Invite someone">
-        <input type="hidden" name="intent" value="invite" />
-        <label htmlFor="invite-email">Email</label>
-        <input id="invite-email" name="email" type="email" required />
-        <label htmlFor="invite-name">Name (optional)</label>
-        <input id="invite-name" name="name" />
-        <label htmlFor="invite-role">Role</label>
-        <select id="invite-role" name="role" defaultValue="agent">
-          {STAFF_ROLES.filter((role) => role !== "owner" || ownerChoice).map((role) => (
-            <option key={role} value={role}>
-              {role}
-            </option>
-          ))}
-        </select>
-        <p>
-          <button type="submit">Send the invitation</button>
-        </p>
-      </Form>
-    </section>
   );
 }
 

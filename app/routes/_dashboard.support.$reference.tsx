@@ -9,10 +9,13 @@ import { RouteError } from "~/components/RouteError";
 import { AssigneeForm, NotesSection } from "~/components/support/DeskPanels";
 import { ReplyForm, StatusButtons } from "~/components/support/ThreadForms";
 import { deliveryText, ThreadMessage } from "~/components/support/ThreadMessage";
+import { fieldErrorsFrom } from "~/components/webhooks/EndpointFields";
 import { authorize } from "~/staff/auth.server";
 import { getSupportDesk, replyOnce, savedReplyText } from "~/support/support-desk.server";
-import { NoteFormSchema, ReplySchema, StatusSchema } from "~/support/support-schemas";
+import { AssigneeFormSchema, NoteFormSchema, ReplySchema, StatusSchema } from "~/support/support-schemas";
 import { addTicketNote, updateTicket } from "~/support/support.server";
+import { statusOf } from "~/utils/api.server";
+import { DomainError } from "~/utils/domain-error";
 import { page } from "~/utils/page.server";
 import type { SubmissionResult } from "@conform-to/react";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
@@ -73,9 +76,18 @@ export const action = page(async function action({ request, params }: ActionFunc
       return data<Refusal>({ intent, result, collision: true }, { status: 409 });
     }
     case "assign": {
-      const assigneeId = String(form.get("assigneeId") ?? "");
-      const ticket = await updateTicket(reference, { assigneeId: assigneeId || null });
-      return redirect(`/support/${ticket.reference}`);
+      const submission = parseWithZod(form, { schema: AssigneeFormSchema });
+      if (submission.status !== "success")
+        return data<Refusal>({ intent, result: submission.reply() }, { status: 422 });
+      try {
+        const ticket = await updateTicket(reference, { assigneeId: submission.value.assigneeId ?? null });
+        return redirect(`/support/${ticket.reference}`);
+      } catch (thrown) {
+        // Someone who cannot work it (disabled since the page loaded): said next to the choice.
+        if (!(thrown instanceof DomainError) || thrown.code !== "validation_failed") throw thrown;
+        const result = submission.reply({ fieldErrors: fieldErrorsFrom(thrown.details) });
+        return data<Refusal>({ intent, result }, { status: statusOf(thrown) });
+      }
     }
     case "note": {
       const submission = parseWithZod(form, { schema: NoteFormSchema });
@@ -133,7 +145,13 @@ export default function SupportThread() {
         busy={busyIntent === "status"}
         lastResult={refusal?.intent === "status" ? refusal.result : undefined}
       />
-      <AssigneeForm assignee={ticket.assignee} staff={staff} me={me} busy={busyIntent === "assign"} />
+      <AssigneeForm
+        assignee={ticket.assignee}
+        staff={staff}
+        me={me}
+        busy={busyIntent === "assign"}
+        lastResult={refusal?.intent === "assign" ? refusal.result : undefined}
+      />
 
       <h2>Conversation</h2>
       {ticket.earlier ? (

@@ -1,11 +1,14 @@
-// /invite/:token: an invited staff user sets their name and password (a plain form), and is
-// logged in. A used or expired link answers 410 (docs/api/staff.md).
+// /invite/:token: an invited staff user sets their name and password (a plain form, validated
+// in the browser with the server's schema too: Conform), and is logged in. A used or expired
+// link answers 410 (docs/api/staff.md).
+import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { AcceptInvitationSchema } from "~/staff/account-schemas";
 import { assertSameOrigin } from "~/staff/auth.server";
 import { commitUserSession } from "~/staff/session-cookie.server";
 import { acceptInvitation, readInvitation } from "~/staff/staff.server";
-import { DomainError } from "~/utils/domain-error";
 import { page } from "~/utils/page.server";
 import { clientIp } from "~/utils/request.server";
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
@@ -24,43 +27,44 @@ export const loader = page(async function loader({ params }: LoaderFunctionArgs)
 
 export const action = page(async function action({ request, params, context }: ActionFunctionArgs) {
   assertSameOrigin(request);
-  const form = await request.formData();
-  try {
-    const user = await acceptInvitation(
-      params.token!,
-      { name: String(form.get("name") ?? ""), password: String(form.get("password") ?? "") },
-      clientIp(context),
-    );
-    const cookie = await commitUserSession(user.id, request, clientIp(context));
-    return redirect("/", { headers: { "Set-Cookie": cookie } });
-  } catch (thrown) {
-    if (thrown instanceof DomainError && thrown.code === "validation_failed") {
-      return data({ errors: thrown.details, name: String(form.get("name") ?? "") }, { status: 422 });
-    }
-    throw thrown;
+  const submission = parseWithZod(await request.formData(), { schema: AcceptInvitationSchema });
+  // The name comes back into the page after a refusal; the password never does.
+  if (submission.status !== "success") {
+    return data<SubmissionResult<string[]>>(submission.reply({ hideFields: ["password"] }), { status: 422 });
   }
+  const user = await acceptInvitation(params.token!, submission.value, clientIp(context));
+  const cookie = await commitUserSession(user.id, request, clientIp(context));
+  return redirect("/", { headers: { "Set-Cookie": cookie } });
 });
 
 export default function InvitationPage() {
   const { email, name } = useLoaderData<typeof loader>();
-  const answer = useActionData<typeof action>();
-  const errorOf = (path: string) => answer?.errors.find((detail) => detail.path === path)?.message;
+  const [form, fields] = useForm({
+    id: "invitation",
+    lastResult: useActionData<typeof action>() as SubmissionResult<string[]> | undefined,
+    defaultValue: { name: name ?? "" },
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: AcceptInvitationSchema }),
+  });
+  const errorOf = (field: "name" | "password") => fields[field].errors?.[0];
+  const described = (field: "name" | "password") =>
+    errorOf(field) ? { "aria-invalid": true as const, "aria-describedby": `${field}-error` } : {};
   return (
     <main className="centered">
       <h1>Join the staff</h1>
       <p>
         You were invited as <strong>{email}</strong>. Choose your name and a password.
       </p>
-      <Form method="post">
+      <Form method="post" {...getFormProps(form)}>
         <label htmlFor="name">Name</label>
         <input
           id="name"
           name="name"
           autoComplete="name"
           required
-          defaultValue={answer?.name ?? name ?? ""}
-          aria-invalid={errorOf("name") ? true : undefined}
-          aria-describedby={errorOf("name") ? "name-error" : undefined}
+          defaultValue={(fields.name.initialValue as string | undefined) ?? ""}
+          {...described("name")}
         />
         {errorOf("name") ? (
           <p id="name-error" className="error">
@@ -75,8 +79,7 @@ export default function InvitationPage() {
           autoComplete="new-password"
           required
           minLength={12}
-          aria-invalid={errorOf("password") ? true : undefined}
-          aria-describedby={errorOf("password") ? "password-error" : undefined}
+          {...described("password")}
         />
         {errorOf("password") ? (
           <p id="password-error" className="error">

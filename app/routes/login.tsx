@@ -1,9 +1,15 @@
+// /login: staff log in through remix-auth (its form strategy, auth.server.ts) within the
+// login limits; Conform only reads the form for the page: the browser checks it with the
+// strategy's own fields, and a refusal comes back next to them, with the email kept.
+import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "@remix-run/node";
 import { Form, Link, useActionData, useLoaderData, useNavigation, useSearchParams } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { z } from "zod";
 import { getBrand } from "~/brand/brand.server";
 import { BrandHeader, brandStyle } from "~/components/BrandHeader";
+import { LoginFormSchema } from "~/staff/account-schemas";
 import {
   InvalidCredentialsError,
   assertSameOrigin,
@@ -30,6 +36,8 @@ export async function loader({ request }: LoaderFunctionArgs) {
 export async function action({ request, context }: ActionFunctionArgs) {
   assertSameOrigin(request);
   const form = await request.clone().formData();
+  // Only to answer with: remix-auth reads and checks the form itself, within the limits.
+  const submission = parseWithZod(form, { schema: LoginFormSchema });
   const email = String(form.get("email") ?? "");
   const redirectTo = safeRedirect(form.get("redirectTo"), "/");
   try {
@@ -38,14 +46,17 @@ export async function action({ request, context }: ActionFunctionArgs) {
     const cookie = await commitUserSession(user.id, request, clientIp(context));
     return redirect(redirectTo, { headers: { "Set-Cookie": cookie } });
   } catch (error) {
+    // The password never comes back into the page.
+    const refuse = (message: string, init: ResponseInit) =>
+      data<SubmissionResult<string[]>>(submission.reply({ formErrors: [message], hideFields: ["password"] }), init);
     if (error instanceof RateLimited) {
-      return data(
-        { error: "Too many failed logins. Wait a few minutes and try again.", email },
-        { status: 429, headers: { "Retry-After": String(error.retryAfterSeconds) } },
-      );
+      return refuse("Too many failed logins. Wait a few minutes and try again.", {
+        status: 429,
+        headers: { "Retry-After": String(error.retryAfterSeconds) },
+      });
     }
     if (error instanceof InvalidCredentialsError || error instanceof z.ZodError) {
-      return data({ error: "Invalid email or password.", email }, { status: 401 });
+      return refuse("Invalid email or password.", { status: 401 });
     }
     throw error;
   }
@@ -53,7 +64,16 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 export default function LoginPage() {
   const { brand, redirectTo } = useLoaderData<typeof loader>();
-  const actionData = useActionData<typeof action>();
+  const [form, fields] = useForm({
+    id: "login",
+    lastResult: useActionData<typeof action>() as SubmissionResult<string[]> | undefined,
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: LoginFormSchema }),
+  });
+  const refusal = form.errors?.[0];
+  const emailError = fields.email.errors?.[0];
+  const passwordError = fields.password.errors?.[0];
   const [searchParams] = useSearchParams();
   const navigation = useNavigation();
   const busy = navigation.state !== "idle" && navigation.formAction === "/login";
@@ -70,7 +90,7 @@ export default function LoginPage() {
           Your password was changed. Log in with the new one.
         </p>
       ) : null}
-      <Form method="post" action="/login">
+      <Form method="post" action="/login" {...getFormProps(form)}>
         <input type="hidden" name="redirectTo" value={redirectTo} />
         <input type="hidden" name="timeZone" value={timeZone} />
         <label htmlFor="email">Email</label>
@@ -80,15 +100,33 @@ export default function LoginPage() {
           type="email"
           autoComplete="username"
           required
-          defaultValue={actionData?.email}
-          aria-invalid={actionData?.error ? true : undefined}
-          aria-describedby={actionData?.error ? "login-error" : undefined}
+          defaultValue={fields.email.initialValue as string | undefined}
+          aria-invalid={refusal || emailError ? true : undefined}
+          aria-describedby={describedBy(emailError && "email-error", refusal && "login-error")}
         />
+        {emailError ? (
+          <p id="email-error" className="field-error">
+            {emailError}
+          </p>
+        ) : null}
         <label htmlFor="password">Password</label>
-        <input id="password" name="password" type="password" autoComplete="current-password" required />
-        {actionData?.error ? (
+        <input
+          id="password"
+          name="password"
+          type="password"
+          autoComplete="current-password"
+          required
+          aria-invalid={passwordError ? true : undefined}
+          aria-describedby={describedBy(passwordError && "password-error")}
+        />
+        {passwordError ? (
+          <p id="password-error" className="field-error">
+            {passwordError}
+          </p>
+        ) : null}
+        {refusal ? (
           <p id="login-error" className="error" role="alert">
-            {actionData.error}
+            {refusal}
           </p>
         ) : null}
         <p>
@@ -102,4 +140,9 @@ export default function LoginPage() {
       </p>
     </main>
   );
+}
+
+/** The ids of the messages an input is described by, if any. */
+function describedBy(...ids: Array<string | false | undefined>): string | undefined {
+  return ids.filter(Boolean).join(" ") || undefined;
 }

@@ -1,10 +1,13 @@
 // /reset-password/:token: sets a new password from an emailed link, ends every session of
-// the user, then sends them to log in. A used or expired link answers 410.
+// the user, then sends them to log in. A used or expired link answers 410. A plain form
+// post, validated in the browser with the server's schema too (Conform).
+import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
+import { ResetPasswordSchema } from "~/staff/account-schemas";
 import { assertSameOrigin } from "~/staff/auth.server";
 import { readResetLink, resetPassword } from "~/staff/password-reset.server";
-import { DomainError } from "~/utils/domain-error";
 import { page } from "~/utils/page.server";
 import { clientIp } from "~/utils/request.server";
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
@@ -22,26 +25,30 @@ export const loader = page(async function loader({ params }: LoaderFunctionArgs)
 
 export const action = page(async function action({ request, params, context }: ActionFunctionArgs) {
   assertSameOrigin(request);
-  const form = await request.formData();
-  try {
-    await resetPassword(params.token!, { password: String(form.get("password") ?? "") }, clientIp(context));
-    return redirect("/login?reset=1");
-  } catch (thrown) {
-    if (thrown instanceof DomainError && thrown.code === "validation_failed") {
-      return data({ error: thrown.details[0]?.message ?? thrown.message }, { status: 422 });
-    }
-    throw thrown;
+  const submission = parseWithZod(await request.formData(), { schema: ResetPasswordSchema });
+  // A password is never sent back into the page, not even after a refusal.
+  if (submission.status !== "success") {
+    return data<SubmissionResult<string[]>>(submission.reply({ hideFields: ["password"] }), { status: 422 });
   }
+  await resetPassword(params.token!, submission.value, clientIp(context));
+  return redirect("/login?reset=1");
 });
 
 export default function ResetPasswordPage() {
   const { email } = useLoaderData<typeof loader>();
-  const answer = useActionData<typeof action>();
+  const [form, fields] = useForm({
+    id: "reset-password",
+    lastResult: useActionData<typeof action>() as SubmissionResult<string[]> | undefined,
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: ResetPasswordSchema }),
+  });
+  const error = fields.password.errors?.[0];
   return (
     <main className="centered">
       <h1>Choose a new password</h1>
       <p>For {email}. Every device logged in to this account will be logged out.</p>
-      <Form method="post">
+      <Form method="post" {...getFormProps(form)}>
         <label htmlFor="password">New password (at least 12 characters)</label>
         <input
           id="password"
@@ -50,12 +57,12 @@ export default function ResetPasswordPage() {
           autoComplete="new-password"
           required
           minLength={12}
-          aria-invalid={answer?.error ? true : undefined}
-          aria-describedby={answer?.error ? "password-error" : undefined}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={error ? "password-error" : undefined}
         />
-        {answer?.error ? (
+        {error ? (
           <p id="password-error" className="error" role="alert">
-            {answer.error}
+            {error}
           </p>
         ) : null}
         <p>

@@ -1,7 +1,10 @@
 // /support/new: the public page where a customer opens a support request. A plain HTML
 // form that works without JavaScript, with the lead forms' spam defences (a hidden
 // honeypot, a signed time-to-submit, the per-address and per-recipient limits); errors
-// come back in the page with what the customer typed.
+// come back in the page with what the customer typed. Conform reads the form with the
+// schema the browser checks it with before sending.
+import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { getBrand } from "~/brand/brand.server";
@@ -11,13 +14,8 @@ import { SUPPORT_DRAFT_SCOPE, takeDraft } from "~/capture/visitor-drafts.server"
 import { BrandHeader, brandStyle } from "~/components/BrandHeader";
 import { Honeypot } from "~/components/Honeypot";
 import { RouteError } from "~/components/RouteError";
-import {
-  CreateTicketSchema,
-  createTicket,
-  decoyTicket,
-  limitSupportRequestsFor,
-  limitSupportRequestsFrom,
-} from "~/support/support.server";
+import { CreateTicketSchema } from "~/support/support-schemas";
+import { createTicket, decoyTicket, limitSupportRequestsFor, limitSupportRequestsFrom } from "~/support/support.server";
 import { RateLimited } from "~/utils/domain-error";
 import { page } from "~/utils/page.server";
 import { clientIp } from "~/utils/request.server";
@@ -44,35 +42,38 @@ export async function loader({ request }: LoaderFunctionArgs) {
     const values = Object.fromEntries(
       FIELDS.map((field) => [field, typeof draft.values[field] === "string" ? draft.values[field] : ""]),
     ) as Values;
-    shown = { errors: draft.errors ?? {}, values, timestamp };
+    const error = Object.fromEntries(
+      Object.entries(draft.errors ?? {}).map(([field, message]) => [field === "_form" ? "" : field, [message]]),
+    );
+    shown = { reply: { status: "error", initialValue: values, error }, timestamp };
   }
   return data({ brand: await getBrand(), timestamp, shown }, { headers: { "Cache-Control": "private, no-store" } });
 }
 
-type ActionResult =
-  { sent: string } | { errors: Partial<Record<Field | "_form", string>>; values: Values; timestamp: string };
+type ActionResult = { sent: string } | { reply: SubmissionResult<string[]>; timestamp: string };
 
 export const action = page(async function action({ request, context }: ActionFunctionArgs) {
   const form = await request.formData();
-  const values = Object.fromEntries(FIELDS.map((field) => [field, String(form.get(field) ?? "")])) as Values;
-  const again = (errors: Partial<Record<Field | "_form", string>>, status: number) =>
-    data<ActionResult>({ errors, values, timestamp: signTimestamp(TIMESTAMP_SCOPE) }, { status });
+  const submission = parseWithZod(form, { schema: CreateTicketSchema });
+  const again = (fieldErrors: Record<string, string[]>, status: number, formErrors?: string[]) =>
+    data<ActionResult>(
+      { reply: submission.reply({ fieldErrors, formErrors }), timestamp: signTimestamp(TIMESTAMP_SCOPE) },
+      { status },
+    );
 
   try {
     await limitSupportRequestsFrom(clientIp(context));
   } catch (refusal) {
     if (refusal instanceof RateLimited) {
-      return again({ _form: "Too many requests from your network just now. Please try again in an hour." }, 429);
+      return again({}, 429, ["Too many requests from your network just now. Please try again in an hour."]);
     }
     throw refusal;
   }
-  const errors: Partial<Record<Field | "_form", string>> = {};
-  for (const issue of textPolicyIssues(values)) errors[issue.path[0] as Field] = issue.message;
-  const parsed = CreateTicketSchema.safeParse({ ...values, name: values.name || null });
-  if (!parsed.success) {
-    for (const issue of parsed.error.issues) errors[issue.path[0] as Field] ??= issue.message;
-  }
-  if (!parsed.success || Object.keys(errors).length > 0) return again(errors, 422);
+  // Control characters in any field are named before the schema's own refusals.
+  const values = Object.fromEntries(FIELDS.map((field) => [field, String(form.get(field) ?? "")]));
+  const policy: Record<string, string[]> = {};
+  for (const issue of textPolicyIssues(values)) policy[String(issue.path[0])] = [issue.message];
+  if (submission.status !== "success" || Object.keys(policy).length > 0) return again(policy, 422);
 
   // A bot (the hidden field filled, a forged timestamp, or a script sending faster than a
   // person types) is answered like everyone else, so it learns nothing, but nothing is
@@ -87,16 +88,18 @@ export const action = page(async function action({ request, context }: ActionFun
     return data<ActionResult>({ sent: (await decoyTicket()).reference });
   }
   try {
-    await limitSupportRequestsFor(parsed.data.email);
+    await limitSupportRequestsFor(submission.value.email);
   } catch (refusal) {
     if (refusal instanceof RateLimited) {
-      return again({ email: "We have had several requests for this address today. Please try again tomorrow." }, 429);
+      return again({ email: ["We have had several requests for this address today. Please try again tomorrow."] }, 429);
     }
     throw refusal;
   }
-  const ticket = await createTicket(parsed.data);
+  const ticket = await createTicket(submission.value);
   return data<ActionResult>({ sent: ticket.reference });
 });
+
+const FIX_BELOW = "Please correct the fields marked below.";
 
 const LABELS: Record<Field, string> = {
   email: "Your email",
@@ -120,26 +123,42 @@ export default function NewSupportRequest() {
       </main>
     );
   }
-  const errors = result?.errors ?? {};
-  const values = result?.values;
   return (
     <main className="centered" style={brandStyle(brand)}>
       <BrandHeader brand={brand} />
       <h1>Ask for help</h1>
-      {errors._form || Object.keys(errors).length > 0 ? (
+      <RequestForm lastResult={result?.reply} timestamp={result?.timestamp ?? timestamp} />
+    </main>
+  );
+}
+
+/** The request's fields, each with its error; checked in the browser as the server will. */
+function RequestForm({ lastResult, timestamp }: { lastResult?: SubmissionResult<string[]>; timestamp: string }) {
+  const [form, fields] = useForm({
+    id: "support-request",
+    lastResult,
+    shouldValidate: "onBlur",
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: CreateTicketSchema }),
+  });
+  const refused = form.errors?.[0] ?? (Object.keys(form.allErrors).length > 0 ? FIX_BELOW : undefined);
+  return (
+    <>
+      {refused ? (
         <p className="error" role="alert">
-          {errors._form ?? "Please correct the fields marked below."}
+          {refused}
         </p>
       ) : null}
-      <Form method="post" noValidate>
-        <input type="hidden" name="_ts" value={result?.timestamp ?? timestamp} />
+      <Form method="post" {...getFormProps(form)}>
+        <input type="hidden" name="_ts" value={timestamp} />
         <Honeypot id="website" name={HONEYPOT} />
         {FIELDS.map((field) => {
-          const error = errors[field];
+          const error = fields[field].errors?.[0];
+          const initial = fields[field].initialValue;
           const props = {
             id: field,
             name: field,
-            defaultValue: values?.[field] ?? "",
+            defaultValue: typeof initial === "string" ? initial : "",
             required: field !== "name",
             "aria-invalid": error ? true : undefined,
             "aria-describedby": error ? `${field}-error` : undefined,
@@ -168,7 +187,7 @@ export default function NewSupportRequest() {
           <button type="submit">Send</button>
         </p>
       </Form>
-    </main>
+    </>
   );
 }
 

@@ -3,10 +3,10 @@
 // what the user's role allows at the time of the request; it ends when revoked, expired, or
 // when its user is disabled.
 import { createHash, randomBytes } from "node:crypto";
-import { z } from "zod";
 import { db } from "~/storage/db.server";
 import { DomainError, parseOrThrow } from "~/utils/domain-error";
 import { canChangeStaff, grantableScopes, TOKEN_SCOPES, type Actor, type SessionUser, type TokenScope } from "./policy";
+import { NewTokenSchema } from "./token-schemas";
 import type { auditor } from "../audit/audit.server";
 
 const PREFIX = "lc_";
@@ -57,27 +57,6 @@ function tokenJson(row: TokenRow): ApiTokenJson {
     revokedAt: row.revokedAt?.toISOString() ?? null,
   };
 }
-
-export const NewTokenSchema = z
-  .object({
-    name: z.string({ error: "Name the token." }).trim().min(1, "Name the token.").max(100, "At most 100 characters."),
-    scopes: z
-      .array(z.enum(TOKEN_SCOPES, { error: `Use scopes among: ${TOKEN_SCOPES.join(", ")}.` }), {
-        error: "Give a list of scopes.",
-      })
-      .min(1, "Give at least one scope.")
-      .max(TOKEN_SCOPES.length),
-    expiresAt: z.iso
-      .datetime({ offset: true, error: "Use an ISO 8601 date and time." })
-      .transform((value) => new Date(value))
-      .refine((date) => date.getTime() > Date.now(), "Use a time in the future.")
-      .nullable()
-      .optional(),
-    // Sudo mode's re-authentication (a change of its own) reads it; taken here so that a
-    // client sending it is not refused as an unknown key.
-    password: z.string().max(200).optional(),
-  })
-  .strict();
 
 /**
  * Creates a token for `user`; the answer carries the token itself, once. 422 naming `scopes`

@@ -6,6 +6,7 @@ import { Authenticator } from "remix-auth";
 import { FormStrategy } from "remix-auth-form";
 import { z } from "zod";
 import { recordAudit } from "~/audit/audit.server";
+import { LoginFormSchema } from "~/staff/account-schemas";
 import { findApiTokenCaller, looksLikeApiToken } from "~/staff/api-tokens.server";
 import { can, refusalFor, SCOPE_FOR, type Permission, type TokenScope } from "~/staff/policy";
 import type { ActiveSession } from "~/staff/session.server";
@@ -18,12 +19,7 @@ import { countWrongSecret, countWrongToken } from "./guess-limits.server";
 import { getActiveSession } from "./session-cookie.server";
 import type { AppLoadContext } from "@remix-run/node";
 
-export const LoginSchema = z
-  .object({
-    email: z.string().trim().toLowerCase().pipe(z.email("Enter a valid email address.").max(254)),
-    password: z.string().min(1, "Enter your password.").max(200),
-  })
-  .strict();
+export const LoginSchema = LoginFormSchema.strict();
 
 export class InvalidCredentialsError extends Error {
   constructor() {

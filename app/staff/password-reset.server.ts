@@ -2,7 +2,6 @@
 // valid for 1 hour and works once; /reset-password/:token sets the new password and ends
 // every session of the user. The answer to a request is the same whether the address has an
 // account or not, and requests are limited per address and per client address.
-import { z } from "zod";
 import { recordAudit } from "~/audit/audit.server";
 import { db } from "~/storage/db.server";
 import { parseOrThrow } from "~/utils/domain-error";
@@ -15,7 +14,7 @@ import {
   sendLinksNow,
   useAccountLink,
 } from "./account-links.server";
-import { EmailSchema, PasswordSchema } from "./account-schemas";
+import { ForgotPasswordSchema, ResetPasswordSchema } from "./account-schemas";
 import { revokeUserApiTokens } from "./api-tokens.server";
 import { revokeUserSessions } from "./session.server";
 import { hashPassword } from "./user.server";
@@ -23,8 +22,6 @@ import { hashPassword } from "./user.server";
 const HOUR = 60 * 60;
 const requestsByAddress = createRateLimiter({ keyPrefix: "reset-email", points: 3, durationSeconds: HOUR });
 const requestsByIp = createRateLimiter({ keyPrefix: "reset-ip", points: 10, durationSeconds: HOUR });
-
-export const ForgotPasswordSchema = z.object({ email: EmailSchema });
 
 /**
  * Sends a reset link to `email` if it belongs to an enabled staff user with a password (an
@@ -52,8 +49,6 @@ export async function requestPasswordReset(input: unknown, ip: string): Promise<
 export function readResetLink(token: string) {
   return readAccountLink(token, "reset");
 }
-
-export const ResetPasswordSchema = z.object({ password: PasswordSchema });
 
 /**
  * Sets the new password, uses the link up and ends every session of the user; 410 when the

@@ -1,7 +1,6 @@
 // The staff list and what managers change on it: roles, disabled accounts (docs/api/staff.md).
 // Who may do it is app/staff/policy.ts; the rule that there is always an enabled
 // owner is kept here, in the transaction of the change.
-import { z } from "zod";
 import { recordAudit, type auditor } from "~/audit/audit.server";
 import { db, isUniqueViolation, type Prisma } from "~/storage/db.server";
 import { takeLock } from "~/storage/transactions.server";
@@ -13,10 +12,11 @@ import {
   sendLinksNow,
   useAccountLink,
 } from "./account-links.server";
-import { EmailSchema, PasswordSchema } from "./account-schemas";
+import { AcceptInvitationSchema } from "./account-schemas";
 import { revokeUserApiTokens } from "./api-tokens.server";
-import { canChangeStaff, STAFF_ROLES, type Actor, type StaffRole } from "./policy";
+import { canChangeStaff, type Actor, type StaffRole } from "./policy";
 import { revokeUserSessions } from "./session.server";
+import { InviteSchema, StaffChangeSchema } from "./staff-schemas";
 import { hashPassword } from "./user.server";
 
 /** The acting manager's audit recorder: each change below writes its own entry. */
@@ -65,13 +65,6 @@ export async function getStaffMember(id: string): Promise<StaffMember> {
   return memberOf(user);
 }
 
-export const StaffChangeSchema = z
-  .object({
-    role: z.enum(STAFF_ROLES, { error: `Use one of: ${STAFF_ROLES.join(", ")}.` }).optional(),
-    disabled: z.boolean({ error: "Use true or false." }).optional(),
-  })
-  .strict();
-
 /**
  * Changes a staff user's role or disables (ending every session at once) or enables them.
  * 403 when the actor may not (only an owner changes an owner or makes one), 404 for an
@@ -118,20 +111,6 @@ export async function updateStaff(
   await audit("staff.update", `user:${member.id}`, { email: member.email, change: input, previousRole });
   return { member, previousRole };
 }
-
-const NameSchema = z
-  .string({ error: "Enter a name." })
-  .trim()
-  .min(1, "Enter a name.")
-  .max(100, "At most 100 characters.");
-
-export const InviteSchema = z
-  .object({
-    email: EmailSchema,
-    role: z.enum(STAFF_ROLES, { error: `Use one of: ${STAFF_ROLES.join(", ")}.` }),
-    name: NameSchema.optional(),
-  })
-  .strict();
 
 /**
  * Invites a new staff user: the account exists at once (status "invited", no password) and
@@ -231,8 +210,6 @@ export async function revokeInvitation(actor: Actor, id: string, audit: Audit): 
 export function readInvitation(token: string) {
   return readAccountLink(token, "invite");
 }
-
-export const AcceptInvitationSchema = z.object({ name: NameSchema, password: PasswordSchema });
 
 /**
  * Sets the invited user's name and password and uses the link up; 410 when it no longer

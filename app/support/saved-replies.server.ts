@@ -4,19 +4,12 @@
 import { z } from "zod";
 import { db, isUniqueViolation } from "~/storage/db.server";
 import { DomainError, parseOrThrow } from "~/utils/domain-error";
-import { MessageTextSchema } from "./support-schemas";
+import { MessageTextSchema, SavedReplyNameSchema, SavedReplySchema } from "./support-schemas";
 
 export const PLACEHOLDERS = ["customer.name", "customer.email", "ticket.reference", "ticket.subject", "agent.name"];
 
-const NameSchema = z
-  .string({ error: "Name the reply." })
-  .trim()
-  .min(1, "Name the reply.")
-  .max(100, "At most 100 characters.");
-
-export const SavedReplySchema = z.object({ name: NameSchema, body: MessageTextSchema }).strict();
 const SavedReplyPatchSchema = z
-  .object({ name: NameSchema.optional(), body: MessageTextSchema.optional() })
+  .object({ name: SavedReplyNameSchema.optional(), body: MessageTextSchema.optional() })
   .strict()
   .refine((patch) => Object.keys(patch).length > 0, "Send name, body or both.");
 

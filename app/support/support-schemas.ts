@@ -1,6 +1,7 @@
 // The support thread's form schemas, client-safe: the JSON API, the dashboard's action and
 // the dashboard's browser-side validation (Conform, decision 022) all use these.
 import { z } from "zod";
+import { EmailSchema } from "~/staff/account-schemas";
 import { FORBIDDEN_TEXT_MESSAGE, hasForbiddenText } from "~/utils/text-policy";
 import { TICKET_STATUSES } from "./ticket-status";
 
@@ -40,7 +41,40 @@ export const TicketPatchSchema = z
   .strict()
   .refine((patch) => Object.keys(patch).length > 0, "Send status, assigneeId or both.");
 
+/** The dashboard's assignee form (beside its `intent`): a staff user's id, or none for nobody. */
+export const AssigneeFormSchema = z.object({ assigneeId: TicketPatchSchema.shape.assigneeId });
+
 /** A staff note, as the dashboard's form sends it (beside its `intent`): the same text rules as a message. */
 export const NoteFormSchema = z.object({ body: MessageTextSchema });
 /** A staff note as the JSON API takes it: nothing but the body. */
 export const NoteSchema = NoteFormSchema.strict();
+
+export const SavedReplyNameSchema = z
+  .string({ error: "Name the reply." })
+  .trim()
+  .min(1, "Name the reply.")
+  .max(100, "At most 100 characters.");
+
+/** A new saved reply, as /settings/replies sends it (beside its `intent`). */
+export const SavedReplyFormSchema = z.object({ name: SavedReplyNameSchema, body: MessageTextSchema });
+/** A new saved reply as the JSON API takes it: nothing but its fields. */
+export const SavedReplySchema = SavedReplyFormSchema.strict();
+
+const oneLine = (max: number, message: string) =>
+  z
+    .string({ error: message })
+    .transform((value) => value.replace(/[\r\n\t]+/g, " ").trim())
+    .pipe(z.string().min(1, message).max(max, `Use at most ${max} characters.`));
+
+/** A customer's new request: /support/new's form, a site's own form, the JSON API. */
+export const CreateTicketSchema = z.object({
+  email: EmailSchema,
+  name: z
+    .string()
+    .optional()
+    .nullable()
+    .transform((value) => value?.replace(/[\r\n\t]+/g, " ").trim() || null)
+    .pipe(z.string().max(200, "Use at most 200 characters.").nullable()),
+  subject: oneLine(200, "Give a subject."),
+  message: MessageTextSchema,
+});

@@ -8,7 +8,6 @@
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { composeSupportEmail, newMessageId } from "~/notifications/mailer.server";
-import { EmailSchema } from "~/staff/user.server";
 import { db, type Prisma } from "~/storage/db.server";
 import { decodeCursorOrFail, encodeCursor } from "~/storage/keyset.server";
 import { DomainError, invalidFields } from "~/utils/domain-error";
@@ -17,32 +16,14 @@ import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
 import { supportNotifications } from "../notifications/notifications.server";
 import { kickOutbox } from "../notifications/outbox.server";
 import { workingStaffOrFail } from "../staff/staff.server";
-import { MessageTextSchema } from "./support-schemas";
+import { CreateTicketSchema } from "./support-schemas";
 import { listSelect, messageSelect, noteSelect, writeWithTicketEvents } from "./support-thread.server";
 import { nextTicketNumber, ticketWhere } from "./ticket-reference.server";
 
 import { TICKET_STATUSES, type TicketStatus } from "./ticket-status";
 import type { WebhookEventType } from "../webhooks/webhook-schemas";
 
-export { TICKET_STATUSES, type TicketStatus };
-
-const oneLine = (max: number, message: string) =>
-  z
-    .string({ error: message })
-    .transform((value) => value.replace(/[\r\n\t]+/g, " ").trim())
-    .pipe(z.string().min(1, message).max(max, `Use at most ${max} characters.`));
-
-export const CreateTicketSchema = z.object({
-  email: EmailSchema,
-  name: z
-    .string()
-    .optional()
-    .nullable()
-    .transform((value) => value?.replace(/[\r\n\t]+/g, " ").trim() || null)
-    .pipe(z.string().max(200, "Use at most 200 characters.").nullable()),
-  subject: oneLine(200, "Give a subject."),
-  message: MessageTextSchema,
-});
+export { CreateTicketSchema, TICKET_STATUSES, type TicketStatus };
 
 /**
  * A request as a JSON body: its fields and the `website` honeypot, nothing else. A site's

@@ -124,7 +124,8 @@ describe.each([
     await page.locator("tr", { hasText: ada }).getByText("Disable…").click();
     await disable.click();
     await page.getByText(`${ada} is disabled.`).waitFor();
-    expect(await page.getByRole("button", { name: `Enable ${ada}` }).count()).toBe(1);
+    // As with revoking: the message can show a moment before the revalidated row.
+    await expect.poll(() => page.getByRole("button", { name: `Enable ${ada}` }).count()).toBe(1);
     await page.context().close();
   });
 });

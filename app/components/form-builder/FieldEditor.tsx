@@ -1,10 +1,13 @@
-// The editor of one field (add or edit), shown in place of its row.
+// The editor of one field (add or edit), shown in place of its row. A Conform form: the
+// browser checks it with the functions the server applies (app/forms/form-builder.ts),
+// and a refusal from the server, with or without JavaScript, shows the same way.
+import { getFormProps, parse, useForm } from "@conform-to/react";
 import { useFetcher } from "@remix-run/react";
 import { useEffect, useState, type FormEvent, type InputHTMLAttributes } from "react";
 import { addFieldTo, fieldInputFromFormData, rulesFor, updateFieldIn, type BuilderResult } from "~/forms/form-builder";
 import { FIELD_TYPES, type FormField } from "~/forms/form-schema";
 import { useSayWhenSaved } from "./SavedAnnouncer";
-import { FieldError, errorsByName, useHydrated, type ActionResult, type Draft } from "./shared";
+import { FieldError, editorErrors, useHydrated, type ActionResult, type Draft } from "./shared";
 
 type FieldEditorProps = {
   mode: "add" | "edit";
@@ -29,7 +32,7 @@ type Shown = ReturnType<typeof rulesFor>;
 
 export function FieldEditor(props: FieldEditorProps) {
   const { mode, field, idPrefix } = props;
-  const { fetcher, hydrated, values, type, errors, general, onChange, onSubmit } = useFieldEditor(props);
+  const { fetcher, formProps, hydrated, values, type, errors, general, onChange, onSubmit } = useFieldEditor(props);
   const inputs: EditorInputs = { idPrefix, field, values, errors };
   const shown = shownInputs(type, hydrated);
   const busy = fetcher.state !== "idle";
@@ -39,6 +42,7 @@ export function FieldEditor(props: FieldEditorProps) {
       // A refusal re-creates the inputs, so they show what was sent.
       key={values ? JSON.stringify(values) : "form"}
       method="post"
+      {...formProps}
       onChange={onChange}
       onSubmit={onSubmit}
       aria-label={mode === "add" ? "Add a field" : `Edit field ${field!.label}`}
@@ -64,11 +68,10 @@ export function FieldEditor(props: FieldEditorProps) {
 }
 
 /** The editor's state: the type chosen, the refusal to show, and the draft the preview follows. */
-function useFieldEditor({ mode, field, fields, actionData, onDraft }: FieldEditorProps) {
+function useFieldEditor({ mode, field, fields, idPrefix, actionData, onDraft }: FieldEditorProps) {
   const fetcher = useFetcher<ActionResult>();
   useSayWhenSaved(fetcher);
   const hydrated = useHydrated();
-  const [clientResult, setClientResult] = useState<BuilderResult | null>(null);
   const target = mode === "edit" ? field!.key : null;
   const serverResult = fetcher.state === "idle" ? (fetcher.data ?? actionData) : undefined;
   const values = serverResult && !serverResult.ok ? serverResult.values : undefined;
@@ -76,33 +79,46 @@ function useFieldEditor({ mode, field, fields, actionData, onDraft }: FieldEdito
   useEffect(() => {
     if (values?.type) setType(values.type);
   }, [values?.type]);
-  const refusal =
-    clientResult && !clientResult.ok ? clientResult : serverResult && !serverResult.ok ? serverResult : undefined;
-  const errors = errorsByName(refusal?.details, "field");
+  const check = (formData: FormData): BuilderResult =>
+    target === null
+      ? addFieldTo(fields, fieldInputFromFormData(formData))
+      : updateFieldIn(fields, target, fieldInputFromFormData(formData));
+  // Inline errors before the round trip, and again as the inputs change; the server checks the same again.
+  const [form] = useForm({
+    // By the field, not its place: a move must not hand one row's form state to another.
+    id: target === null ? `${idPrefix}-editor` : `field-${target}-editor`,
+    lastResult: serverResult && !serverResult.ok ? serverResult.reply : undefined,
+    shouldRevalidate: "onInput",
+    onValidate: ({ formData }) =>
+      parse(formData, {
+        resolve: () => {
+          const result = check(formData);
+          return result.ok ? { value: {} } : { error: editorErrors(result) };
+        },
+      }),
+  });
+  const errors = Object.fromEntries(
+    Object.entries(form.allErrors)
+      .filter(([name]) => name !== "")
+      .map(([name, messages]) => [name, messages.join(" ")]),
+  );
   // A new field's key is made from its label: with no label, the key's refusal is only
   // the label's again, so it is not shown.
   if (mode === "add" && errors.label && errors.key) delete errors.key;
   // A refusal that names no input of this editor (a missing field, too many fields).
-  const general =
-    refusal && Object.keys(errors).length === 0
-      ? [refusal.message, ...(refusal.details ?? []).map((detail) => detail.message)].join(" ")
-      : undefined;
+  const general = form.errors?.join(" ");
+  const formProps = getFormProps(form);
 
   useEffect(() => {
     if (mode === "add" && fetcher.state === "idle" && fetcher.data?.ok) onDraft(null);
   }, [fetcher.state, fetcher.data, mode, onDraft]);
 
-  function check(form: HTMLFormElement): BuilderResult {
-    const input = fieldInputFromFormData(new FormData(form));
-    return target === null ? addFieldTo(fields, input) : updateFieldIn(fields, target, input);
-  }
-
   function onChange(event: FormEvent<HTMLFormElement>) {
-    const form = event.currentTarget;
-    setType(String(new FormData(form).get("type") ?? "text"));
-    const result = check(form);
+    const formData = new FormData(event.currentTarget);
+    setType(String(formData.get("type") ?? "text"));
+    const result = check(formData);
     if (result.ok) {
-      const input = fieldInputFromFormData(new FormData(form));
+      const input = fieldInputFromFormData(formData);
       const key = target === null ? result.fields[result.fields.length - 1].key : (input.key as string) || target;
       const drafted = result.fields.find((candidate) => candidate.key === key);
       onDraft(drafted ? { target, field: drafted } : null);
@@ -110,18 +126,11 @@ function useFieldEditor({ mode, field, fields, actionData, onDraft }: FieldEdito
       // A draft that is no field any more (its label cleared) leaves the preview.
       onDraft(null);
     }
-    if (clientResult) setClientResult(null);
   }
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
-    // Inline errors before the round trip; the server checks the same again.
-    const result = check(event.currentTarget);
-    if (!result.ok) {
-      event.preventDefault();
-      setClientResult(result);
-      return;
-    }
-    setClientResult(null);
+    formProps.onSubmit(event);
+    if (event.defaultPrevented) return;
     onDraft(null);
     if (mode === "add") {
       // The list shows the new field at once, so the form is cleared for the next one
@@ -134,7 +143,7 @@ function useFieldEditor({ mode, field, fields, actionData, onDraft }: FieldEdito
     }
   }
 
-  return { fetcher, hydrated, values, type, errors, general, onChange, onSubmit };
+  return { fetcher, formProps, hydrated, values, type, errors, general, onChange, onSubmit };
 }
 
 function shownInputs(type: string, hydrated: boolean): Shown {

@@ -59,6 +59,19 @@ export function errorsByName(details: Detail[] | undefined, prefix: string): Rec
   return errors;
 }
 
+/**
+ * A field editor's refusal as Conform's errors: each by the editor's input it names
+ * (`field.label` is `label`), or, naming none (a missing field, too many fields), the
+ * whole refusal as the form's error.
+ */
+export function editorErrors(refusal: { message: string; details?: Detail[] }): Record<string, string[]> {
+  const byName = errorsByName(refusal.details, "field");
+  if (Object.keys(byName).length > 0) {
+    return Object.fromEntries(Object.entries(byName).map(([name, message]) => [name, [message]]));
+  }
+  return { "": [[refusal.message, ...(refusal.details ?? []).map((detail) => detail.message)].join(" ")] };
+}
+
 export function resultFor(
   actionData: ActionResult | undefined,
   intent: string | string[],

@@ -1,8 +1,12 @@
 // Bulk actions on the lead list, as one plain POST form around the table (works without
 // JavaScript): which leads (ticked rows or all matching the filter), one action select,
 // the tag to add or remove, and Apply or Export. Deleting asks again (BulkDeleteConfirm).
+// Conform shows the action's refusals next to their fields, and checks in the browser that
+// leads and an action are chosen before anything is sent.
+import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
+import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, Link } from "@remix-run/react";
-import type { ErrorDetail } from "~/utils/domain-error";
+import { BulkFormSchema } from "~/leads/lead-schemas";
 import { plural } from "~/utils/plural";
 import type { OwnerChoice } from "./LeadFilters";
 import type { ReactNode } from "react";
@@ -11,11 +15,8 @@ import type { ReactNode } from "react";
 export type BulkEcho = { scope: "selected" | "all"; ids: string[]; filter: string; operation: string; tag: string };
 
 export type BulkAnswer =
-  | { kind: "refused"; message: string; details: ErrorDetail[]; echo: BulkEcho }
+  | { kind: "refused"; reply: SubmissionResult<string[]>; echo: BulkEcho }
   | { kind: "confirm-delete"; count: number; echo: BulkEcho };
-
-const errorOf = (details: ErrorDetail[], field: string) =>
-  details.find((detail) => detail.path === field || detail.path.startsWith(`${field}.`))?.message;
 
 export function BulkForm({
   filterQuery,
@@ -37,15 +38,31 @@ export function BulkForm({
   children: ReactNode;
 }) {
   const echo = refused?.echo;
-  const details = refused?.details ?? [];
-  const idsError = errorOf(details, "ids");
-  const operationError = errorOf(details, "operation");
-  const tagError = errorOf(details, "tag");
-  const other = details.filter((detail) => !["ids", "operation", "tag"].includes(detail.path.split(".")[0]));
+  const [form, fields] = useForm({
+    id: "bulk",
+    lastResult: refused?.reply,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: BulkFormSchema }),
+  });
+  // `ids[0]`: a ticked row the operation refused, said with the choice of rows.
+  const idsError = Object.values(fields.ids.allErrors)[0]?.[0];
+  const operationError = fields.operation.errors?.[0];
+  const tagError = fields.tag.errors?.[0];
+  // Refusals of no field of the form (a tampered filter), said with the whole.
+  const other = Object.entries(form.allErrors)
+    .filter(([name]) => name !== "" && !["ids", "operation", "tag"].includes(name.split(/[.[]/)[0]))
+    .map(([name, messages]) => ` ${name}: ${messages.join(" ")}`)
+    .join("");
+  const refusal = form.errors?.[0];
   return (
-    <Form method="post" action={`/leads${filterQuery ? `?${filterQuery}` : ""}`}>
+    <Form
+      method="post"
+      action={`/leads${filterQuery ? `?${filterQuery}` : ""}`}
+      {...getFormProps(form)}
+      // Without JavaScript the browser sends it as it is; the server answers any refusal.
+      noValidate
+    >
       <input type="hidden" name="filter" value={filterQuery} />
-      <details className="card fold bulk" open={Boolean(refused)}>
+      <details className="card fold bulk" open={Boolean(refused) || Object.keys(form.allErrors).length > 0}>
         <summary>Change several leads</summary>
         <fieldset>
           <legend className="fold-legend">Change several leads</legend>
@@ -57,27 +74,12 @@ export function BulkForm({
               defaultValue={echo?.operation ?? ""}
               error={operationError}
             />
-            <div>
-              <label htmlFor="bulk-tag">Tag (added or removed)</label>
-              <input
-                id="bulk-tag"
-                name="tag"
-                list="lead-tags"
-                defaultValue={echo?.tag ?? ""}
-                aria-invalid={tagError ? true : undefined}
-                aria-describedby={tagError ? "bulk-tag-error" : undefined}
-              />
-              {tagError ? (
-                <p id="bulk-tag-error" className="field-error">
-                  {tagError}
-                </p>
-              ) : null}
-            </div>
+            <TagInput defaultValue={echo?.tag ?? ""} error={tagError} />
           </div>
-          {refused ? (
+          {refusal || other ? (
             <p className="error" role="alert">
-              {refused.message}
-              {other.map((detail) => ` ${detail.path}: ${detail.message}`).join("")}
+              {refusal}
+              {other}
             </p>
           ) : null}
           <p className="actions">
@@ -94,6 +96,27 @@ export function BulkForm({
       </details>
       {children}
     </Form>
+  );
+}
+
+function TagInput({ defaultValue, error }: { defaultValue: string; error?: string }) {
+  return (
+    <div>
+      <label htmlFor="bulk-tag">Tag (added or removed)</label>
+      <input
+        id="bulk-tag"
+        name="tag"
+        list="lead-tags"
+        defaultValue={defaultValue}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? "bulk-tag-error" : undefined}
+      />
+      {error ? (
+        <p id="bulk-tag-error" className="field-error">
+          {error}
+        </p>
+      ) : null}
+    </div>
   );
 }
 

@@ -1,11 +1,11 @@
 // The support desk's side panels on a ticket page: who works it (assignee) and the staff's
 // notes, kept apart from the conversation and never emailed. Plain forms: no JavaScript needed
-// (the note form is checked in the browser too, with the schema the action uses: Conform).
+// (both are checked in the browser too, with the schemas the action uses: Conform).
 import { getFormProps, getTextareaProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { Form } from "@remix-run/react";
 import { LocalTime } from "~/components/LocalTime";
-import { NoteFormSchema } from "~/support/support-schemas";
+import { AssigneeFormSchema, NoteFormSchema } from "~/support/support-schemas";
 
 type Person = { id: string; email: string; name: string | null };
 
@@ -14,17 +14,35 @@ export function AssigneeForm({
   staff,
   me,
   busy,
+  lastResult,
 }: {
   assignee: Person | null;
   staff: Person[];
   me: string;
   busy: boolean;
+  lastResult: SubmissionResult<string[]> | undefined;
 }) {
+  const [form, fields] = useForm({
+    id: "assignee",
+    lastResult,
+    onValidate: ({ formData }) => parseWithZod(formData, { schema: AssigneeFormSchema }),
+  });
+  const error = fields.assigneeId.errors?.[0];
+  const chosen = fields.assigneeId.initialValue;
+  // After a refusal the choice that was refused stays selected; otherwise the assignee.
+  const selected = lastResult && typeof chosen === "string" ? chosen : (assignee?.id ?? "");
   return (
-    <Form method="post" className="actions" aria-label="Assignee">
+    <Form method="post" className="actions" aria-label="Assignee" {...getFormProps(form)}>
       <input type="hidden" name="intent" value="assign" />
       <label htmlFor="assigneeId">Assigned to</label>{" "}
-      <select id="assigneeId" name="assigneeId" defaultValue={assignee?.id ?? ""} key={assignee?.id ?? "nobody"}>
+      <select
+        id="assigneeId"
+        name="assigneeId"
+        defaultValue={selected}
+        key={`${assignee?.id ?? "nobody"}-${fields.assigneeId.key ?? ""}`}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={error ? "assignee-error" : undefined}
+      >
         <option value="">Nobody</option>
         {staff.map((person) => (
           <option key={person.id} value={person.id}>
@@ -36,6 +54,11 @@ export function AssigneeForm({
       <button type="submit" className="secondary" disabled={busy}>
         Assign
       </button>
+      {error ? (
+        <span id="assignee-error" className="error" role="alert">
+          {error}
+        </span>
+      ) : null}
     </Form>
   );
 }
