@@ -11,6 +11,11 @@ type Props = {
   /** Prefix for element ids, so two renderings on one page do not collide. */
   idPrefix?: string;
   disabled?: boolean;
+  /**
+   * The keys of the fields shown (field-conditions.ts): a field with a condition outside it is
+   * hidden and not sent. Unset: every field shows, as without JavaScript.
+   */
+  shown?: ReadonlySet<string>;
 };
 
 function asText(value: LeadValue | undefined): string | undefined {
@@ -58,19 +63,29 @@ type FieldProps = {
   disabled?: boolean;
 };
 
-export function FormFields({ fields, values = {}, errors = {}, idPrefix = "field", disabled }: Props) {
+export function FormFields({ fields, values = {}, errors = {}, idPrefix = "field", disabled, shown }: Props) {
   return (
     <>
-      {fields.map((field) => (
-        <Field
-          key={field.key}
-          field={field}
-          id={`${idPrefix}-${field.key}`}
-          value={values[field.key] ?? field.defaultValue}
-          error={errors[field.key]}
-          disabled={disabled}
-        />
-      ))}
+      {fields.map((field) => {
+        const control = (
+          <Field
+            key={field.key}
+            field={field}
+            id={`${idPrefix}-${field.key}`}
+            value={values[field.key] ?? field.defaultValue}
+            error={errors[field.key]}
+            disabled={disabled}
+          />
+        );
+        if (!field.showIf) return control;
+        // A field its condition hides is neither shown nor sent (a disabled fieldset's controls are not).
+        const hidden = shown !== undefined && !shown.has(field.key);
+        return (
+          <fieldset key={field.key} className="lc-conditional" hidden={hidden} disabled={hidden}>
+            {control}
+          </fieldset>
+        );
+      })}
     </>
   );
 }
@@ -82,7 +97,9 @@ function Field({ field, id, value, error, disabled }: FieldProps) {
   const common: ControlProps = {
     id,
     name: field.key,
-    required: field.required,
+    // A conditional field is required only when shown, which the server decides: without
+    // JavaScript it shows whatever the answers, and the browser must not hold the post for it.
+    required: field.required && !field.showIf,
     disabled,
     "aria-invalid": error ? true : undefined,
     "aria-describedby": describedBy,

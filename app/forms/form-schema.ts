@@ -6,6 +6,7 @@ import type { LeadData, LeadValue } from "~/storage/leads/lead-types";
 import { DEFAULT_SUCCESS_MESSAGE } from "../leads/lead-fields";
 import { EmailSchema } from "../staff/account-schemas";
 import { CAPTCHA_PROVIDERS } from "./captcha-widgets";
+import { ConditionSchema, conditionKeys, shownKeys } from "./field-conditions";
 
 export const FIELD_TYPES = [
   "text",
@@ -82,6 +83,8 @@ export const FieldSchema = z
     placeholder: optionalText(200),
     helpText: optionalText(500),
     defaultValue: z.union([z.string().max(10_000), z.number().finite(), z.boolean(), z.array(z.string())]).optional(),
+    /** When the field is part of the form (field-conditions.ts); always when absent. */
+    showIf: ConditionSchema.optional(),
   })
   .strict()
   .superRefine((field, ctx) => {
@@ -117,12 +120,24 @@ export const FieldsSchema = z
   .max(100, "A form has at most 100 fields.")
   .superRefine((fields, ctx) => {
     const seen = new Set<string>();
+    const keys = fields.map((field) => field.key);
     fields.forEach((field, index) => {
       const key = field.key.toLowerCase();
       if (seen.has(key)) {
         ctx.addIssue({ code: "custom", path: [index, "key"], message: `Duplicate field key "${field.key}".` });
       }
       seen.add(key);
+      // Only answers given before the field: no condition can wait on itself or a later one.
+      for (const looked of field.showIf ? conditionKeys(field.showIf) : []) {
+        const at = keys.indexOf(looked);
+        if (at === -1 || at >= index) {
+          const message =
+            at === -1
+              ? `The condition looks at "${looked}", which is not a field of this form.`
+              : `The condition looks at "${looked}": a condition may only look at fields before its own.`;
+          ctx.addIssue({ code: "custom", path: [index, "showIf"], message });
+        }
+      }
     });
   });
 
@@ -377,22 +392,42 @@ function valueSchema(field: FormField, mode: SubmissionMode): z.ZodType<LeadValu
  * The validator for a lead's `data` under these fields. Empty optional values are
  * left out of the result; a form post's unchecked optional checkbox is stored as false.
  */
+function fieldSchema(field: FormField, mode: SubmissionMode): z.ZodType {
+  const schema = valueSchema(field, mode);
+  if (field.type === "checkbox" && mode === "form") return schema;
+  if (field.required) {
+    // A missing or empty value stops at "required" before the type's own message.
+    const present = z.custom((value) => value !== undefined, { error: "This field is required." });
+    return z.preprocess((value) => (EMPTY(value) ? undefined : value), present.pipe(schema));
+  }
+  return z.preprocess((value) => (EMPTY(value) ? undefined : value), schema.optional());
+}
+
 export function buildLeadDataSchema(fields: FormField[], mode: SubmissionMode) {
   const shape: Record<string, z.ZodType> = {};
+  // A field with a condition is checked once the answers before it say whether it is shown.
+  const later = new Map<string, z.ZodType>();
   for (const field of fields) {
-    const schema = valueSchema(field, mode);
-    if (field.type === "checkbox" && mode === "form") {
-      shape[field.key] = schema;
-    } else if (field.required) {
-      // A missing or empty value stops at "required" before the type's own message.
-      const present = z.custom((value) => value !== undefined, { error: "This field is required." });
-      shape[field.key] = z.preprocess((value) => (EMPTY(value) ? undefined : value), present.pipe(schema));
-    } else {
-      shape[field.key] = z.preprocess((value) => (EMPTY(value) ? undefined : value), schema.optional());
-    }
+    if (field.showIf) later.set(field.key, fieldSchema(field, mode));
+    shape[field.key] = field.showIf ? z.unknown().optional() : fieldSchema(field, mode);
   }
-  const object = z.object(shape);
-  return (mode === "json" ? object.strict() : object.strip()) as unknown as z.ZodType<LeadData>;
+  const object = mode === "json" ? z.object(shape).strict() : z.object(shape).strip();
+  if (later.size === 0) return object as unknown as z.ZodType<LeadData>;
+  return object.transform((data, ctx) => {
+    const answers: Record<string, unknown> = { ...data };
+    for (const field of fields) {
+      const schema = later.get(field.key);
+      if (!schema) continue;
+      // Hidden: not required, and whatever was sent for it is dropped.
+      const parsed = shownKeys(fields, answers).has(field.key) ? schema.safeParse(data[field.key]) : null;
+      if (parsed?.success && parsed.data !== undefined) answers[field.key] = parsed.data;
+      else delete answers[field.key];
+      for (const issue of parsed?.error?.issues ?? []) {
+        ctx.addIssue({ code: "custom", path: [field.key, ...issue.path], message: issue.message });
+      }
+    }
+    return answers;
+  }) as unknown as z.ZodType<LeadData>;
 }
 
 /** The lead's address: the value of the first email field that has one, lower-cased. */

@@ -8,7 +8,6 @@
 // may prefill fields by key (`/f/:id?plan=pro`), hidden ones included.
 import { data } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
-import { useEffect, useState, type FormEvent } from "react";
 import { getBrand } from "~/brand/brand.server";
 import { countView, hostOfUrl, isBotAgent } from "~/capture/form-views.server";
 import { readSignedErrors, RETRY_FIELD, signTimestamp, TIMESTAMP_FIELD } from "~/capture/lead-signatures.server";
@@ -17,8 +16,8 @@ import { isSettled, leadDraftScope, takeDraft, type DraftValues } from "~/captur
 import { BrandHeader, brandStyle } from "~/components/BrandHeader";
 import { FormFields } from "~/components/FormFields";
 import { Honeypot } from "~/components/Honeypot";
+import { CaptchaWidget, useFetchSubmit, useShownFields } from "~/components/HostedFormParts";
 import { RouteError } from "~/components/RouteError";
-import { CAPTCHA_WIDGETS, resetCaptcha, type CaptchaProvider } from "~/forms/captcha-widgets";
 import { HttpUrlSchema, type FormField, type LeadValue } from "~/forms/form-schema";
 import { HONEYPOT_FIELD, UTM_KEYS } from "~/leads/lead-fields";
 import { page } from "~/utils/page.server";
@@ -137,8 +136,6 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
   { name: "robots", content: "noindex" },
 ];
 
-type Problem = { path: string; message: string };
-
 export default function HostedForm() {
   const {
     brand,
@@ -152,45 +149,9 @@ export default function HostedForm() {
     doneUrl,
     captcha,
   } = useLoaderData<typeof loader>();
-  const [errors, setErrors] = useState<Record<string, string>>(serverErrors);
-  const [busy, setBusy] = useState(false);
+  const { errors, busy, submitWithFetch } = useFetchSubmit(serverErrors, doneUrl, captcha);
+  const { shown, formRef, onAnswer } = useShownFields(form.fields);
   const formError = errors._form ?? (Object.keys(errors).length > 0 ? "Please correct the fields marked below." : null);
-
-  async function submitWithFetch(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const element = event.currentTarget;
-    setBusy(true);
-    let response: Response;
-    try {
-      response = await fetch(element.action, {
-        method: "POST",
-        body: new FormData(element),
-        headers: { Accept: "application/json" },
-      });
-    } catch {
-      // The network failed under fetch: the plain post may still get through.
-      element.submit();
-      return;
-    }
-    if (response.ok) {
-      window.location.assign(doneUrl);
-      return;
-    }
-    const body = (await response.json().catch(() => null)) as {
-      error?: { message?: string; details?: Problem[] };
-    } | null;
-    const next: Record<string, string> = {};
-    for (const detail of body?.error?.details ?? []) {
-      const key = detail.path.startsWith("data.") ? detail.path.slice(5) : "_form";
-      next[key] ??= detail.message;
-    }
-    if (Object.keys(next).length === 0) next._form = body?.error?.message ?? "Something went wrong. Please try again.";
-    setErrors(next);
-    setBusy(false);
-    if (captcha) resetCaptcha(captcha.provider);
-    const firstKey = Object.keys(next).find((key) => key !== "_form");
-    if (firstKey) element.querySelector<HTMLElement>(`[name="${CSS.escape(firstKey)}"]`)?.focus();
-  }
 
   return (
     <main className="centered hosted-form" style={brandStyle(brand)}>
@@ -202,12 +163,20 @@ export default function HostedForm() {
           This form is closed and no longer accepts submissions.
         </p>
       ) : (
-        <form className="lc-form" method="post" action="/api/leads/submit" onSubmit={submitWithFetch}>
+        <form
+          ref={formRef}
+          className="lc-form"
+          method="post"
+          action="/api/leads/submit"
+          onSubmit={submitWithFetch}
+          onChange={onAnswer}
+          onInput={onAnswer}
+        >
           <FormNotice alreadySent={alreadySent} formError={formError} />
           {Object.entries(hidden).map(([name, value]) =>
             value ? <input key={name} type="hidden" name={name} value={value} /> : null,
           )}
-          <FormFields fields={form.fields} values={values} errors={errors} idPrefix="lead" />
+          <FormFields fields={form.fields} values={values} errors={errors} idPrefix="lead" shown={shown} />
           <Honeypot id="lead-hp" name={honeypot} />
           {captcha ? <CaptchaWidget {...captcha} /> : null}
           <p>
@@ -218,32 +187,6 @@ export default function HostedForm() {
         </form>
       )}
     </main>
-  );
-}
-
-/**
- * The provider's widget, which adds its token to the form (it needs JavaScript, as every
- * CAPTCHA does). Its script is loaded once the page is hydrated: drawn earlier, the widget's
- * own elements would not match what React expects there.
- */
-function CaptchaWidget({ provider, siteKey }: { provider: CaptchaProvider; siteKey: string }) {
-  const widget = CAPTCHA_WIDGETS[provider];
-  useEffect(() => {
-    if (document.querySelector(`script[src="${widget.script}"]`)) return;
-    const script = document.createElement("script");
-    script.src = widget.script;
-    script.async = true;
-    document.head.appendChild(script);
-  }, [widget.script]);
-  return (
-    <>
-      <div className={`lc-captcha ${widget.className}`} data-sitekey={siteKey} />
-      <noscript>
-        <p className="error-panel">
-          This form checks that you are a person, which needs JavaScript: turn it on to send it.
-        </p>
-      </noscript>
-    </>
   );
 }
 
