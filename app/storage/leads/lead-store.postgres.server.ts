@@ -6,7 +6,13 @@
 import pg from "pg";
 import { isoFromUtcText, postgresPool } from "~/storage/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
-import { addOutboxParams, outboxInsertPostgres, outboxParams, type StaffEmail } from "../outbox-store.server";
+import {
+  addOutboxParams,
+  OUTBOX_PARAMS,
+  outboxInsertPostgres,
+  outboxParams,
+  type StaffEmail,
+} from "../outbox-store.server";
 import {
   addLeadCreatedParams,
   LEAD_CREATED_PARAMS,
@@ -80,6 +86,8 @@ const LEAD_CASTS: Partial<Record<(typeof NEW_LEAD_COLUMNS)[number], string>> = {
 };
 const arrays = (from: number, types: readonly string[]) => types.map((type, i) => `$${from + i}::${type}[]`).join(", ");
 const LEAD_PARAMS = NEW_LEAD_COLUMNS.length;
+/** The last parameter: the batch's shard of the daily rollup. */
+const SHARD_PARAM = LEAD_PARAMS + LEAD_CREATED_PARAMS + OUTBOX_PARAMS + 1;
 const BATCH_INSERT = `WITH lead AS (
   INSERT INTO "Lead" (${quoted(NEW_LEAD_COLUMNS)})
   SELECT ${NEW_LEAD_COLUMNS.map((column) => `i."${column}"${LEAD_CASTS[column] ?? ""}`).join(", ")}
@@ -90,7 +98,7 @@ const BATCH_INSERT = `WITH lead AS (
   ON CONFLICT DO NOTHING
   RETURNING "id", "formId", "createdAt", "utmSource", "utmCampaign", "referrerHost", "isSpam"),
 daily AS (
-  ${leadDailyFromSql({ from: "lead", where: `NOT "isSpam"`, day: POSTGRES_DAY, count: "COUNT(*)" })}),
+  ${leadDailyFromSql({ from: "lead", where: `NOT "isSpam"`, day: POSTGRES_DAY, count: "COUNT(*)", shard: `$${SHARD_PARAM}::int` })}),
 event AS (
   ${leadCreatedInsertPostgres(LEAD_PARAMS + 1, "lead")}),
 email AS (
@@ -119,14 +127,32 @@ function batchParams(batch: readonly Pending[]): unknown[] {
   return [...leadColumns, ...events, ...emails];
 }
 
+// Batches are written side by side on the pool, and a burst into one form from one source
+// gives them all the same daily-rollup key: on one row, each would wait for the one before to
+// commit (its WAL flush), and PostgreSQL could no longer share one flush among them. So each
+// batch in flight counts under a shard of the key no other batch in flight uses (the lowest
+// free one); readers sum the shards (decision 055).
+const shardsInUse = new Set<number>();
+function takeShard(): number {
+  let shard = 0;
+  while (shardsInUse.has(shard)) shard++;
+  shardsInUse.add(shard);
+  return shard;
+}
+
 /** Writes a batch; the ids of the leads a repeated idempotency key kept out are refused. */
 async function writeBatch(batch: readonly Pending[]): Promise<Set<string>> {
-  const { rows } = await postgresPool().query<{ id: string }>({
-    name: "lead-batch-insert",
-    text: BATCH_INSERT,
-    values: batchParams(batch),
-  });
-  return new Set(rows.map((row) => row.id));
+  const shard = takeShard();
+  try {
+    const { rows } = await postgresPool().query<{ id: string }>({
+      name: "lead-batch-insert",
+      text: BATCH_INSERT,
+      values: [...batchParams(batch), shard],
+    });
+    return new Set(rows.map((row) => row.id));
+  } finally {
+    shardsInUse.delete(shard);
+  }
 }
 
 function refusedAsDuplicate(): Error {

@@ -6,8 +6,9 @@ CREATE TABLE "LeadDaily" (
     "utmCampaign" TEXT NOT NULL DEFAULT '',
     "referrerHost" TEXT NOT NULL DEFAULT '',
     "leads" INTEGER NOT NULL DEFAULT 0,
+    "shard" INTEGER NOT NULL DEFAULT 0,
 
-    PRIMARY KEY ("formId", "day", "utmSource", "utmCampaign", "referrerHost"),
+    PRIMARY KEY ("formId", "day", "utmSource", "utmCampaign", "referrerHost", "shard"),
     CONSTRAINT "LeadDaily_formId_fkey" FOREIGN KEY ("formId") REFERENCES "Form" ("id") ON DELETE CASCADE ON UPDATE CASCADE
 );
 

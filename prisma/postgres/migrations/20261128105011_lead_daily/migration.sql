@@ -6,8 +6,9 @@ CREATE TABLE "LeadDaily" (
     "utmCampaign" TEXT NOT NULL DEFAULT '',
     "referrerHost" TEXT NOT NULL DEFAULT '',
     "leads" INTEGER NOT NULL DEFAULT 0,
+    "shard" INTEGER NOT NULL DEFAULT 0,
 
-    CONSTRAINT "LeadDaily_pkey" PRIMARY KEY ("formId","day","utmSource","utmCampaign","referrerHost")
+    CONSTRAINT "LeadDaily_pkey" PRIMARY KEY ("formId","day","utmSource","utmCampaign","referrerHost","shard")
 );
 
 -- AddForeignKey
