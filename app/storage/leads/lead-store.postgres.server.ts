@@ -21,6 +21,7 @@ import {
   leadUpdatedInsertPostgres,
   type LeadCreatedEventRow,
 } from "../webhooks/webhook-event-store.server";
+import { leadDailyFromSql, POSTGRES_DAY } from "./lead-daily-sql";
 import {
   LEAD_ROW_COLUMNS,
   formIdsMatchingSql,
@@ -40,7 +41,6 @@ import {
   fieldHasValueSql,
   type FormField,
 } from "./lead-store";
-import { leadDailyFromSql, POSTGRES_DAY } from "./lead-daily-sql";
 import { spamValues } from "./lead-types";
 
 const postgres: Dialect = {

@@ -9,6 +9,8 @@ import {
   writeLeadUpdatedSqlite,
   type LeadCreatedEventRow,
 } from "../webhooks/webhook-event-store.server";
+import { leadDailyFromSql, SQLITE_DAY } from "./lead-daily-sql";
+import { addLeadDailySqlite, dailyCounts, dayOf, pickDailyKey, type LeadDailyKeyOf } from "./lead-daily-store.server";
 import {
   LEAD_ROW_COLUMNS,
   leadPageSql,
@@ -26,8 +28,6 @@ import {
   type ChangedLead,
   fieldHasValueSql,
 } from "./lead-store";
-import { leadDailyFromSql, SQLITE_DAY } from "./lead-daily-sql";
-import { addLeadDailySqlite, dailyCounts, dayOf, pickDailyKey, type LeadDailyKeyOf } from "./lead-daily-store.server";
 import { spamValues, type LeadData } from "./lead-types";
 
 const sqlite: Dialect = {
