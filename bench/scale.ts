@@ -11,6 +11,7 @@
 //   BENCH_SCALE_ROUNDS  alternating rounds (default 3)
 //   BENCH_SCALE_EXPORTS false: leave out the status change and the exports (the longest part)
 import pg from "pg";
+import { LEAD_DAILY_BACKFILL } from "../app/storage/leads/lead-daily-sql";
 import { fmt, median } from "./numbers";
 import { FIELDS, seedLeads } from "./seed";
 import type { TestServer } from "../tests/support/server";
@@ -80,7 +81,10 @@ async function seedPostgres(databaseUrl: string, count: number, seededAt: number
         [from, to, startOf(count, seededAt)],
       );
     }
+    // The daily lead rollup the sources page reads, as the migration's backfill fills it.
+    await client.query(LEAD_DAILY_BACKFILL.postgres);
     await client.query(`VACUUM ANALYZE "Lead"`);
+    await client.query(`ANALYZE "LeadDaily"`);
   } finally {
     await client.end();
   }

@@ -1,10 +1,10 @@
 // Where a form's leads come from and how well each source converts: its views (counted by
-// form-views.server.ts into FormView) beside its leads (not spam) over a period of UTC days,
+// form-views.server.ts into FormView) beside its leads (not spam, counted into LeadDaily as
+// they are stored, marked spam or deleted: decision 055) over a period of UTC days,
 // grouped by utm_source, utm_campaign, referrer host or day. The API (`GET
 // /api/forms/:id/stats`) and the dashboard page (`/leads/sources`) both read it here.
 import { z } from "zod";
 import { db, type Prisma } from "~/storage/db.server";
-import { leadStore } from "~/storage/index.server";
 import { DaySchema } from "~/storage/keyset.server";
 import { DomainError } from "~/utils/domain-error";
 import { dayRange, MS_PER_DAY, optional, text } from "../leads/lead-filters.server";
@@ -72,12 +72,15 @@ const row = (key: string | null, views: number, leads: number): ConversionRow =>
   conversionRate: rate(leads, views),
 });
 
-// The column of each grouping in Lead (null when absent) and in FormView ("" when absent).
+// The column of each grouping in FormView and LeadDaily ("" when absent in both).
 const COLUMN = {
   utm_source: "utmSource",
   utm_campaign: "utmCampaign",
   referrer_host: "referrerHost",
-} as const satisfies Record<Exclude<GroupBy, "day">, keyof Prisma.LeadWhereInput & keyof Prisma.FormViewWhereInput>;
+} as const satisfies Record<
+  Exclude<GroupBy, "day">,
+  keyof Prisma.FormViewWhereInput & keyof Prisma.LeadDailyWhereInput
+>;
 type Column = (typeof COLUMN)[keyof typeof COLUMN];
 
 type Period = { formId: string; from: string; to: string };
@@ -88,71 +91,58 @@ async function formOf(formId: string): Promise<{ id: string; name: string }> {
   return form;
 }
 
-const leadWhere = (period: Period): Prisma.LeadWhereInput => ({
-  formId: period.formId,
-  isSpam: false,
-  createdAt: dayRange(period.from, period.to),
-});
-const viewWhere = (period: Period): Prisma.FormViewWhereInput => ({
-  formId: period.formId,
-  day: { gte: period.from, lte: period.to },
-});
-
-/** Leads whose column holds one of the keys (null: absent, stored as null or ""). */
-const leadKeyWhere = (column: Column, keys: Array<string | null>): Prisma.LeadWhereInput => ({
-  OR: [{ [column]: { in: keys.map((key) => key ?? "") } }, ...(keys.includes(null) ? [{ [column]: null }] : [])],
-});
+// Both tables are per-day rollups of the same key (decision 055): the period is a range of days.
+const dayWhere = (period: Period) => ({ formId: period.formId, day: { gte: period.from, lte: period.to } });
+/** Keys with leads: a rollup row taken down to 0 (its leads deleted or marked spam) is none. */
+const withLeads = { leads: { _sum: { gt: 0 } } } as const;
 
 /**
  * Views and leads per value of one column: the MAX_STATS_ROWS values with the most views
  * and those with the most leads, each with both counts, most views first.
  */
-async function groupedBy(period: Period, column: Column, every?: Map<string | null, number>): Promise<ConversionRow[]> {
+async function groupedBy(period: Period, column: Column): Promise<ConversionRow[]> {
   const [topViews, topLeads] = await Promise.all([
     db.formView.groupBy({
       by: [column],
-      where: viewWhere(period),
+      where: dayWhere(period),
       _sum: { views: true },
       orderBy: { _sum: { views: "desc" } },
       take: MAX_STATS_ROWS,
     }),
-    every
-      ? [...every].sort(([, a], [, b]) => b - a).slice(0, MAX_STATS_ROWS)
-      : db.lead
-          .groupBy({
-            by: [column],
-            where: leadWhere(period),
-            _count: { _all: true },
-            orderBy: { _count: { id: "desc" } },
-            take: MAX_STATS_ROWS,
-          })
-          .then((groups) => groups.map((group): [string | null, number] => [group[column] || null, group._count._all])),
+    db.leadDaily.groupBy({
+      by: [column],
+      where: dayWhere(period),
+      _sum: { leads: true },
+      having: withLeads,
+      orderBy: { _sum: { leads: "desc" } },
+      take: MAX_STATS_ROWS,
+    }),
   ]);
   const views = new Map(topViews.map((group) => [group[column] || null, group._sum.views ?? 0]));
-  const leads = new Map(topLeads);
-  // A value among the top of one table: its count in the other, which may be below that one's top
-  // (every value's lead count is at hand when `every` is given).
+  const leads = new Map(topLeads.map((group) => [group[column] || null, group._sum.leads ?? 0]));
+  // A value among the top of one table: its count in the other, which may be below that one's top.
+  const inList = (keys: Array<string | null>) => ({ [column]: { in: keys.map((key) => key ?? "") } });
   const viewsMissing = [...leads.keys()].filter((key) => !views.has(key));
-  const leadsMissing = every ? [] : [...views.keys()].filter((key) => !leads.has(key));
-  if (every) for (const key of views.keys()) leads.set(key, every.get(key) ?? 0);
+  const leadsMissing = [...views.keys()].filter((key) => !leads.has(key));
   const [moreViews, moreLeads] = await Promise.all([
     viewsMissing.length === 0
       ? []
       : db.formView.groupBy({
           by: [column],
-          where: { ...viewWhere(period), [column]: { in: viewsMissing.map((key) => key ?? "") } },
+          where: { ...dayWhere(period), ...inList(viewsMissing) },
           _sum: { views: true },
         }),
     leadsMissing.length === 0
       ? []
-      : db.lead.groupBy({
+      : db.leadDaily.groupBy({
           by: [column],
-          where: { AND: [leadWhere(period), leadKeyWhere(column, leadsMissing)] },
-          _count: { _all: true },
+          where: { ...dayWhere(period), ...inList(leadsMissing) },
+          _sum: { leads: true },
+          having: withLeads,
         }),
   ]);
   for (const group of moreViews) views.set(group[column] || null, group._sum.views ?? 0);
-  for (const group of moreLeads) leads.set(group[column] || null, group._count._all);
+  for (const group of moreLeads) leads.set(group[column] || null, group._sum.leads ?? 0);
   const keys = new Set([...views.keys(), ...leads.keys()]);
   return [...keys]
     .map((key) => row(key, views.get(key) ?? 0, leads.get(key) ?? 0))
@@ -164,14 +154,15 @@ async function groupedBy(period: Period, column: Column, every?: Map<string | nu
 async function perDay(period: Period): Promise<ConversionRow[]> {
   const range = dayRange(period.from, period.to);
   const [views, leads] = await Promise.all([
-    db.formView.groupBy({ by: ["day"], where: viewWhere(period), _sum: { views: true } }),
-    leadStore.countPerDay(period.formId, range.gte!, range.lt!),
+    db.formView.groupBy({ by: ["day"], where: dayWhere(period), _sum: { views: true } }),
+    db.leadDaily.groupBy({ by: ["day"], where: dayWhere(period), _sum: { leads: true } }),
   ]);
   const viewsOf = new Map(views.map((group) => [group.day, group._sum.views ?? 0]));
+  const leadsOf = new Map(leads.map((group) => [group.day, group._sum.leads ?? 0]));
   const days: ConversionRow[] = [];
   for (let time = range.gte!.getTime(); time < range.lt!.getTime(); time += MS_PER_DAY) {
     const day = new Date(time).toISOString().slice(0, 10);
-    days.push(row(day, viewsOf.get(day) ?? 0, leads.get(day) ?? 0));
+    days.push(row(day, viewsOf.get(day) ?? 0, leadsOf.get(day) ?? 0));
   }
   return days;
 }
@@ -184,56 +175,25 @@ export async function getConversionStats(query: ConversionQuery): Promise<{ rows
 }
 
 /** The dashboard's report: totals, each grouping and every day of the period. */
-/**
- * Combinations of source, campaign and referrer host read at once for the report; past this
- * many (a flood of made-up UTM values), each grouping is read on its own instead.
- */
-const MAX_SOURCE_COMBINATIONS = 10_000;
-
-/** Each grouping's lead counts, from one read of the period's leads (null: too many combinations). */
-async function leadsPerSource(period: Period, cap: number): Promise<Record<Column, Map<string | null, number>> | null> {
-  const range = dayRange(period.from, period.to);
-  const combinations = await leadStore.countPerSource(period.formId, range.gte!, range.lt!, cap);
-  if (!combinations) return null;
-  const counts = { utmSource: new Map(), utmCampaign: new Map(), referrerHost: new Map() } as Record<
-    Column,
-    Map<string | null, number>
-  >;
-  for (const combination of combinations) {
-    for (const column of Object.values(COLUMN)) {
-      const key = combination[column] || null;
-      counts[column].set(key, (counts[column].get(key) ?? 0) + combination.count);
-    }
-  }
-  return counts;
-}
-
-export async function getSourceStats(
-  query: SourceStatsQuery,
-  { maxCombinations = MAX_SOURCE_COMBINATIONS } = {},
-): Promise<SourceStats> {
+export async function getSourceStats(query: SourceStatsQuery): Promise<SourceStats> {
   const form = await formOf(query.formId);
   const period = { ...query, formId: form.id };
-  // The period's leads are read once for the three groupings, not once each (a form's 30
-  // days at 10 million leads: 864,000 rows).
-  const every = await leadsPerSource(period, maxCombinations);
   const [views, leads, bySource, byCampaign, byReferrerHost, days] = await Promise.all([
-    db.formView.aggregate({ where: viewWhere(period), _sum: { views: true } }),
-    every
-      ? [...every.utmSource.values()].reduce((sum, count) => sum + count, 0)
-      : db.lead.count({ where: leadWhere(period) }),
-    groupedBy(period, "utmSource", every?.utmSource),
-    groupedBy(period, "utmCampaign", every?.utmCampaign),
-    groupedBy(period, "referrerHost", every?.referrerHost),
+    db.formView.aggregate({ where: dayWhere(period), _sum: { views: true } }),
+    db.leadDaily.aggregate({ where: dayWhere(period), _sum: { leads: true } }),
+    groupedBy(period, "utmSource"),
+    groupedBy(period, "utmCampaign"),
+    groupedBy(period, "referrerHost"),
     perDay(period),
   ]);
   const totalViews = views._sum.views ?? 0;
+  const totalLeads = leads._sum.leads ?? 0;
   return {
     formId: form.id,
     formName: form.name,
     from: period.from,
     to: period.to,
-    total: { views: totalViews, leads, conversionRate: rate(leads, totalViews) },
+    total: { views: totalViews, leads: totalLeads, conversionRate: rate(totalLeads, totalViews) },
     bySource,
     byCampaign,
     byReferrerHost,

@@ -7,6 +7,7 @@
 // leads with. A spam lead shows as `spam`; marking it anything else clears the flag.
 import { z } from "zod";
 import { db, type Prisma } from "~/storage/db.server";
+import { lockLeadRow, setSpamInLeadDaily } from "~/storage/leads/lead-daily-store.server";
 import { DomainError, parseOrThrow } from "~/utils/domain-error";
 import { workingStaffOrFail } from "../staff/staff.server";
 import { statusOf } from "./lead-detail.server";
@@ -73,6 +74,8 @@ export async function updateLead(id: string, input: unknown, actor: Actor | null
   if (patch.ownerId && patch.ownerId !== current.ownerId) await workingStaffOrFail(patch.ownerId, "ownerId");
   const announce = await leadUpdateAnnouncer(actor);
   const announced = await db.$transaction(async (tx) => {
+    // Held to the commit: the spam flag read here is the one the daily rollup moves from.
+    await lockLeadRow(tx, id);
     const lead = await tx.lead.findUnique({
       where: { id },
       select: { formId: true, status: true, isSpam: true, ownerId: true, tags: { select: { tag: true } } },
@@ -86,6 +89,8 @@ export async function updateLead(id: string, input: unknown, actor: Actor | null
     const before = statusOf(lead);
     if (patch.status !== undefined && patch.status !== before) {
       Object.assign(data, statusColumns(patch.status));
+      // Marked spam, or no longer: the sources page's daily counts follow (decision 055).
+      if ((before === "spam") !== (patch.status === "spam")) await setSpamInLeadDaily(tx, id, patch.status === "spam");
       entry("status", before, patch.status);
       changes.status = { from: before, to: patch.status };
     }

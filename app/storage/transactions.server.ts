@@ -3,6 +3,8 @@
 // transactions take in turn, the health check's round trip, a retry while SQLite is busy, and
 // the statements whose RETURNING Prisma has no call for.
 import { db, isPostgres, isSqliteBusy, Prisma } from "~/storage/db.server";
+import { POSTGRES_DAY, SQLITE_DAY } from "./leads/lead-daily-sql";
+import { addLeadDaily, dailyCounts, type LeadDailyKeyOf } from "./leads/lead-daily-store.server";
 
 /**
  * Makes the transactions that take the lock `name` run one after another: on PostgreSQL an
@@ -33,10 +35,23 @@ export async function retryWhileBusy<T>(work: () => Promise<T>, attempts = 5): P
   }
 }
 
-/** Deletes the leads `ids` and names those this transaction deleted (not one another took first). */
+/**
+ * Deletes the leads `ids`, takes those that were not spam off the daily rollup (decision 055),
+ * and names those this transaction deleted (not one another took first).
+ */
 export async function deleteLeadsReturning(tx: Prisma.TransactionClient, ids: readonly string[]): Promise<string[]> {
-  const gone = await tx.$queryRaw<Array<{ id: string }>>`
-    DELETE FROM "Lead" WHERE "id" IN (${Prisma.join(ids)}) RETURNING "id"`;
+  const day = Prisma.raw(isPostgres ? POSTGRES_DAY : SQLITE_DAY);
+  const gone = await tx.$queryRaw<Array<LeadDailyKeyOf & { id: string; spam: number | bigint }>>`
+    DELETE FROM "Lead" WHERE "id" IN (${Prisma.join(ids)})
+    RETURNING "id", "formId", ${day} AS "day", "utmSource", "utmCampaign", "referrerHost",
+      CASE WHEN "isSpam" THEN 1 ELSE 0 END AS "spam"`;
+  await addLeadDaily(
+    tx,
+    dailyCounts(
+      gone.filter((row) => Number(row.spam) === 0),
+      -1,
+    ),
+  );
   return gone.map((row) => row.id);
 }
 

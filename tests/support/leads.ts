@@ -2,6 +2,7 @@
 // straight to the database, as the submit endpoint stores them.
 import { leadSearchText, type FormField, type LeadData } from "~/forms/form-schema";
 import { db } from "~/storage/db.server";
+import { addLeadDaily, dailyCounts, dayOf } from "~/storage/leads/lead-daily-store.server";
 
 export async function createForm(name: string, versions: FormField[][]) {
   const current = versions[versions.length - 1];
@@ -28,26 +29,34 @@ export type SeedLead = {
   landingPageUrl?: string | null;
 };
 
+/**
+ * Writes leads straight to the table and counts those that are not spam into the daily rollup
+ * (LeadDaily, decision 055), as the app's lead store does, so the sources page sees them.
+ */
 export async function createLeads(formId: string, leads: SeedLead[], defaultVersion = 1) {
   for (let i = 0; i < leads.length; i += 5000) {
-    await db.lead.createMany({
-      data: leads.slice(i, i + 5000).map((lead) => ({
-        formId,
-        schemaVersion: lead.schemaVersion ?? defaultVersion,
-        data: lead.data,
-        searchText: leadSearchText(lead.data),
-        isSpam: lead.isSpam ?? false,
-        createdAt: lead.createdAt,
-        utmSource: lead.utmSource ?? null,
-        utmMedium: lead.utmMedium ?? null,
-        utmCampaign: lead.utmCampaign ?? null,
-        utmTerm: lead.utmTerm ?? null,
-        utmContent: lead.utmContent ?? null,
-        referrerUrl: lead.referrerUrl ?? null,
-        referrerHost: lead.referrerUrl ? new URL(lead.referrerUrl).host : null,
-        landingPageUrl: lead.landingPageUrl ?? null,
-        email: typeof lead.data.email === "string" ? lead.data.email.toLowerCase() : null,
-      })),
+    const now = new Date();
+    const rows = leads.slice(i, i + 5000).map((lead) => ({
+      formId,
+      schemaVersion: lead.schemaVersion ?? defaultVersion,
+      data: lead.data,
+      searchText: leadSearchText(lead.data),
+      isSpam: lead.isSpam ?? false,
+      createdAt: lead.createdAt ?? now,
+      utmSource: lead.utmSource ?? null,
+      utmMedium: lead.utmMedium ?? null,
+      utmCampaign: lead.utmCampaign ?? null,
+      utmTerm: lead.utmTerm ?? null,
+      utmContent: lead.utmContent ?? null,
+      referrerUrl: lead.referrerUrl ?? null,
+      referrerHost: lead.referrerUrl ? new URL(lead.referrerUrl).host : null,
+      landingPageUrl: lead.landingPageUrl ?? null,
+      email: typeof lead.data.email === "string" ? lead.data.email.toLowerCase() : null,
+    }));
+    await db.$transaction(async (tx) => {
+      await tx.lead.createMany({ data: rows });
+      const counted = rows.filter((row) => !row.isSpam).map((row) => ({ ...row, day: dayOf(row.createdAt) }));
+      await addLeadDaily(tx, dailyCounts(counted, 1));
     });
   }
 }

@@ -6,7 +6,13 @@
 import pg from "pg";
 import { isoFromUtcText, postgresPool } from "~/storage/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
-import { addOutboxParams, outboxInsertPostgres, outboxParams, type StaffEmail } from "../outbox-store.server";
+import {
+  addOutboxParams,
+  OUTBOX_PARAMS,
+  outboxInsertPostgres,
+  outboxParams,
+  type StaffEmail,
+} from "../outbox-store.server";
 import {
   addLeadCreatedParams,
   LEAD_CREATED_PARAMS,
@@ -15,6 +21,7 @@ import {
   leadUpdatedInsertPostgres,
   type LeadCreatedEventRow,
 } from "../webhooks/webhook-event-store.server";
+import { leadDailyFromSql, POSTGRES_DAY } from "./lead-daily-sql";
 import {
   LEAD_ROW_COLUMNS,
   formIdsMatchingSql,
@@ -31,7 +38,6 @@ import {
   type LeadStore,
   type NewLead,
   type ChangedLead,
-  type SourceCount,
   fieldHasValueSql,
   type FormField,
 } from "./lead-store";
@@ -67,8 +73,9 @@ const ROW_COLUMNS = quoted(LEAD_ROW_COLUMNS);
 // batch and is prepared once per connection. Each CTE reads the rows the one before it
 // returned: a lead's event and emails are written only if the lead is. A lead that repeats
 // an idempotency key is skipped (ON CONFLICT DO NOTHING) and answered alone with a unique
-// violation, as a lone INSERT would be. The event's body and deliveries are written by the webhook
-// worker (./webhook-fan-out-store.server.ts).
+// violation, as a lone INSERT would be. The stored leads that are not spam are added to the
+// daily rollup, one row per distinct key (decision 055). The event's body and deliveries are
+// written by the webhook worker (./webhook-fan-out-store.server.ts).
 const LEAD_TYPES: Partial<Record<(typeof NEW_LEAD_COLUMNS)[number], string>> = {
   schemaVersion: "int",
   isSpam: "bool",
@@ -79,6 +86,8 @@ const LEAD_CASTS: Partial<Record<(typeof NEW_LEAD_COLUMNS)[number], string>> = {
 };
 const arrays = (from: number, types: readonly string[]) => types.map((type, i) => `$${from + i}::${type}[]`).join(", ");
 const LEAD_PARAMS = NEW_LEAD_COLUMNS.length;
+/** The last parameter: the batch's shard of the daily rollup. */
+const SHARD_PARAM = LEAD_PARAMS + LEAD_CREATED_PARAMS + OUTBOX_PARAMS + 1;
 const BATCH_INSERT = `WITH lead AS (
   INSERT INTO "Lead" (${quoted(NEW_LEAD_COLUMNS)})
   SELECT ${NEW_LEAD_COLUMNS.map((column) => `i."${column}"${LEAD_CASTS[column] ?? ""}`).join(", ")}
@@ -87,7 +96,9 @@ const BATCH_INSERT = `WITH lead AS (
     NEW_LEAD_COLUMNS.map((column) => LEAD_TYPES[column] ?? "text"),
   )}) AS i(${quoted(NEW_LEAD_COLUMNS)})
   ON CONFLICT DO NOTHING
-  RETURNING "id"),
+  RETURNING "id", "formId", "createdAt", "utmSource", "utmCampaign", "referrerHost", "isSpam"),
+daily AS (
+  ${leadDailyFromSql({ from: "lead", where: `NOT "isSpam"`, day: POSTGRES_DAY, count: "COUNT(*)", shard: `$${SHARD_PARAM}::int` })}),
 event AS (
   ${leadCreatedInsertPostgres(LEAD_PARAMS + 1, "lead")}),
 email AS (
@@ -116,14 +127,32 @@ function batchParams(batch: readonly Pending[]): unknown[] {
   return [...leadColumns, ...events, ...emails];
 }
 
+// Batches are written side by side on the pool, and a burst into one form from one source
+// gives them all the same daily-rollup key: on one row, each would wait for the one before to
+// commit (its WAL flush), and PostgreSQL could no longer share one flush among them. So each
+// batch in flight counts under a shard of the key no other batch in flight uses (the lowest
+// free one); readers sum the shards (decision 055).
+const shardsInUse = new Set<number>();
+function takeShard(): number {
+  let shard = 0;
+  while (shardsInUse.has(shard)) shard++;
+  shardsInUse.add(shard);
+  return shard;
+}
+
 /** Writes a batch; the ids of the leads a repeated idempotency key kept out are refused. */
 async function writeBatch(batch: readonly Pending[]): Promise<Set<string>> {
-  const { rows } = await postgresPool().query<{ id: string }>({
-    name: "lead-batch-insert",
-    text: BATCH_INSERT,
-    values: batchParams(batch),
-  });
-  return new Set(rows.map((row) => row.id));
+  const shard = takeShard();
+  try {
+    const { rows } = await postgresPool().query<{ id: string }>({
+      name: "lead-batch-insert",
+      text: BATCH_INSERT,
+      values: [...batchParams(batch), shard],
+    });
+    return new Set(rows.map((row) => row.id));
+  } finally {
+    shardsInUse.delete(shard);
+  }
 }
 
 function refusedAsDuplicate(): Error {
@@ -197,7 +226,7 @@ export const postgresLeadStore: LeadStore = {
 
   async changeLeads(ids, change, actorId, announce) {
     if (ids.length === 0) return 0;
-    const { pending, set, before } = changeSql(change, {
+    const { pending, set, before, daily } = changeSql(change, {
       to: "$2",
       yes: "true",
       no: "false",
@@ -206,17 +235,24 @@ export const postgresLeadStore: LeadStore = {
     // The new value is text for the timeline and, for a status, the enum for the column.
     const setTyped = change.kind === "status" ? set.replace(`"status" = $2`, `"status" = $2::"LeadStatus"`) : set;
     // One statement: the chosen leads not yet changed are locked, updated, and each gets its
-    // timeline entry (ids made here, one per chosen lead, used for those that change); it
-    // answers the leads it changed.
+    // timeline entry (ids made here, one per chosen lead, used for those that change), and
+    // those whose spam flag flips move in the daily rollup (decision 055); it answers the
+    // leads it changed.
     const at = new Date();
     const statement = {
       text: `WITH chosen AS (
-         SELECT l."id", l."formId", ${before} AS "before", c.activity FROM "Lead" l
+         SELECT l."id", l."formId", ${before} AS "before", c.activity,
+           l."createdAt", l."utmSource", l."utmCampaign", l."referrerHost", l."isSpam" FROM "Lead" l
          JOIN unnest($1::text[], $5::text[]) AS c(lead_id, activity) ON c.lead_id = l."id"
          WHERE ${pending} FOR UPDATE OF l),
        updated AS (UPDATE "Lead" SET ${setTyped} FROM chosen WHERE "Lead"."id" = chosen."id"),
        activity AS (INSERT INTO "LeadActivity" ("id", "leadId", "kind", "fromValue", "toValue", "actorId", "createdAt")
-         SELECT chosen.activity, chosen."id", $6::"LeadActivityKind", chosen."before", $2::text, $3, $4::timestamp FROM chosen)
+         SELECT chosen.activity, chosen."id", $6::"LeadActivityKind", chosen."before", $2::text, $3, $4::timestamp FROM chosen)${
+           daily
+             ? `,
+       daily AS (${leadDailyFromSql({ from: "chosen", where: daily.where, day: POSTGRES_DAY, count: daily.count })})`
+             : ""
+         }
        SELECT "id", "formId", "before" FROM chosen`,
       values: [ids, change.to, actorId, at.toISOString(), ids.map(() => timeOrderedId("c", "hex")), change.kind],
     };
@@ -281,22 +317,5 @@ export const postgresLeadStore: LeadStore = {
       unique,
     ]);
     return new Map(rows.map((row) => [row.id, row.name]));
-  },
-
-  async countPerDay(formId, from, to) {
-    const rows = await query<{ day: string; count: string }>(
-      `SELECT to_char("createdAt", 'YYYY-MM-DD') AS "day", COUNT(*) AS "count" FROM "Lead"
-       WHERE "formId" = $1 AND "isSpam" = false AND "createdAt" >= $2 AND "createdAt" < $3 GROUP BY 1`,
-      [formId, from.toISOString(), to.toISOString()],
-    );
-    return new Map(rows.map((row) => [row.day, Number(row.count)]));
-  },
-  async countPerSource(formId, from, to, cap) {
-    const rows = await query<Omit<SourceCount, "count"> & { count: string }>(
-      `SELECT "utmSource", "utmCampaign", "referrerHost", COUNT(*) AS "count" FROM "Lead"
-       WHERE "formId" = $1 AND "isSpam" = false AND "createdAt" >= $2 AND "createdAt" < $3 GROUP BY 1, 2, 3 LIMIT $4`,
-      [formId, from.toISOString(), to.toISOString(), cap + 1],
-    );
-    return rows.length > cap ? null : rows.map((row) => ({ ...row, count: Number(row.count) }));
   },
 };

@@ -9,6 +9,8 @@ import {
   writeLeadUpdatedSqlite,
   type LeadCreatedEventRow,
 } from "../webhooks/webhook-event-store.server";
+import { leadDailyFromSql, SQLITE_DAY } from "./lead-daily-sql";
+import { addLeadDailySqlite, dailyCounts, dayOf, pickDailyKey, type LeadDailyKeyOf } from "./lead-daily-store.server";
 import {
   LEAD_ROW_COLUMNS,
   leadPageSql,
@@ -24,7 +26,6 @@ import {
   type LeadRow,
   type LeadStore,
   type ChangedLead,
-  type SourceCount,
   fieldHasValueSql,
 } from "./lead-store";
 import { spamValues, type LeadData } from "./lead-types";
@@ -78,6 +79,8 @@ function writeLead(connection: SqliteConnection, pending: Pending) {
 type Pending = {
   id: string;
   values: unknown[];
+  /** Its key in the daily rollup; null for spam, which the rollup does not count. */
+  daily: LeadDailyKeyOf | null;
   event: LeadCreatedEventRow | null | undefined;
   emails: readonly StaffEmail[];
   resolve: () => void;
@@ -96,21 +99,26 @@ async function flush(): Promise<void> {
   const outcomes: unknown[] = new Array(batch.length).fill(null);
   try {
     const connection = await idleSqlite();
-    if (batch.length === 1) {
-      // Alone: its own transaction (a single INSERT needs none).
-      const [only] = batch;
-      if (!only.event && only.emails.length === 0) writeLead(connection, only);
-      else connection.transaction(() => writeLead(connection, only))();
+    const [only] = batch;
+    if (batch.length === 1 && !only.event && only.emails.length === 0 && !only.daily) {
+      // Alone, and spam (no rollup count): a single INSERT needs no transaction.
+      writeLead(connection, only);
     } else {
       connection.transaction(() => {
-        batch.forEach((pending, i) => {
-          try {
-            // Nested: better-sqlite3 makes it a SAVEPOINT, released or rolled back alone.
-            connection.transaction(() => writeLead(connection, pending))();
-          } catch (error) {
-            outcomes[i] = error;
-          }
-        });
+        if (batch.length === 1) writeLead(connection, only);
+        else {
+          batch.forEach((pending, i) => {
+            try {
+              // Nested: better-sqlite3 makes it a SAVEPOINT, released or rolled back alone.
+              connection.transaction(() => writeLead(connection, pending))();
+            } catch (error) {
+              outcomes[i] = error;
+            }
+          });
+        }
+        // The stored leads' daily counts, one per distinct key, in the same commit (decision 055).
+        const stored = batch.flatMap((pending, i) => (outcomes[i] === null && pending.daily ? [pending.daily] : []));
+        addLeadDailySqlite(connection, dailyCounts(stored, 1));
       })();
     }
   } catch (error) {
@@ -123,8 +131,9 @@ async function flush(): Promise<void> {
 export const sqliteLeadStore: LeadStore = {
   insert(lead, event, emails = []) {
     const values = newLeadValues(lead, sqlite);
+    const daily = lead.isSpam ? null : { ...pickDailyKey(lead), day: dayOf(lead.createdAt) };
     return new Promise<void>((resolve, reject) => {
-      queue.push({ id: lead.id, values, event, emails, resolve, reject });
+      queue.push({ id: lead.id, values, daily, event, emails, resolve, reject });
       if (queue.length >= MAX_BATCH) void flush();
       else if (!flushScheduled) {
         flushScheduled = true;
@@ -155,7 +164,7 @@ export const sqliteLeadStore: LeadStore = {
   async changeLeads(ids, change, actorId, announce) {
     if (ids.length === 0) return 0;
     const connection = await idleSqlite();
-    const { pending, set, before } = changeSql(change, { to: "@to", yes: "1", no: "0", status: `"status"` });
+    const { pending, set, before, daily } = changeSql(change, { to: "@to", yes: "1", no: "0", status: `"status"` });
     const chosen = `"id" IN (SELECT "value" FROM json_each(@ids))`;
     const at = new Date();
     const values = { ids: JSON.stringify(ids), to: change.to, actor: actorId, now: sqliteTime(at) };
@@ -163,6 +172,10 @@ export const sqliteLeadStore: LeadStore = {
       Object.fromEntries(Object.entries(values).filter(([name]) => sql.includes(`@${name}`)));
     const select = `SELECT "id", "formId", ${before} AS "before" FROM "Lead" WHERE ${chosen} AND ${pending}`;
     const update = `UPDATE "Lead" SET ${set} WHERE ${chosen} AND ${pending}`;
+    // The leads whose spam flag flips move in the daily rollup (decision 055), read before the update.
+    const rollup = daily
+      ? leadDailyFromSql({ from: `"Lead"`, where: `${chosen} AND ${daily.where}`, day: SQLITE_DAY, count: daily.count })
+      : null;
     // IMMEDIATE: it reads before it writes, and a deferred transaction that must upgrade its
     // read lock while another process writes fails at once ("database is locked") instead of
     // waiting out the busy timeout.
@@ -170,6 +183,7 @@ export const sqliteLeadStore: LeadStore = {
       .transaction(() => {
         const rows = prepared(connection, select).all(used(select)) as ChangedLead[];
         if (rows.length === 0) return 0;
+        if (rollup) prepared(connection, rollup).run(used(rollup));
         prepared(connection, update).run(used(update));
         const insert = prepared(connection, INSERT_ACTIVITY);
         for (const row of rows) {
@@ -219,24 +233,5 @@ export const sqliteLeadStore: LeadStore = {
     const sql = `SELECT "id", "name" FROM "Form" WHERE "id" IN (${unique.map(() => "?").join(", ")})`;
     const rows = prepared(await idleSqlite(), sql).all(...unique) as Array<{ id: string; name: string }>;
     return new Map(rows.map((row) => [row.id, row.name]));
-  },
-
-  async countPerDay(formId, from, to) {
-    // DateTime is ISO 8601 text here, so the day is its prefix.
-    const sql = `SELECT substr("createdAt", 1, 10) AS "day", COUNT(*) AS "count" FROM "Lead"
-      WHERE "formId" = ? AND "isSpam" = 0 AND "createdAt" >= ? AND "createdAt" < ? GROUP BY 1`;
-    const rows = prepared(await idleSqlite(), sql).all(formId, sqliteTime(from), sqliteTime(to)) as Array<{
-      day: string;
-      count: number | bigint;
-    }>;
-    return new Map(rows.map((row) => [row.day, Number(row.count)]));
-  },
-  async countPerSource(formId, from, to, cap) {
-    const sql = `SELECT "utmSource", "utmCampaign", "referrerHost", COUNT(*) AS "count" FROM "Lead"
-      WHERE "formId" = ? AND "isSpam" = 0 AND "createdAt" >= ? AND "createdAt" < ? GROUP BY 1, 2, 3 LIMIT ?`;
-    const rows = prepared(await idleSqlite(), sql).all(formId, sqliteTime(from), sqliteTime(to), cap + 1) as Array<
-      Omit<SourceCount, "count"> & { count: number | bigint }
-    >;
-    return rows.length > cap ? null : rows.map((row) => ({ ...row, count: Number(row.count) }));
   },
 };

@@ -66,19 +66,31 @@ export type AnnounceChanges = (changed: readonly ChangedLead[], at: Date) => Lea
 export function changeSql(
   change: LeadChange,
   sql: { to: string; yes: string; no: string; status: string },
-): { pending: string; set: string; before: string } {
+): { pending: string; set: string; before: string; daily: { where: string; count: string } | null } {
   if (change.kind === "owner") {
     return change.to === null
-      ? { pending: `"ownerId" IS NOT NULL`, set: `"ownerId" = NULL`, before: `"ownerId"` }
-      : { pending: `("ownerId" IS NULL OR "ownerId" <> ${sql.to})`, set: `"ownerId" = ${sql.to}`, before: `"ownerId"` };
+      ? { pending: `"ownerId" IS NOT NULL`, set: `"ownerId" = NULL`, before: `"ownerId"`, daily: null }
+      : {
+          pending: `("ownerId" IS NULL OR "ownerId" <> ${sql.to})`,
+          set: `"ownerId" = ${sql.to}`,
+          before: `"ownerId"`,
+          daily: null,
+        };
   }
   const before = `CASE WHEN "isSpam" = ${sql.yes} THEN 'spam' ELSE ${sql.status} END`;
+  // `daily`: the changed leads whose spam flag flips, and what each adds to the daily rollup.
   return change.to === "spam"
-    ? { pending: `"isSpam" = ${sql.no}`, set: `"isSpam" = ${sql.yes}`, before }
+    ? {
+        pending: `"isSpam" = ${sql.no}`,
+        set: `"isSpam" = ${sql.yes}`,
+        before,
+        daily: { where: `"isSpam" = ${sql.no}`, count: "-COUNT(*)" },
+      }
     : {
         pending: `("isSpam" = ${sql.yes} OR ${sql.status} <> ${sql.to})`,
         set: `"isSpam" = ${sql.no}, "status" = ${sql.to}`,
         before,
+        daily: { where: `"isSpam" = ${sql.yes}`, count: "COUNT(*)" },
       };
 }
 
@@ -168,22 +180,7 @@ export interface LeadStore {
   fieldsWithValues(filters: LeadQuery, fields: readonly FormField[]): Promise<FormField[]>;
   /** Form names by id (for the forms of a page of leads). */
   formNames(formIds: string[]): Promise<Map<string, string>>;
-  /** A form's non-spam leads per UTC day (`YYYY-MM-DD`) in [from, to). */
-  countPerDay(formId: string, from: Date, to: Date): Promise<Map<string, number>>;
-  /**
-   * A form's non-spam leads in [from, to) per utm_source, utm_campaign and referrer host
-   * together, in one read of them; null when there are more than `cap` such combinations.
-   */
-  countPerSource(formId: string, from: Date, to: Date, cap: number): Promise<SourceCount[] | null>;
 }
-
-/** Leads of one combination of source, campaign and referrer host (null or "": absent). */
-export type SourceCount = {
-  utmSource: string | null;
-  utmCampaign: string | null;
-  referrerHost: string | null;
-  count: number;
-};
 
 // A lead's lead.created and its notification emails are written in its transaction by the
 // statements their pipelines own (./webhook-event-store.server.ts, ./outbox-store.server.ts:
