@@ -193,7 +193,12 @@ async function staffCookie(app: TestServer, databaseUrl: string): Promise<string
       "--password",
       STAFF.password,
     ],
-    { cwd: root, env: { ...process.env, ...SECRETS, DATABASE_URL: databaseUrl, ENV_FILE: "" }, stdio: "ignore" },
+    // Its error output comes with the exception, so a failed bench says why.
+    {
+      cwd: root,
+      env: { ...process.env, ...SECRETS, DATABASE_URL: databaseUrl, ENV_FILE: "" },
+      stdio: ["ignore", "ignore", "pipe"],
+    },
   );
   const res = await fetch(`${app.url}/api/auth/login`, {
     method: "POST",
