@@ -15,9 +15,9 @@ import { startSessionCleanup } from "~/staff/session.server";
 import { db } from "~/storage/db.server";
 import { startAttachmentCleanup } from "~/support/attachment-store.server";
 import { startInboundWorkers } from "~/support/inbound/inbound-worker.server";
+import { NonceProvider } from "~/utils/http/nonce";
+import { documentSecurityHeaders } from "~/utils/http/security-headers.server";
 import { log } from "~/utils/log.server";
-import { NonceProvider } from "~/utils/nonce";
-import { documentSecurityHeaders } from "~/utils/security-headers.server";
 import { startWebhookWorker } from "~/webhooks/webhook-delivery.server";
 import type { AppLoadContext, EntryContext } from "@remix-run/node";
 

@@ -1,6 +1,6 @@
 import { Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useRouteError } from "@remix-run/react";
 import stylesheet from "./styles.css?url";
-import { useNonce } from "./utils/nonce";
+import { useNonce } from "./utils/http/nonce";
 import type { LinksFunction, MetaFunction } from "@remix-run/node";
 import type { ReactNode } from "react";
 

@@ -1,7 +1,7 @@
 // Requests refused before routing: an unreadable path or Host, a path no route can name
 // (a control character), and page posts that are cross-site or not well-formed form data
 // (Remix would answer those with a bare 500).
-import { isCrossSiteMutation } from "../app/utils/request.server";
+import { isCrossSiteMutation } from "../app/utils/http/request.server";
 import { publicHost, requestUrl, type Trust } from "./client-address";
 import { htmlError, jsonError, readBody, refuse, requestHeaders } from "./node-http";
 import type { IncomingMessage, ServerResponse } from "node:http";

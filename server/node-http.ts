@@ -2,8 +2,8 @@
 // only when the route reads it) and a Response written back with back-pressure. A
 // refusal sent before the body was read drains the rest first (see drainRequest).
 // Why not @remix-run/node-fetch-server: decisions 020 and 047 (measured again after group commit).
+import { isApiPath } from "../app/utils/http/request.server";
 import { log } from "../app/utils/log.server";
-import { isApiPath } from "../app/utils/request.server";
 import { DirectRequest } from "./direct-request";
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 

@@ -3,9 +3,9 @@
 // The answer is 204 at once, counted or not: a disallowed origin, a bot, an archived form, a
 // visitor counted within the last FORM_VIEW_DEDUPE_SECONDS and an address over its cap are
 // ignored without a tell (decision 039: why not 429). Rules: docs/api/forms.md#form-views.
-import { fail, parseJsonText, readBodyText } from "~/utils/api.server";
 import { invalidFields, type ErrorDetail } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
+import { fail, parseJsonText, readBodyText } from "~/utils/http/api.server";
 import { countView, isBotAgent } from "./form-views.server";
 import { getPublicForm, isOriginAllowed } from "./public-form.server";
 

@@ -3,6 +3,8 @@
 // answered: scripts (JSON), the embed script (multipart, Accept: application/json) and plain
 // HTML forms on any website (URL-encoded or multipart: answered with redirects and pages).
 // Rules and examples: docs/api/lead-capture.md.
+import { DomainError } from "~/utils/domain-error";
+import { env } from "~/utils/env.server";
 import {
   domainErrorHeaders,
   domainErrorResponse,
@@ -10,9 +12,7 @@ import {
   json,
   readBodyText,
   statusOf,
-} from "~/utils/api.server";
-import { DomainError } from "~/utils/domain-error";
-import { env } from "~/utils/env.server";
+} from "~/utils/http/api.server";
 import { log } from "~/utils/log.server";
 import { counter } from "~/utils/metrics.server";
 import { checkCaptcha } from "./captcha.server";

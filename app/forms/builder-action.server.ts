@@ -8,9 +8,9 @@ import { actorOf, type AuditActor } from "~/audit/audit.server";
 import { editorErrors, type ActionResult } from "~/components/form-builder/shared";
 import type { Permission } from "~/staff/policy";
 import { authorize, requireUser } from "../staff/auth.server";
-import { statusOf } from "../utils/api.server";
 import { DomainError } from "../utils/domain-error";
-import { page } from "../utils/page.server";
+import { statusOf } from "../utils/http/api.server";
+import { page } from "../utils/http/page.server";
 import type { Submission, SubmissionResult } from "@conform-to/react";
 import type { ActionFunctionArgs } from "@remix-run/node";
 

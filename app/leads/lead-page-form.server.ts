@@ -4,8 +4,8 @@
 // decision 022, app/leads/lead-schemas.ts) and saved with the operations the API uses; a
 // refusal is Conform's reply, with the domain's paths (`tags.3`) named as the page's inputs.
 import { parseWithZod } from "@conform-to/zod/v4";
-import { statusOf } from "~/utils/api.server";
 import { DomainError, type ErrorDetail } from "~/utils/domain-error";
+import { statusOf } from "~/utils/http/api.server";
 import { LeadNoteFormSchema, LeadWorkFormSchema, tagList } from "./lead-schemas";
 import { addLeadNote, updateLead, type Actor } from "./lead-work.server";
 import type { SubmissionResult } from "@conform-to/react";

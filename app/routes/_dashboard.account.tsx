@@ -12,8 +12,8 @@ import { listSessionsShown, revokeUserSessions } from "~/staff/session.server";
 import { TIME_ZONES } from "~/staff/time-zone.server";
 import { setTimeZone } from "~/staff/user.server";
 import { DomainError, RateLimited } from "~/utils/domain-error";
-import { page, retryAfterOf } from "~/utils/page.server";
-import { clientIp } from "~/utils/request.server";
+import { page, retryAfterOf } from "~/utils/http/page.server";
+import { clientIp } from "~/utils/http/request.server";
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Your account · Lead Capture" }];

@@ -14,10 +14,10 @@ import { createOwnApiToken, passwordIsRecent } from "~/staff/account-password.se
 import { listApiTokens, revokeApiToken } from "~/staff/api-tokens.server";
 import { requireUserSession } from "~/staff/auth.server";
 import { grantableScopes } from "~/staff/policy";
-import { NewTokenFormSchema } from "~/staff/token-schemas";
-import { domainErrorHeaders, statusOf } from "~/utils/api.server";
+import { NewTokenFormSchema } from "~/staff/staff-schemas";
 import { DomainError } from "~/utils/domain-error";
-import { page, retryAfterOf } from "~/utils/page.server";
+import { domainErrorHeaders, statusOf } from "~/utils/http/api.server";
+import { page, retryAfterOf } from "~/utils/http/page.server";
 import type { SubmissionResult } from "@conform-to/react";
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 

@@ -8,7 +8,7 @@ import { authorize } from "~/staff/auth.server";
 import { can } from "~/staff/policy";
 import { listStaffEmails } from "~/staff/user.server";
 import { env } from "~/utils/env.server";
-import { page } from "~/utils/page.server";
+import { page } from "~/utils/http/page.server";
 import { plural } from "~/utils/plural";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 

@@ -9,9 +9,9 @@ import { RouteError } from "~/components/RouteError";
 import { NewFormSchema } from "~/forms/form-templates";
 import { createForm, listForms } from "~/forms/form.server";
 import { authorize } from "~/staff/auth.server";
-import { statusOf } from "~/utils/api.server";
 import { DomainError } from "~/utils/domain-error";
-import { page } from "~/utils/page.server";
+import { statusOf } from "~/utils/http/api.server";
+import { page } from "~/utils/http/page.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction, SerializeFrom } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Forms · Lead Capture" }];

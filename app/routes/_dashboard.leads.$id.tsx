@@ -21,7 +21,7 @@ import { MAX_NOTE_LENGTH, MAX_TAGS, tagSuggestions } from "~/leads/lead-work.ser
 import { getLead } from "~/leads/lead.server";
 import { authorize } from "~/staff/auth.server";
 import { listStaff } from "~/staff/staff.server";
-import { page } from "~/utils/page.server";
+import { page } from "~/utils/http/page.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction<typeof loader> = ({ data }) => [

@@ -29,8 +29,8 @@ import { authorize, requireUser } from "~/staff/auth.server";
 import { can } from "~/staff/policy";
 import { listStaff } from "~/staff/staff.server";
 import { DomainError } from "~/utils/domain-error";
-import { noticeCookieFor, takeNotice } from "~/utils/notice.server";
-import { page } from "~/utils/page.server";
+import { noticeCookieFor, takeNotice } from "~/utils/http/notice.server";
+import { page } from "~/utils/http/page.server";
 import { plural } from "~/utils/plural";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 

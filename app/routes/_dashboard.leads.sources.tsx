@@ -8,7 +8,7 @@ import { SourceStatsQuerySchema, getSourceStats } from "~/forms/form-stats.serve
 import { listFormChoices } from "~/leads/lead.server";
 import { authorize } from "~/staff/auth.server";
 import { checkInput } from "~/utils/domain-error";
-import { page } from "~/utils/page.server";
+import { page } from "~/utils/http/page.server";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Where leads come from · Lead Capture" }];

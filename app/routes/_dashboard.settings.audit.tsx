@@ -8,7 +8,7 @@ import { RouteError } from "~/components/RouteError";
 import { TableScroll } from "~/components/TableScroll";
 import { authorize } from "~/staff/auth.server";
 import { listStaff } from "~/staff/staff.server";
-import { page } from "~/utils/page.server";
+import { page } from "~/utils/http/page.server";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Audit log · Lead Capture" }];

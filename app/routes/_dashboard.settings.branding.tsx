@@ -13,10 +13,10 @@ import { FieldError } from "~/components/form-builder/shared";
 import { RouteError } from "~/components/RouteError";
 import { fieldErrorsFrom } from "~/components/webhooks/EndpointFields";
 import { authorize } from "~/staff/auth.server";
-import { statusOf } from "~/utils/api.server";
 import { DomainError } from "~/utils/domain-error";
-import { readBoundedFormData } from "~/utils/multipart.server";
-import { page } from "~/utils/page.server";
+import { statusOf } from "~/utils/http/api.server";
+import { readBoundedFormData } from "~/utils/http/multipart.server";
+import { page } from "~/utils/http/page.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Branding · Lead Capture" }];

@@ -12,9 +12,9 @@ import { fieldErrorsFrom } from "~/components/webhooks/EndpointFields";
 import { authorize } from "~/staff/auth.server";
 import { createSavedReply, deleteSavedReply, listSavedReplies, PLACEHOLDERS } from "~/support/saved-replies.server";
 import { SavedReplyFormSchema } from "~/support/support-schemas";
-import { statusOf } from "~/utils/api.server";
 import { DomainError } from "~/utils/domain-error";
-import { page } from "~/utils/page.server";
+import { statusOf } from "~/utils/http/api.server";
+import { page } from "~/utils/http/page.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Saved replies · Lead Capture" }];

@@ -23,9 +23,9 @@ import {
   revokeInvitation,
   updateStaff,
 } from "~/staff/staff.server";
-import { statusOf } from "~/utils/api.server";
 import { DomainError } from "~/utils/domain-error";
-import { page } from "~/utils/page.server";
+import { statusOf } from "~/utils/http/api.server";
+import { page } from "~/utils/http/page.server";
 import type { SubmissionResult } from "@conform-to/react";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 

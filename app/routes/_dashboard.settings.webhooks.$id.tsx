@@ -12,9 +12,9 @@ import { SecretNotice, fieldErrorsFrom } from "~/components/webhooks/EndpointFie
 import { DeleteEndpoint, EndpointActions, EndpointSummary, SettingsForm } from "~/components/webhooks/EndpointPanels";
 import { listFormChoices } from "~/leads/lead.server";
 import { authorize } from "~/staff/auth.server";
-import { statusOf } from "~/utils/api.server";
 import { DomainError } from "~/utils/domain-error";
-import { page } from "~/utils/page.server";
+import { statusOf } from "~/utils/http/api.server";
+import { page } from "~/utils/http/page.server";
 import { EndpointFormSchema } from "~/webhooks/webhook-schemas";
 import {
   deleteWebhook,

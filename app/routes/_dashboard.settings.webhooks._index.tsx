@@ -21,9 +21,9 @@ import {
 } from "~/components/webhooks/EndpointFields";
 import { listFormChoices } from "~/leads/lead.server";
 import { authorize } from "~/staff/auth.server";
-import { statusOf } from "~/utils/api.server";
 import { DomainError } from "~/utils/domain-error";
-import { page } from "~/utils/page.server";
+import { statusOf } from "~/utils/http/api.server";
+import { page } from "~/utils/http/page.server";
 import { NewEndpointFormSchema } from "~/webhooks/webhook-schemas";
 import { createWebhook, listWebhooks, type WebhookJson } from "~/webhooks/webhooks.server";
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";

@@ -14,9 +14,9 @@ import { authorize } from "~/staff/auth.server";
 import { getSupportDesk, replyOnce, savedReplyText } from "~/support/support-desk.server";
 import { AssigneeFormSchema, NoteFormSchema, ReplySchema, StatusSchema } from "~/support/support-schemas";
 import { addTicketNote, updateTicket } from "~/support/support.server";
-import { statusOf } from "~/utils/api.server";
 import { DomainError } from "~/utils/domain-error";
-import { page } from "~/utils/page.server";
+import { statusOf } from "~/utils/http/api.server";
+import { page } from "~/utils/http/page.server";
 import type { SubmissionResult } from "@conform-to/react";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 

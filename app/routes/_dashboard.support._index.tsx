@@ -7,7 +7,7 @@ import { listStaff } from "~/staff/staff.server";
 import { ListTicketsSchema, listTickets } from "~/support/support.server";
 import { TICKET_STATUSES } from "~/support/ticket-status";
 import { invalidFields, textPolicyDetails } from "~/utils/domain-error";
-import { page } from "~/utils/page.server";
+import { page } from "~/utils/http/page.server";
 import { textPolicyIssues } from "~/utils/text-policy";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 

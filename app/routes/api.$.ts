@@ -1,5 +1,5 @@
 // Any /api path no other route claims: a JSON 404, never the HTML error page.
-import { apiRoute, fail } from "~/utils/api.server";
+import { apiRoute, fail } from "~/utils/http/api.server";
 
 const notFound = apiRoute(({ request }: { request: Request }) =>
   fail(404, "not_found", `No API endpoint at ${new URL(request.url).pathname}.`),

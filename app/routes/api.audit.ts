@@ -2,7 +2,7 @@
 // pages (docs/api/audit.md). Owners and admins; no API token may read it.
 import { listAudit } from "~/audit/audit.server";
 import { authorize } from "~/staff/auth.server";
-import { apiRoute, json, methodNotAllowed } from "~/utils/api.server";
+import { apiRoute, json, methodNotAllowed } from "~/utils/http/api.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {

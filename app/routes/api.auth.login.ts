@@ -1,8 +1,8 @@
 import { InvalidCredentialsError, LoginSchema, assertSameOrigin, withLoginLimits } from "~/staff/auth.server";
 import { commitUserSession } from "~/staff/session-cookie.server";
 import { verifyLogin } from "~/staff/user.server";
-import { apiRoute, fail, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
-import { clientIp } from "~/utils/request.server";
+import { apiRoute, fail, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/http/api.server";
+import { clientIp } from "~/utils/http/request.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["POST"]));

@@ -1,6 +1,6 @@
 import { assertSameOrigin } from "~/staff/auth.server";
 import { destroySessionCookie } from "~/staff/session-cookie.server";
-import { apiRoute, methodNotAllowed } from "~/utils/api.server";
+import { apiRoute, methodNotAllowed } from "~/utils/http/api.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["POST"]));

@@ -1,5 +1,5 @@
 import { requireUser } from "~/staff/auth.server";
-import { apiRoute, json, methodNotAllowed } from "~/utils/api.server";
+import { apiRoute, json, methodNotAllowed } from "~/utils/http/api.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {

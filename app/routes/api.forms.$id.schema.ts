@@ -2,7 +2,7 @@
 import { replaceFormSchema } from "~/forms/form-schema-changes.server";
 import { ReplaceSchemaBodySchema, formJson } from "~/forms/form.server";
 import { authorize } from "~/staff/auth.server";
-import { apiRoute, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
+import { apiRoute, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/http/api.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 const SCHEMA_BODY_LIMIT = 512 * 1024;

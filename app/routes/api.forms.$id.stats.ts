@@ -2,7 +2,7 @@
 // utm_source, utm_campaign, referrer host or day. Rules: docs/api/forms.md#form-stats.
 import { ConversionQuerySchema, getConversionStats } from "~/forms/form-stats.server";
 import { authorize } from "~/staff/auth.server";
-import { apiRoute, json, methodNotAllowed, parseOrFail } from "~/utils/api.server";
+import { apiRoute, json, methodNotAllowed, parseOrFail } from "~/utils/http/api.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request, params }: LoaderFunctionArgs) => {

@@ -5,7 +5,7 @@ import { isPlainObject } from "~/capture/lead-submission.server";
 import { changeForm, removeForm } from "~/forms/form-changes.server";
 import { formJson, getFormWithCounts } from "~/forms/form.server";
 import { authorize } from "~/staff/auth.server";
-import { apiRoute, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
+import { apiRoute, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/http/api.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 const DeleteQuerySchema = z

@@ -3,8 +3,8 @@
 // counted and what is ignored: app/capture/form-view-beacon.server.ts and
 // docs/api/forms.md#form-views.
 import { beaconPreflight, countBeacon } from "~/capture/form-view-beacon.server";
-import { apiRoute, methodNotAllowed } from "~/utils/api.server";
-import { clientIp } from "~/utils/request.server";
+import { apiRoute, methodNotAllowed } from "~/utils/http/api.server";
+import { clientIp } from "~/utils/http/request.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 /** Preflight, for a client that sends JSON by fetch instead of a text/plain beacon. */

@@ -1,7 +1,7 @@
 // GET /api/forms: one page of forms. POST /api/forms: create a form (201).
 import { createForm, formJson, listForms } from "~/forms/form.server";
 import { authorize } from "~/staff/auth.server";
-import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
+import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/http/api.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 // A whole field list fits: 100 fields with options and help texts pass 64 KiB.

@@ -6,7 +6,7 @@ import { deleteLead } from "~/leads/lead-delete.server";
 import { updateLead } from "~/leads/lead-work.server";
 import { getLead } from "~/leads/lead.server";
 import { authorize } from "~/staff/auth.server";
-import { apiRoute, fail, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
+import { apiRoute, fail, json, methodNotAllowed, readJsonBody } from "~/utils/http/api.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 function notFound(id: string): never {

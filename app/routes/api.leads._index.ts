@@ -3,7 +3,7 @@
 import { forViewer, leadListQueryOrFail } from "~/leads/lead-filters.server";
 import { listLeads } from "~/leads/lead.server";
 import { authorize } from "~/staff/auth.server";
-import { apiRoute, fail, json, methodNotAllowed } from "~/utils/api.server";
+import { apiRoute, fail, json, methodNotAllowed } from "~/utils/http/api.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {

@@ -3,7 +3,7 @@
 import { actorOf } from "~/audit/audit.server";
 import { BULK_BODY_LIMIT, bulkUpdate, parseBulkRequest } from "~/leads/lead-bulk.server";
 import { authorize } from "~/staff/auth.server";
-import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
+import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/http/api.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["POST"]));

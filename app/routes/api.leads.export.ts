@@ -6,7 +6,7 @@ import { exportLeads } from "~/leads/export/lead-export-file.server";
 import { EXPORT_FORMATS } from "~/leads/export/lead-export.server";
 import { parseLeadFilters } from "~/leads/lead-filters.server";
 import { authorize } from "~/staff/auth.server";
-import { apiRoute, fail, methodNotAllowed, zodDetails, type ErrorDetail } from "~/utils/api.server";
+import { apiRoute, fail, methodNotAllowed, zodDetails, type ErrorDetail } from "~/utils/http/api.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 
 const FormatSchema = z.enum(EXPORT_FORMATS, { error: "Use csv or xlsx." });

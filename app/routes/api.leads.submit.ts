@@ -4,8 +4,8 @@
 // Its policy (origins, CORS, limits, answers) is app/capture/lead-submit.server.ts.
 // Rules and examples: docs/api/lead-capture.md.
 import { submitLead, submitPreflight } from "~/capture/lead-submit.server";
-import { apiRoute, methodNotAllowed } from "~/utils/api.server";
-import { clientIp } from "~/utils/request.server";
+import { apiRoute, methodNotAllowed } from "~/utils/http/api.server";
+import { clientIp } from "~/utils/http/request.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 /** Preflight: any origin may ask (the form is named in the body). */

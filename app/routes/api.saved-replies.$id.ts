@@ -1,7 +1,7 @@
 // PATCH /api/saved-replies/:id with {name?, body?}; DELETE: 204.
 import { authorize } from "~/staff/auth.server";
 import { deleteSavedReply, updateSavedReply } from "~/support/saved-replies.server";
-import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
+import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/http/api.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["PATCH", "DELETE"]));

@@ -1,7 +1,7 @@
 // GET /api/saved-replies: the team's reply templates. POST {name, body}: a new one (201).
 import { authorize } from "~/staff/auth.server";
 import { createSavedReply, listSavedReplies } from "~/support/saved-replies.server";
-import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
+import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/http/api.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {

@@ -4,7 +4,7 @@ import { auditor } from "~/audit/audit.server";
 import { LOGO_MAX_BYTES } from "~/brand/brand-schema";
 import { getBrand, updateBrand } from "~/brand/brand.server";
 import { authorize } from "~/staff/auth.server";
-import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
+import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/http/api.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 // A 512 KiB logo in base64, and the rest of the body.

@@ -3,7 +3,7 @@
 import { auditor } from "~/audit/audit.server";
 import { authorize } from "~/staff/auth.server";
 import { resendInvitation } from "~/staff/staff.server";
-import { apiRoute, json, methodNotAllowed } from "~/utils/api.server";
+import { apiRoute, json, methodNotAllowed } from "~/utils/http/api.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["POST"]));

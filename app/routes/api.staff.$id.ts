@@ -3,7 +3,7 @@
 import { auditor } from "~/audit/audit.server";
 import { authorize } from "~/staff/auth.server";
 import { revokeInvitation, updateStaff } from "~/staff/staff.server";
-import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
+import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/http/api.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["PATCH", "DELETE"]));

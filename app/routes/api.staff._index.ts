@@ -3,7 +3,7 @@
 import { auditor } from "~/audit/audit.server";
 import { authorize } from "~/staff/auth.server";
 import { inviteStaff, listStaff } from "~/staff/staff.server";
-import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
+import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/http/api.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {

@@ -2,7 +2,7 @@
 import { requireStaff } from "~/staff/auth.server";
 import { ReplyBodySchema } from "~/support/support-schemas";
 import { addStaffReply } from "~/support/support.server";
-import { apiRoute, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
+import { apiRoute, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/http/api.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["POST"]));

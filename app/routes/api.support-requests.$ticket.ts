@@ -3,7 +3,7 @@
 import { requireStaff } from "~/staff/auth.server";
 import { TicketPatchSchema } from "~/support/support-schemas";
 import { getTicketThread, updateTicket } from "~/support/support.server";
-import { apiRoute, fail, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/api.server";
+import { apiRoute, fail, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/http/api.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request, params, context }: LoaderFunctionArgs) => {

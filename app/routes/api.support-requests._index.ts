@@ -14,6 +14,7 @@ import {
   limitSupportRequestsFrom,
   listTickets,
 } from "~/support/support.server";
+import { DomainError, invalidFields } from "~/utils/domain-error";
 import {
   apiRoute,
   domainErrorHeaders,
@@ -24,9 +25,8 @@ import {
   parseOrFail,
   readBodyText,
   statusOf,
-} from "~/utils/api.server";
-import { DomainError, invalidFields } from "~/utils/domain-error";
-import { clientIp } from "~/utils/request.server";
+} from "~/utils/http/api.server";
+import { clientIp } from "~/utils/http/request.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request, context }: LoaderFunctionArgs) => {

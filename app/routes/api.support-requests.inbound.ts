@@ -5,9 +5,9 @@ import { checkSecretGuess } from "~/staff/auth.server";
 import { assertInboundType, readInboundEmail } from "~/support/inbound/inbound-email.server";
 import { INBOUND_BODY_LIMIT } from "~/support/inbound/inbound-payload";
 import { recordInboundEmail } from "~/support/inbound/support-inbound.server";
-import { apiRoute, fail, json, methodNotAllowed, readBodyShared } from "~/utils/api.server";
 import { env } from "~/utils/env.server";
-import { clientIp } from "~/utils/request.server";
+import { apiRoute, fail, json, methodNotAllowed, readBodyShared } from "~/utils/http/api.server";
+import { clientIp } from "~/utils/http/request.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["POST"]));

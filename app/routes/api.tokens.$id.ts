@@ -3,7 +3,7 @@
 import { auditor } from "~/audit/audit.server";
 import { revokeApiToken } from "~/staff/api-tokens.server";
 import { requireUserSession } from "~/staff/auth.server";
-import { apiRoute, methodNotAllowed } from "~/utils/api.server";
+import { apiRoute, methodNotAllowed } from "~/utils/http/api.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(() => methodNotAllowed(["DELETE"]));

@@ -7,7 +7,7 @@ import { auditor } from "~/audit/audit.server";
 import { createOwnApiToken, takePassword } from "~/staff/account-password.server";
 import { listApiTokensFor } from "~/staff/api-tokens.server";
 import { requireUserSession } from "~/staff/auth.server";
-import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
+import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/http/api.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = apiRoute(async ({ request }: LoaderFunctionArgs) => {

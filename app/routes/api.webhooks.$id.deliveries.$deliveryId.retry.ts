@@ -1,6 +1,6 @@
 // POST /api/webhooks/:id/deliveries/:deliveryId/retry: attempts the delivery again now (202).
 import { authorize } from "~/staff/auth.server";
-import { apiRoute, json, methodNotAllowed } from "~/utils/api.server";
+import { apiRoute, json, methodNotAllowed } from "~/utils/http/api.server";
 import { retryDelivery } from "~/webhooks/webhooks.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 

@@ -2,7 +2,7 @@
 // one keeps signing beside it for 24 hours.
 import { auditor } from "~/audit/audit.server";
 import { authorize } from "~/staff/auth.server";
-import { apiRoute, json, methodNotAllowed } from "~/utils/api.server";
+import { apiRoute, json, methodNotAllowed } from "~/utils/http/api.server";
 import { rotateWebhookSecret } from "~/webhooks/webhooks.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 

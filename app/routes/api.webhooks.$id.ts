@@ -1,7 +1,7 @@
 // GET, PATCH and DELETE /api/webhooks/:id.
 import { auditor } from "~/audit/audit.server";
 import { authorize } from "~/staff/auth.server";
-import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
+import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/http/api.server";
 import { deleteWebhook, getWebhook, updateWebhook } from "~/webhooks/webhooks.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 

@@ -1,7 +1,7 @@
 // GET /api/webhooks: the endpoints. POST /api/webhooks: create one (201, with its signing secret, shown once).
 import { auditor } from "~/audit/audit.server";
 import { authorize } from "~/staff/auth.server";
-import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/api.server";
+import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/http/api.server";
 import { createWebhook, listWebhooks } from "~/webhooks/webhooks.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 

@@ -1,7 +1,7 @@
 // GET /embed.js: the script site owners add with one tag (app/embed/embed.ts, built to
 // build/embed/embed.js). Usage and rules: docs/api/lead-capture.md.
 import fs from "node:fs";
-import { builtFile } from "~/utils/build-files.server";
+import { builtFile } from "~/utils/http/build-files.server";
 
 let script: string | undefined;
 

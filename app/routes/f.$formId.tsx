@@ -20,8 +20,8 @@ import { CaptchaWidget, useFetchSubmit, useShownFields } from "~/components/Host
 import { RouteError } from "~/components/RouteError";
 import { HttpUrlSchema, type FormField, type LeadValue } from "~/forms/form-schema";
 import { HONEYPOT_FIELD, UTM_KEYS } from "~/leads/lead-fields";
-import { page } from "~/utils/page.server";
-import { clientIp } from "~/utils/request.server";
+import { page } from "~/utils/http/page.server";
+import { clientIp } from "~/utils/http/request.server";
 import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 const OWN_PARAMS = ["errors", "sig", "ref", "landing", "draft", "attempt"];

@@ -5,7 +5,7 @@ import { useLoaderData } from "@remix-run/react";
 import { getBrand } from "~/brand/brand.server";
 import { getPublicForm } from "~/capture/public-form.server";
 import { BrandHeader, brandStyle } from "~/components/BrandHeader";
-import { page } from "~/utils/page.server";
+import { page } from "~/utils/http/page.server";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const loader = page(async function loader({ params }: LoaderFunctionArgs) {

@@ -9,7 +9,7 @@ import { ForgotPasswordSchema } from "~/staff/account-schemas";
 import { assertSameOrigin } from "~/staff/auth.server";
 import { requestPasswordReset } from "~/staff/password-reset.server";
 import { RateLimited } from "~/utils/domain-error";
-import { clientIp } from "~/utils/request.server";
+import { clientIp } from "~/utils/http/request.server";
 import type { ActionFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Forgot your password · Lead Capture" }];

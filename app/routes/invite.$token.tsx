@@ -9,8 +9,8 @@ import { AcceptInvitationSchema } from "~/staff/account-schemas";
 import { assertSameOrigin } from "~/staff/auth.server";
 import { commitUserSession } from "~/staff/session-cookie.server";
 import { acceptInvitation, readInvitation } from "~/staff/staff.server";
-import { page } from "~/utils/page.server";
-import { clientIp } from "~/utils/request.server";
+import { page } from "~/utils/http/page.server";
+import { clientIp } from "~/utils/http/request.server";
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [

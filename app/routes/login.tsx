@@ -21,7 +21,7 @@ import {
 import { commitUserSession } from "~/staff/session-cookie.server";
 import { defaultTimeZone } from "~/staff/user.server";
 import { RateLimited } from "~/utils/domain-error";
-import { clientIp } from "~/utils/request.server";
+import { clientIp } from "~/utils/http/request.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Log in · Lead Capture" }];

@@ -2,10 +2,10 @@
 // METRICS_TOKEN (404 while it is unset). What is measured: docs/operations.md#metrics;
 // why so: docs/decisions/052-prometheus-metrics.md.
 import { checkSecretGuess } from "~/staff/auth.server";
-import { apiRoute, fail, methodNotAllowed } from "~/utils/api.server";
 import { env } from "~/utils/env.server";
+import { apiRoute, fail, methodNotAllowed } from "~/utils/http/api.server";
+import { clientIp } from "~/utils/http/request.server";
 import { metricsResponse } from "~/utils/metrics.server";
-import { clientIp } from "~/utils/request.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 
 const BEARER = /^Bearer +(\S+) *$/i;

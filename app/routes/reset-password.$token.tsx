@@ -8,8 +8,8 @@ import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { ResetPasswordSchema } from "~/staff/account-schemas";
 import { assertSameOrigin } from "~/staff/auth.server";
 import { readResetLink, resetPassword } from "~/staff/password-reset.server";
-import { page } from "~/utils/page.server";
-import { clientIp } from "~/utils/request.server";
+import { page } from "~/utils/http/page.server";
+import { clientIp } from "~/utils/http/request.server";
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [

@@ -5,7 +5,7 @@ import contentDisposition from "content-disposition";
 import { authorize, requireStaff } from "~/staff/auth.server";
 import { attachmentStream } from "~/support/attachment-store.server";
 import { getAttachment } from "~/support/support.server";
-import { page } from "~/utils/page.server";
+import { page } from "~/utils/http/page.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 
 /** The API's refusal of a wrong key, as plain text: this is a page address, not /api/. */

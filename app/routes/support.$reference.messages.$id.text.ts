@@ -3,7 +3,7 @@
 import contentDisposition from "content-disposition";
 import { authorize } from "~/staff/auth.server";
 import { getMessageText } from "~/support/support.server";
-import { page } from "~/utils/page.server";
+import { page } from "~/utils/http/page.server";
 import type { LoaderFunctionArgs } from "@remix-run/node";
 
 export const loader = page(async ({ request, params }: LoaderFunctionArgs) => {

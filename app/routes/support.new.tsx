@@ -17,8 +17,8 @@ import { RouteError } from "~/components/RouteError";
 import { CreateTicketSchema } from "~/support/support-schemas";
 import { createTicket, decoyTicket, limitSupportRequestsFor, limitSupportRequestsFrom } from "~/support/support.server";
 import { RateLimited } from "~/utils/domain-error";
-import { page } from "~/utils/page.server";
-import { clientIp } from "~/utils/request.server";
+import { page } from "~/utils/http/page.server";
+import { clientIp } from "~/utils/http/request.server";
 import { textPolicyIssues } from "~/utils/text-policy";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 

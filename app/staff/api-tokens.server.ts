@@ -6,7 +6,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { db } from "~/storage/db.server";
 import { DomainError, parseOrThrow } from "~/utils/domain-error";
 import { canChangeStaff, grantableScopes, TOKEN_SCOPES, type Actor, type SessionUser, type TokenScope } from "./policy";
-import { NewTokenSchema } from "./token-schemas";
+import { NewTokenSchema } from "./staff-schemas";
 import type { auditor } from "../audit/audit.server";
 
 const PREFIX = "lc_";

@@ -11,10 +11,10 @@ import { findApiTokenCaller, looksLikeApiToken } from "~/staff/api-tokens.server
 import { can, refusalFor, SCOPE_FOR, type Permission, type TokenScope } from "~/staff/policy";
 import type { ActiveSession } from "~/staff/session.server";
 import { verifyLogin, type SessionUser } from "~/staff/user.server";
-import { fail } from "../utils/api.server";
 import { env } from "../utils/env.server";
+import { fail } from "../utils/http/api.server";
+import { clientIp, clientIpOf, isApiRequest, isCrossSiteMutation } from "../utils/http/request.server";
 import { consumeOrFail, createRateLimiter, secondsBlocked, tooManyRequests } from "../utils/rate-limit.server";
-import { clientIp, clientIpOf, isApiRequest, isCrossSiteMutation } from "../utils/request.server";
 import { countWrongSecret, countWrongToken } from "./guess-limits.server";
 import { getActiveSession } from "./session-cookie.server";
 import type { AppLoadContext } from "@remix-run/node";

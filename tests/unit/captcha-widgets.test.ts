@@ -3,7 +3,7 @@
 import { describe, expect, it } from "vitest";
 import { CAPTCHA_PROVIDERS, CAPTCHA_WIDGETS } from "~/forms/captcha-widgets";
 import { CaptchaSettingsSchema, FormSettingsSchema, publicSettings } from "~/forms/form-schema";
-import { CAPTCHA_ORIGINS, documentSecurityHeaders } from "~/utils/security-headers.server";
+import { CAPTCHA_ORIGINS, documentSecurityHeaders } from "~/utils/http/security-headers.server";
 
 const allows = (origins: string[], url: string) =>
   origins.some((origin) => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { safeRedirect } from "~/staff/auth.server";
-import { isCrossSiteMutation } from "~/utils/request.server";
+import { isCrossSiteMutation } from "~/utils/http/request.server";
 
 const post = (headers: Record<string, string>) => new Request("http://app.test/api/forms", { method: "POST", headers });
 

@@ -6,7 +6,7 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { Form } from "@remix-run/react";
 import { FieldError } from "~/components/form-builder/shared";
 import { LocalTime } from "~/components/LocalTime";
-import { NewTokenFormSchema } from "~/staff/token-schemas";
+import { NewTokenFormSchema } from "~/staff/staff-schemas";
 
 export function NewTokenForm({
   scopes,

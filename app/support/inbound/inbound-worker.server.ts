@@ -4,8 +4,8 @@
 import os from "node:os";
 import path from "node:path";
 import { Piscina } from "piscina";
-import { builtFile } from "~/utils/build-files.server";
 import { DomainError } from "~/utils/domain-error";
+import { builtFile } from "~/utils/http/build-files.server";
 import { log } from "~/utils/log.server";
 import { counter, gauge } from "~/utils/metrics.server";
 import { stripTags } from "./html-scan";

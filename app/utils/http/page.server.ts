@@ -2,9 +2,9 @@
 // throws becomes the page's error answer with the status the API would give it (404 shows
 // the route's "not found", 422 and 409 the error page with the message), not a 500; so
 // does a NUL that reached PostgreSQL (400), as in the API.
+import { DomainError } from "../domain-error";
+import { isNulRefusal, NUL_REFUSED } from "../text-policy";
 import { domainErrorHeaders, statusOf } from "./api.server";
-import { DomainError } from "./domain-error";
-import { isNulRefusal, NUL_REFUSED } from "./text-policy";
 
 export function page<Args, Result>(handler: (args: Args) => Promise<Result>): (args: Args) => Promise<Result> {
   return async (args) => {

@@ -7,14 +7,14 @@ import {
   RateLimited,
   type DomainErrorCode,
   type ErrorDetail,
-} from "./domain-error";
-import { log } from "./log.server";
+} from "../domain-error";
+import { log } from "../log.server";
+import { isNulRefusal, NUL_REFUSED } from "../text-policy";
 import { noteClientIp } from "./request.server";
-import { isNulRefusal, NUL_REFUSED } from "./text-policy";
 import type { AppLoadContext } from "@remix-run/node";
 import type { z } from "zod";
 
-export { zodDetails, type ErrorDetail } from "./domain-error";
+export { zodDetails, type ErrorDetail } from "../domain-error";
 
 export type ErrorCode =
   | "bad_request"

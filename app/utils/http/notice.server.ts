@@ -2,7 +2,7 @@
 // cookie that the page's loader reads and clears. The URL stays the page's own, a reload
 // does not repeat the notice, and no link can make the page say something it did not do.
 import { createCookie } from "@remix-run/node";
-import { env } from "./env.server";
+import { env } from "../env.server";
 
 const noticeCookie = createCookie(env.COOKIE_SECURE ? "__Host-notice" : "__notice", {
   httpOnly: true,
