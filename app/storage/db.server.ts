@@ -97,8 +97,15 @@ export function isUniqueViolation(error: unknown): boolean {
 export function isSqliteBusy(error: unknown): boolean {
   if (typeof error !== "object" || error === null) return false;
   const { code, message } = error as { code?: unknown; message?: unknown };
+  // Through the driver adapter, Prisma throws SQLITE_BUSY as "Operation has timed out"
+  // (P1008), with SQLite's own code kept on the adapter's error.
+  type Wrapped = { driverAdapterError?: { cause?: { originalCode?: unknown } } };
+  const wrapped = error as Wrapped & { meta?: Wrapped };
+  const original = (wrapped.meta?.driverAdapterError ?? wrapped.driverAdapterError)?.cause?.originalCode;
   return (
     (typeof code === "string" && code.startsWith("SQLITE_BUSY")) ||
+    (typeof original === "string" && original.startsWith("SQLITE_BUSY")) ||
+    (code === "P1008" && !isPostgres) ||
     (typeof message === "string" && message.includes("database is locked"))
   );
 }
