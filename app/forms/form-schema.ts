@@ -6,7 +6,7 @@ import type { LeadData, LeadValue } from "~/storage/leads/lead-types";
 import { DEFAULT_SUCCESS_MESSAGE } from "../leads/lead-fields";
 import { EmailSchema } from "../staff/account-schemas";
 import { CAPTCHA_PROVIDERS } from "./captcha-widgets";
-import { ConditionSchema, conditionKeys, shownKeys } from "./field-conditions";
+import { ConditionSchema, conditionKeys, isShown } from "./field-conditions";
 
 export const FIELD_TYPES = [
   "text",
@@ -418,8 +418,9 @@ export function buildLeadDataSchema(fields: FormField[], mode: SubmissionMode) {
     for (const field of fields) {
       const schema = later.get(field.key);
       if (!schema) continue;
-      // Hidden: not required, and whatever was sent for it is dropped.
-      const parsed = shownKeys(fields, answers).has(field.key) ? schema.safeParse(data[field.key]) : null;
+      // Hidden: not required, and whatever was sent for it is dropped. Its condition looks only
+      // at fields before it, whose answers are final here (a hidden one already dropped).
+      const parsed = isShown(field.showIf!, answers) ? schema.safeParse(data[field.key]) : null;
       if (parsed?.success && parsed.data !== undefined) answers[field.key] = parsed.data;
       else delete answers[field.key];
       for (const issue of parsed?.error?.issues ?? []) {
