@@ -44,6 +44,7 @@ export default defineConfig({
           name: "e2e",
           include: ["tests/e2e/**/*.test.ts"],
           ...database("sqlite"),
+          setupFiles: [...database("sqlite").setupFiles, "tests/support/e2e-failures.ts"],
           // One browser at a time on a 2-core machine.
           poolOptions: { forks: { singleFork: true } },
         },

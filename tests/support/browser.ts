@@ -4,8 +4,11 @@ import { STAFF } from "./http";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
-export function launchBrowser(): Promise<Browser> {
-  return chromium.launch({
+/** The browsers this test file launched, for tests/support/e2e-failures.ts to read after a failure. */
+export const launched = new Set<Browser>();
+
+export async function launchBrowser(): Promise<Browser> {
+  const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
       "--headless",
@@ -18,6 +21,9 @@ export function launchBrowser(): Promise<Browser> {
       "--disable-sync",
     ],
   });
+  launched.add(browser);
+  browser.on("disconnected", () => launched.delete(browser));
+  return browser;
 }
 
 /** Fills the login form the page shows with the user's email and password, and sends it. */
