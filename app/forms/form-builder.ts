@@ -161,6 +161,9 @@ export function addFieldTo(fields: FormField[], input: Record<string, unknown>):
       fields.map((field) => field.key),
     );
   }
+  // A new field goes to the end: on the last step of a form in steps.
+  const last = fields.at(-1)?.step;
+  if (candidate.step === undefined && last !== undefined) candidate.step = last;
   const parsed = parseField(candidate);
   if ("error" in parsed) return parsed.error;
   return duplicateKey(fields, parsed.field.key) ?? withinLimits([...fields, parsed.field]);
@@ -170,7 +173,13 @@ export function addFieldTo(fields: FormField[], input: Record<string, unknown>):
 export function updateFieldIn(fields: FormField[], key: string, input: Record<string, unknown>): BuilderResult {
   const index = fields.findIndex((field) => field.key === key);
   if (index === -1) return missing(key);
-  const candidate = { ...input };
+  // What the field editor does not show (its condition, its step) stays as it was.
+  const { showIf, step } = fields[index];
+  const candidate: Record<string, unknown> = {
+    ...(showIf ? { showIf } : {}),
+    ...(step !== undefined ? { step } : {}),
+    ...input,
+  };
   if (!candidate.key) candidate.key = key;
   const parsed = parseField(candidate);
   if ("error" in parsed) return parsed.error;
@@ -192,8 +201,11 @@ export function moveFieldIn(fields: FormField[], key: string, to: MoveTarget): B
   const target = to === "up" ? index - 1 : to === "down" ? index + 1 : Math.min(to, fields.length - 1);
   if (target < 0 || target >= fields.length || target === index) return { ok: true, fields };
   const next = fields.filter((field) => field.key !== key);
-  next.splice(target, 0, fields[index]);
-  return { ok: true, fields: next };
+  // In a form in steps the field joins the step of the field it now follows (the first step's at the top).
+  const neighbour = next[target - 1] ?? next[0];
+  const moved = neighbour?.step === undefined ? fields[index] : { ...fields[index], step: neighbour.step };
+  next.splice(target, 0, moved);
+  return withinLimits(next);
 }
 
 /** Where a `move-field` post sends its field: `to` (a drag) or `direction` (the buttons). */

@@ -7,6 +7,7 @@ import { DEFAULT_SUCCESS_MESSAGE } from "../leads/lead-fields";
 import { EmailSchema } from "../staff/account-schemas";
 import { CAPTCHA_PROVIDERS } from "./captcha-widgets";
 import { ConditionSchema, conditionKeys, isShown } from "./field-conditions";
+import { MAX_STEPS, stepOrderProblems } from "./form-steps";
 
 export const FIELD_TYPES = [
   "text",
@@ -85,6 +86,13 @@ export const FieldSchema = z
     defaultValue: z.union([z.string().max(10_000), z.number().finite(), z.boolean(), z.array(z.string())]).optional(),
     /** When the field is part of the form (field-conditions.ts); always when absent. */
     showIf: ConditionSchema.optional(),
+    /** The page of a form in steps the field is on (form-steps.ts); 1 when absent. */
+    step: z
+      .number({ error: "Use a step number." })
+      .int("Use a whole step number.")
+      .min(1, "Steps count from 1.")
+      .max(MAX_STEPS, `A form has at most ${MAX_STEPS} steps.`)
+      .optional(),
   })
   .strict()
   .superRefine((field, ctx) => {
@@ -139,6 +147,9 @@ export const FieldsSchema = z
         }
       }
     });
+    for (const { index, message } of stepOrderProblems(fields)) {
+      ctx.addIssue({ code: "custom", path: [index, "step"], message });
+    }
   });
 
 /** `https://Example.com/path` -> `https://example.com`; refuses anything but an http(s) origin. */
@@ -246,6 +257,11 @@ export const FormSettingsSchema = z
     captcha: CaptchaSettingsSchema.nullable()
       .optional()
       .transform((captcha) => captcha ?? undefined),
+    /** The names of a form's steps, first step first (form-steps.ts); an empty one names none. */
+    stepTitles: z
+      .array(z.string().trim().max(100, "A step title has at most 100 characters."))
+      .max(MAX_STEPS, `A form has at most ${MAX_STEPS} steps.`)
+      .optional(),
   })
   .strict();
 export type FormSettings = z.output<typeof FormSettingsSchema>;
