@@ -50,6 +50,16 @@ export async function limitSubmissions(formId: string, ip: string): Promise<void
   );
 }
 
+/** Counts a step's post without JavaScript (a budget of its own beside the submissions'). */
+export async function limitStepPosts(formId: string, ip: string): Promise<void> {
+  if (!submitLimiter) return;
+  await consumeOrFail(
+    submitLimiter,
+    `${formId}|${ip}|steps`,
+    "Too many steps from your address. Try again in a minute.",
+  );
+}
+
 // ---------------------------------------------------------------------------
 // Validation, spam checks, storage
 // ---------------------------------------------------------------------------

@@ -2,6 +2,7 @@
 // the form is known. Validation against the form is lead-capture.server.ts's.
 import { CAPTCHA_WIDGETS } from "~/forms/captcha-widgets";
 import { HttpUrlSchema, RESERVED_FIELD_KEYS, type SubmissionMode } from "~/forms/form-schema";
+import { PROGRESS_FIELD } from "~/forms/form-steps";
 import { DomainError, invalidFields, parseJson } from "~/utils/domain-error";
 import { HONEYPOT_FIELD, UTM_KEYS } from "../leads/lead-fields";
 import { RETRY_FIELD, TIMESTAMP_FIELD } from "./lead-signatures.server";
@@ -17,6 +18,7 @@ const META_FIELDS = new Set<string>([
   HONEYPOT_FIELD,
   TIMESTAMP_FIELD,
   RETRY_FIELD,
+  PROGRESS_FIELD,
   ...CAPTCHA_FIELDS,
 ]);
 
@@ -37,6 +39,8 @@ export type Submission = {
   captchaToken?: string;
   /** The signature of the errors page a plain post was sent from, after a refusal. */
   retryOf?: string;
+  /** The progress token of a form in steps posted without JavaScript (step-progress.server.ts). */
+  progress?: string;
   /** Top-level keys of a JSON body that the payload does not know. */
   unknownKeys: string[];
 };
@@ -157,6 +161,7 @@ export async function parseSubmission(input: {
     honeypot: first(fields[HONEYPOT_FIELD]),
     timestamp: first(fields[TIMESTAMP_FIELD]),
     retryOf: first(fields[RETRY_FIELD]),
+    progress: first(fields[PROGRESS_FIELD]),
     captchaToken: CAPTCHA_FIELDS.map((name) => first(fields[name])).find(Boolean),
     unknownKeys: [],
   };

@@ -25,6 +25,7 @@ import {
 } from "./lead-capture.server";
 import { parseSubmission, submissionKind, type Submission } from "./lead-submission.server";
 import { findOpenForm, isOriginAllowed, type PublicForm } from "./public-form.server";
+import { dropProgress } from "./step-progress.server";
 import { hostedFormWithErrors } from "./submit-return.server";
 import { leadDraftScope, markSettled } from "./visitor-drafts.server";
 import { isBrowserPost, isFormPost, visitorPage } from "./visitor-page.server";
@@ -126,6 +127,12 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
       // Only what Back to the old errors page says: never worth failing a stored lead over.
       await markSettled(leadDraftScope(form.id), submission.retryOf).catch((error) =>
         log.error("marking a refused post settled failed", error),
+      );
+    }
+    if (submission.progress) {
+      // The steps' answers kept without JavaScript are not needed once the lead is in.
+      await dropProgress(form.id, submission.progress).catch((error) =>
+        log.error("forgetting a step progress failed", error),
       );
     }
     if (wantsRedirect(request, submission)) {

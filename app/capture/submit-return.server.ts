@@ -3,6 +3,7 @@
 // tracking values, so the next try still carries them; what was typed, kept on the server
 // under a random token (personal data stays out of URLs and logs) so the form comes back
 // filled in.
+import { PROGRESS_FIELD } from "~/forms/form-steps";
 import { UTM_KEYS } from "~/leads/lead-fields";
 import { signErrors } from "./lead-signatures.server";
 import { isPlainObject, type Submission } from "./lead-submission.server";
@@ -41,6 +42,8 @@ export async function hostedFormWithErrors(
   params.set("errors", signed.errors);
   params.set("sig", signed.sig);
   params.set("attempt", newAttempt());
+  // A form in steps goes back to the step of the first problem, its progress still kept.
+  if (submission.progress) params.set(PROGRESS_FIELD, submission.progress.slice(0, 64));
   const values = typedValues(form, submission);
   if (Object.keys(values).length > 0) params.set("draft", await keepDraft(leadDraftScope(form.id), { values }));
   return `/f/${encodeURIComponent(form.id)}?${params}`;

@@ -29,13 +29,13 @@ function keyOf(token: string): string {
   return createHash("sha256").update(token).digest("base64url");
 }
 
-/** The values within DRAFT_MAX_CHARS, field by field in the order given. */
-function bounded(values: DraftValues): DraftValues {
+/** The values within `max` characters of JSON, field by field in the order given. */
+export function bounded(values: DraftValues, max = DRAFT_MAX_CHARS): DraftValues {
   const kept: DraftValues = {};
   let size = 2;
   for (const [key, value] of Object.entries(values)) {
     const cost = JSON.stringify([key, value]).length;
-    if (size + cost > DRAFT_MAX_CHARS) continue;
+    if (size + cost > max) continue;
     kept[key] = value;
     size += cost;
   }

@@ -60,7 +60,7 @@ export function useFetchSubmit(
 }
 
 /** The form's answers so far, as the conditions read them (a checkbox ticked or not, a list of choices). */
-function answersIn(element: HTMLFormElement, fields: FormField[]): Record<string, unknown> {
+export function currentAnswers(element: HTMLFormElement, fields: FormField[]): Record<string, unknown> {
   const data = new FormData(element);
   const answers: Record<string, unknown> = {};
   for (const field of fields) {
@@ -81,7 +81,7 @@ export function useShownFields(fields: FormField[]) {
   const conditional = fields.some((field) => field.showIf);
   const onAnswer = useCallback(() => {
     // A hidden field's controls are disabled, so its answer is not read: as the server sees it.
-    if (conditional && formRef.current) setShown(shownKeys(fields, answersIn(formRef.current, fields)));
+    if (conditional && formRef.current) setShown(shownKeys(fields, currentAnswers(formRef.current, fields)));
   }, [conditional, fields]);
   useEffect(onAnswer, [onAnswer]);
   return { shown, formRef, onAnswer };

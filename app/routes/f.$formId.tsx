@@ -6,25 +6,29 @@
 // beacon's views share (decision 039). It carries its own URL's utm_* values, the page that sent
 // the visitor (Referer) and its own address as the landing page into the submission. A link
 // may prefill fields by key (`/f/:id?plan=pro`), hidden ones included.
-import { data } from "@remix-run/node";
+import { data, redirect } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { getBrand } from "~/brand/brand.server";
 import { countView, hostOfUrl, isBotAgent } from "~/capture/form-views.server";
+import { limitStepPosts } from "~/capture/lead-capture.server";
 import { readSignedErrors, RETRY_FIELD, signTimestamp, TIMESTAMP_FIELD } from "~/capture/lead-signatures.server";
 import { getPublicForm } from "~/capture/public-form.server";
+import { postStep, readProgress } from "~/capture/step-progress.server";
 import { isSettled, leadDraftScope, takeDraft, type DraftValues } from "~/capture/visitor-drafts.server";
 import { BrandHeader, brandStyle } from "~/components/BrandHeader";
 import { FormFields } from "~/components/FormFields";
 import { Honeypot } from "~/components/Honeypot";
 import { CaptchaWidget, useFetchSubmit, useShownFields } from "~/components/HostedFormParts";
+import { StepFields, useSteps } from "~/components/HostedFormSteps";
 import { RouteError } from "~/components/RouteError";
 import { HttpUrlSchema, type FormField, type LeadValue } from "~/forms/form-schema";
+import { formSteps, PROGRESS_FIELD, STEP_FIELD, stepOf, type FormStep } from "~/forms/form-steps";
 import { HONEYPOT_FIELD, UTM_KEYS } from "~/leads/lead-fields";
 import { page } from "~/utils/http/page.server";
 import { clientIp } from "~/utils/http/request.server";
-import type { LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
+import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
-const OWN_PARAMS = ["errors", "sig", "ref", "landing", "draft", "attempt"];
+const OWN_PARAMS = ["errors", "sig", "ref", "landing", "draft", "attempt", STEP_FIELD, PROGRESS_FIELD];
 
 const CHECKED = new Set(["on", "true", "1", "yes"]);
 
@@ -56,6 +60,13 @@ function prefillValues(fields: FormField[], params: URLSearchParams): Record<str
   return shownValues(given, posted);
 }
 
+/** The step a page shows: the first with a problem, or the one asked for (the first if none is). */
+function pageStep(fields: FormField[], steps: FormStep[], errors: Record<string, string>, asked: string | null) {
+  const problem = fields.find((field) => errors[field.key] !== undefined);
+  const step = problem ? stepOf(problem) : Number(asked);
+  return steps.some((candidate) => candidate.number === step) ? step : steps[0].number;
+}
+
 function validUrl(value: string | null | undefined): string {
   return value && HttpUrlSchema.safeParse(value).success ? value.trim() : "";
 }
@@ -84,9 +95,14 @@ export const loader = page(async function loader({ request, params, context }: L
 
   const hidden: Record<string, string> = { formId: form.id, referrerUrl, landingPageUrl };
   for (const key of UTM_KEYS) hidden[key] = (url.searchParams.get(key) ?? "").slice(0, 200);
-  hidden[TIMESTAMP_FIELD] = signTimestamp(form.id);
+  // A form in steps: the page of the visitor's progress so far (without JavaScript, each step is a post).
+  const steps = formSteps(form.fields, form.settings.stepTitles);
+  const progressToken = steps.length > 1 ? url.searchParams.get(PROGRESS_FIELD) : null;
+  const progress = await readProgress(form.id, progressToken);
+  if (progress) hidden[PROGRESS_FIELD] = progressToken!;
+  hidden[TIMESTAMP_FIELD] = progress?.timestamp ?? signTimestamp(form.id);
 
-  const shownAgain = url.searchParams.has("errors");
+  const shownAgain = url.searchParams.has("errors") || progressToken !== null;
   const userAgent = request.headers.get("User-Agent");
   if (form.status === "active" && request.method === "GET" && !shownAgain && !isBotAgent(userAgent)) {
     countView(
@@ -100,10 +116,23 @@ export const loader = page(async function loader({ request, params, context }: L
   // Back to a refused post's page after the form was sent from it: say so, not the old errors.
   const attempt = url.searchParams.get("attempt");
   const alreadySent = signedErrors !== null && (await isSettled(leadDraftScope(form.id), attempt));
-  const errors = alreadySent ? {} : (signedErrors ?? {});
+  const errors = alreadySent ? {} : (signedErrors ?? progress?.errors ?? {});
   if (signedErrors && !alreadySent && attempt) hidden[RETRY_FIELD] = attempt;
   // What the visitor typed before a refused plain post, kept on the server (read once).
   const draft = await takeDraft(leadDraftScope(form.id), url.searchParams.get("draft"));
+  // After a refused post every field was sent (an unticked checkbox by its absence); a step's
+  // progress holds only the steps passed.
+  const values = alreadySent
+    ? {}
+    : draft
+      ? shownValues(form.fields, { ...progress?.values, ...draft.values })
+      : {
+          ...prefillValues(form.fields, url.searchParams),
+          ...shownValues(
+            form.fields.filter((field) => progress?.values[field.key] !== undefined),
+            progress?.values ?? {},
+          ),
+        };
   return data(
     {
       brand: await getBrand(),
@@ -113,11 +142,9 @@ export const loader = page(async function loader({ request, params, context }: L
       honeypot: HONEYPOT_FIELD,
       errors,
       alreadySent,
-      values: alreadySent
-        ? {}
-        : draft
-          ? shownValues(form.fields, draft.values)
-          : prefillValues(form.fields, url.searchParams),
+      values,
+      steps,
+      step: pageStep(form.fields, steps, errors, url.searchParams.get(STEP_FIELD)),
       doneUrl: form.settings.redirectUrl ?? `/f/${encodeURIComponent(form.id)}/thanks`,
       // The widget's provider and site key; never the secret.
       captcha: form.settings.captcha
@@ -126,6 +153,18 @@ export const loader = page(async function loader({ request, params, context }: L
     },
     { status: form.status === "archived" ? 410 : 200, headers: { "Cache-Control": "private, no-store" } },
   );
+});
+
+/** A step's Next or Back without JavaScript: its answers kept, then the step to go to. */
+export const action = page(async function action({ request, params, context }: ActionFunctionArgs) {
+  const form = await getPublicForm(params.formId ?? "");
+  if (!form) throw new Response("This form does not exist.", { status: 404 });
+  const here = `/f/${encodeURIComponent(form.id)}`;
+  if (form.status !== "active" || formSteps(form.fields).length < 2) return redirect(here, 303);
+  await limitStepPosts(form.id, clientIp(context));
+  const body = new URLSearchParams();
+  for (const [name, value] of await request.formData()) if (typeof value === "string") body.append(name, value);
+  return redirect(await postStep(form, body), 303);
 });
 
 // The embeds' stylesheet, so the hosted page and an embedded form look alike.
@@ -148,9 +187,12 @@ export default function HostedForm() {
     values,
     doneUrl,
     captcha,
+    steps,
+    step,
   } = useLoaderData<typeof loader>();
   const { errors, busy, submitWithFetch } = useFetchSubmit(serverErrors, doneUrl, captcha);
   const { shown, formRef, onAnswer } = useShownFields(form.fields);
+  const stepped = useSteps(form.fields, step, errors, formRef);
   const formError = errors._form ?? (Object.keys(errors).length > 0 ? "Please correct the fields marked below." : null);
 
   return (
@@ -168,7 +210,7 @@ export default function HostedForm() {
           className="lc-form"
           method="post"
           action="/api/leads/submit"
-          onSubmit={submitWithFetch}
+          onSubmit={steps.length > 1 ? (event) => stepped.onSubmit(event, submitWithFetch) : submitWithFetch}
           onChange={onAnswer}
           onInput={onAnswer}
         >
@@ -176,14 +218,31 @@ export default function HostedForm() {
           {Object.entries(hidden).map(([name, value]) =>
             value ? <input key={name} type="hidden" name={name} value={value} /> : null,
           )}
-          <FormFields fields={form.fields} values={values} errors={errors} idPrefix="lead" shown={shown} />
-          <Honeypot id="lead-hp" name={honeypot} />
-          {captcha ? <CaptchaWidget {...captcha} /> : null}
-          <p>
-            <button type="submit" disabled={busy}>
-              {busy ? "Sending…" : "Send"}
-            </button>
-          </p>
+          {steps.length > 1 ? <Honeypot id="lead-hp" name={honeypot} /> : null}
+          {steps.length > 1 ? (
+            <StepFields
+              fields={form.fields}
+              steps={steps}
+              current={stepped.current}
+              values={values}
+              errors={errors}
+              shown={shown}
+              pageUrl={`/f/${encodeURIComponent(form.id)}`}
+              busy={busy}
+              beforeSend={captcha ? <CaptchaWidget {...captcha} /> : null}
+            />
+          ) : (
+            <>
+              <FormFields fields={form.fields} values={values} errors={errors} idPrefix="lead" shown={shown} />
+              <Honeypot id="lead-hp" name={honeypot} />
+              {captcha ? <CaptchaWidget {...captcha} /> : null}
+              <p>
+                <button type="submit" disabled={busy}>
+                  {busy ? "Sending…" : "Send"}
+                </button>
+              </p>
+            </>
+          )}
         </form>
       )}
     </main>

@@ -12,6 +12,29 @@ export const NAME_AND_EMAIL = [
   { key: "email", label: "Email", type: "email", required: true },
 ];
 
+/**
+ * A form in three steps: who (email, reason), the company (sales only: the step is skipped for
+ * support), anything else; a hidden plan a link may prefill.
+ */
+export const THREE_STEPS = {
+  fields: [
+    { key: "plan", label: "Plan", type: "hidden" },
+    { key: "email", label: "Email", type: "email", required: true },
+    { key: "reason", label: "Reason", type: "select", options: ["sales", "support"], required: true },
+    {
+      key: "company",
+      label: "Company",
+      type: "text",
+      required: true,
+      step: 2,
+      showIf: { field: "reason", equals: "sales" },
+    },
+    { key: "message", label: "Message", type: "textarea", step: 3 },
+    { key: "callMe", label: "Call me", type: "checkbox", step: 3 },
+  ],
+  settings: { stepTitles: ["You", "Your company", "Anything else"] },
+};
+
 export type NewForm = {
   name?: string;
   description?: string;
