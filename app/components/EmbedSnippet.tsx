@@ -5,6 +5,7 @@
 import { useState } from "react";
 import { useHydrated } from "~/components/form-builder/shared";
 import type { FormField } from "~/forms/form-schema";
+import { formSteps } from "~/forms/form-steps";
 import { HONEYPOT_FIELD } from "~/leads/lead-fields";
 import { escapeHtml } from "~/utils/html";
 
@@ -15,6 +16,8 @@ type Props = {
   successMessage?: string;
   /** The form's CAPTCHA: the snippet asks the script to draw its widget. */
   captcha?: { provider: string; siteKey: string };
+  /** The names of a form's steps (settings.stepTitles). */
+  stepTitles?: string[];
 };
 
 function inputsFor(fields: FormField[]): string[] {
@@ -41,6 +44,21 @@ function inputsFor(fields: FormField[]): string[] {
 }
 
 /**
+ * The fields' inputs; a form in steps groups them in one `<fieldset data-lc-step>` per step,
+ * which the script shows one at a time (every step shows without it).
+ */
+function stepInputs(fields: FormField[], stepTitles: string[] = []): string[] {
+  const steps = formSteps(fields, stepTitles);
+  if (steps.length < 2) return inputsFor(fields);
+  return steps.flatMap((step) => [
+    `  <fieldset data-lc-step="${step.number}">`,
+    ...(step.title ? [`    <legend>${escapeHtml(step.title)}</legend>`] : []),
+    ...inputsFor(fields.filter((field) => step.keys.includes(field.key))).map((line) => `  ${line}`),
+    `  </fieldset>`,
+  ]);
+}
+
+/**
  * The form's own way to the submit endpoint: its id and the honeypot (off-screen, inline
  * styled so it stays hidden without /embed.css). The script reuses both (`data-lead-capture`).
  */
@@ -64,6 +82,7 @@ export function scriptSnippet(
   fields: FormField[],
   successMessage?: string,
   captcha?: { provider: string; siteKey: string },
+  stepTitles?: string[],
 ): string {
   const message =
     (successMessage ? ` data-success-message="${escapeHtml(successMessage)}"` : "") +
@@ -76,7 +95,7 @@ export function scriptSnippet(
     `<script src="${appUrl}/embed.js" defer></script>`,
     `<form class="lc-form" method="post" action="${appUrl}/api/leads/submit" data-lead-form="${formId}"${message}>`,
     ...submitTarget(formId),
-    ...inputsFor(fields),
+    ...stepInputs(fields, stepTitles),
     `  <button type="submit">Send</button>`,
     `</form>`,
   ].join("\n");
@@ -120,7 +139,7 @@ function CopyableCode({ code, label }: { code: string; label: string }) {
   );
 }
 
-export function EmbedSnippet({ formId, appUrl, fields = [], successMessage, captcha }: Props) {
+export function EmbedSnippet({ formId, appUrl, fields = [], successMessage, captcha, stepTitles }: Props) {
   const hostedUrl = `${appUrl}/f/${formId}`;
   return (
     <section className="card" aria-labelledby="embed-heading">
@@ -130,7 +149,10 @@ export function EmbedSnippet({ formId, appUrl, fields = [], successMessage, capt
         referrer, landing page) and shows the success message or the errors in place; without JavaScript the form still
         posts.
       </p>
-      <CopyableCode label="embed code" code={scriptSnippet(formId, appUrl, fields, successMessage, captcha)} />
+      <CopyableCode
+        label="embed code"
+        code={scriptSnippet(formId, appUrl, fields, successMessage, captcha, stepTitles)}
+      />
       <details>
         <summary>Or a plain HTML form, without JavaScript</summary>
         <CopyableCode label="HTML form" code={htmlFormExample(formId, appUrl, fields)} />

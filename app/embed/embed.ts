@@ -14,6 +14,8 @@
 //   the provider's widget before its submit button, and a fresh token after a refusal.
 // - It prefills each form's fields by name from the form's data-prefill attribute and the
 //   page's query string (once, when the page is ready).
+// - A form whose fields are grouped in `<fieldset data-lc-step>`s shows one step at a time
+//   with Back and Next (embed-steps.ts).
 // - It points every `form[data-lead-form]` at the submit endpoint (action + method) and
 //   adds hidden formId / utm_* / referrerUrl / landingPageUrl fields and a honeypot, so
 //   that even a plain post (fetch failing, the site calling submit()) arrives complete.
@@ -28,6 +30,7 @@
 //   views and leads of a source can be compared.
 import { CAPTCHA_PROVIDERS, CAPTCHA_WIDGETS, resetCaptcha, type CaptchaProvider } from "~/forms/captcha-widgets";
 import { DEFAULT_SUCCESS_MESSAGE, HONEYPOT_FIELD, UTM_KEYS } from "~/leads/lead-fields";
+import { prepareSteps, resetSteps, showStepOf, stepInsteadOfSubmit } from "./embed-steps";
 
 type Touch = { landingPageUrl: string; referrerUrl: string } & Partial<Record<(typeof UTM_KEYS)[number], string>>;
 type ErrorPayload = { error?: { message?: string; details?: Array<{ path?: string; message: string }> } } | null;
@@ -53,6 +56,7 @@ function start(): void {
     const forms = document.querySelectorAll<HTMLFormElement>("form[data-lead-form]");
     forms.forEach((form) => {
       prefill(form);
+      prepareSteps(form);
       drawCaptcha(form);
       prepare(form, submitUrl, touch);
     });
@@ -297,6 +301,7 @@ function showErrors(form: HTMLFormElement, payload: ErrorPayload): void {
   }
   const summary = [error.message ?? "The form could not be sent. Please try again.", ...general].join(" ");
   form.prepend(message(summary, "alert"));
+  showStepOf(form, form.querySelector("[data-lead-capture-invalid]"));
   const provider = captchaOf(form);
   if (provider) resetCaptcha(provider);
   emit(form, "leadcapture:error", payload);
@@ -309,6 +314,7 @@ function showResult(form: HTMLFormElement, status: number, payload: unknown): vo
   const redirect = form.getAttribute("data-redirect-url");
   if (redirect) return location.assign(redirect);
   form.reset();
+  resetSteps(form);
   const region = liveRegion(form);
   region.className = "lead-capture-status lead-capture-success";
   region.textContent = form.getAttribute("data-success-message") || DEFAULT_SUCCESS_MESSAGE;
@@ -319,6 +325,8 @@ function onSubmit(event: SubmitEvent, submitUrl: string, touch: Touch): void {
   const form = event.target;
   if (!(form instanceof HTMLFormElement) || !form.hasAttribute("data-lead-form")) return;
   if (event.defaultPrevented || !window.fetch || !window.FormData) return;
+  // Enter in a field of a step before the last goes to the next step.
+  if (stepInsteadOfSubmit(form)) return event.preventDefault();
   prepare(form, submitUrl, touch);
   event.preventDefault();
   if (form.hasAttribute("data-lead-busy")) return;

@@ -12,6 +12,7 @@ export default function ShareSection() {
       fields={fields}
       successMessage={form.settings.successMessage}
       captcha={form.settings.captcha}
+      stepTitles={form.settings.stepTitles}
     />
   );
 }

@@ -2,16 +2,15 @@
 // 1280 px, and axe-core finds no serious or critical WCAG 2.2 AA violation. The phone-width
 // screenshots are kept in the run's temporary folder for a look when a check fails.
 import fs from "node:fs";
-import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { axeViolations } from "../support/axe";
 import { launchBrowser, logInAt } from "../support/browser";
 import { startServer, type TestServer } from "../support/server";
 import { seedEveryPage, type SeededPages } from "./every-page.helpers";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 
-const AXE_SOURCE = fs.readFileSync(createRequire(import.meta.url).resolve("axe-core/axe.min.js"), "utf8");
 const WIDTHS = [360, 390, 768, 1024, 1280];
 const SHOTS = fs.mkdtempSync(path.join(os.tmpdir(), "every-page-"));
 
@@ -30,26 +29,6 @@ afterAll(async () => {
   await browser?.close();
   await server?.stop();
 });
-
-type Violation = { id: string; impact: string | null; help: string; nodes: Array<{ target: string[] }> };
-
-/**
- * axe-core's serious and critical violations on the page. Its source is evaluated through
- * the DevTools protocol, which the page's Content-Security-Policy does not govern.
- */
-async function axeViolations(page: Page): Promise<string[]> {
-  await page.evaluate(AXE_SOURCE);
-  const violations = (await page.evaluate(async () => {
-    const axe = (window as unknown as { axe: { run: (context: Document, options: object) => Promise<unknown> } }).axe;
-    const result = (await axe.run(document, {
-      runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa", "wcag22aa"] },
-    })) as { violations: Violation[] };
-    return result.violations;
-  })) as Violation[];
-  return violations
-    .filter((violation) => violation.impact === "serious" || violation.impact === "critical")
-    .map((v) => `${v.id} (${v.impact}): ${v.help} at ${v.nodes.map((node) => node.target.join(" ")).join(", ")}`);
-}
 
 /**
  * A context to run axe in, with `context`'s cookies. axe needs JavaScript; for the pages as

@@ -1,0 +1,136 @@
+// A form in three steps in Chromium (issue 31, item 1), with JavaScript on and off: one step
+// at a time with "Step n of m", Next checking the step, a condition that skips step 2, Back
+// keeping what was typed, a later step's field prefilled from the link, and one lead at the
+// end; axe-core finds nothing serious on a step. The embed shows the builder's snippet of a
+// form in steps one step at a time too.
+import http from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { scriptSnippet } from "~/components/EmbedSnippet";
+import { FieldsSchema } from "~/forms/form-schema";
+import { db } from "~/storage/db.server";
+import { axeViolations } from "../support/axe";
+import { launchBrowser } from "../support/browser";
+import { newForm, THREE_STEPS } from "../support/forms";
+import { startServer, type TestServer } from "../support/server";
+import type { AddressInfo } from "node:net";
+import type { Browser, Page } from "playwright-core";
+
+let server: TestServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startServer({ SUBMIT_RATE_LIMIT_PER_MINUTE: "0" }), launchBrowser()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+const { fields: FIELDS, settings: SETTINGS } = THREE_STEPS;
+
+const progress = (page: Page) => page.locator(".lc-progress").innerText();
+
+describe.each([
+  { javaScriptEnabled: true, label: "with JavaScript" },
+  { javaScriptEnabled: false, label: "without JavaScript" },
+])("the hosted form in steps $label", ({ javaScriptEnabled }) => {
+  it("goes one step at a time, skips the step its condition hides, keeps answers going back, and sends one lead", async () => {
+    const formId = await newForm({ name: "Quote", fields: FIELDS, settings: SETTINGS });
+    const page = await (await browser.newContext({ javaScriptEnabled })).newPage();
+    page.setDefaultTimeout(10_000);
+    // The link prefills the hidden plan and the company, which is on step 2.
+    await page.goto(`${server.url}/f/${formId}?plan=pro&company=Acme`);
+    // Without JavaScript the company step counts until the server knows the reason; with it,
+    // the count follows the answers as they are given.
+    await expect.poll(() => progress(page)).toBe(javaScriptEnabled ? "Step 1 of 2: You" : "Step 1 of 3: You");
+    if (javaScriptEnabled) expect(await axeViolations(page)).toEqual([]);
+
+    // Next with a wrong address does not leave the step (the browser's own check, then the server's).
+    await page.getByLabel("Email").fill("not-an-address");
+    await page.getByLabel("Reason").selectOption("support");
+    await page.getByRole("button", { name: "Next" }).click();
+    expect(await progress(page)).toMatch(/^Step 1 of \d: You$/);
+
+    // Support skips the company step: the next is the last of two.
+    await page.getByLabel("Email").fill("ada@example.com");
+    await page.getByRole("button", { name: "Next" }).click();
+    await expect.poll(() => progress(page)).toBe("Step 2 of 2: Anything else");
+    expect(await page.getByRole("textbox", { name: "Company" }).isVisible()).toBe(false);
+    await page.getByLabel("Message").fill("Half typed");
+
+    // Back to step 1, answers kept; sales now: the company step comes, prefilled by the link.
+    await page.getByRole("button", { name: "Back" }).click();
+    await expect.poll(() => progress(page)).toMatch(/^Step 1 of \d: You$/);
+    expect(await page.getByLabel("Email").inputValue()).toBe("ada@example.com");
+    await page.getByLabel("Reason").selectOption("sales");
+    await page.getByRole("button", { name: "Next" }).click();
+    await expect.poll(() => progress(page)).toBe("Step 2 of 3: Your company");
+    expect(await page.getByRole("textbox", { name: "Company" }).inputValue()).toBe("Acme");
+    if (javaScriptEnabled) expect(await axeViolations(page)).toEqual([]);
+    await page.getByRole("button", { name: "Next" }).click();
+    await expect.poll(() => progress(page)).toBe("Step 3 of 3: Anything else");
+    expect(await page.getByLabel("Message").inputValue()).toBe("Half typed");
+    if (!javaScriptEnabled) {
+      // The browser's own Back shows the step before as it was left.
+      await page.goBack();
+      expect(await page.getByRole("textbox", { name: "Company" }).inputValue()).toBe("Acme");
+      await page.goForward();
+    }
+    await page.getByLabel("Message").fill("Please send a quote");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.waitForURL(/\/thanks$/);
+
+    const leads = await db.lead.findMany({ where: { formId } });
+    expect(leads.map((lead) => lead.data)).toEqual([
+      {
+        plan: "pro",
+        email: "ada@example.com",
+        reason: "sales",
+        company: "Acme",
+        message: "Please send a quote",
+        callMe: false,
+      },
+    ]);
+    await page.context().close();
+  });
+});
+
+describe("the embed with a form in steps", () => {
+  let site: http.Server;
+  let page = "";
+  afterAll(async () => {
+    if (site) await new Promise((resolve) => site.close(resolve));
+  });
+
+  it("shows the snippet's steps one at a time, checks each before Next, and sends every step's answers", async () => {
+    site = http.createServer((_req, res) => res.writeHead(200, { "Content-Type": "text/html" }).end(page));
+    await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
+    const siteUrl = `http://localhost:${(site.address() as AddressInfo).port}`;
+    const fields = FieldsSchema.parse([
+      { key: "email", label: "Email", type: "email", required: true },
+      { key: "message", label: "Message", type: "textarea", required: true, step: 2 },
+    ]);
+    const formId = await newForm({ name: "Embedded", fields, settings: { allowedOrigins: [siteUrl] } });
+    page = `<!doctype html><html lang="en"><head><title>Shop</title></head><body>
+      ${scriptSnippet(formId, server.url, fields, "Thanks!", undefined, ["Who", "What"])}</body></html>`;
+    const tab = await browser.newPage();
+    tab.setDefaultTimeout(10_000);
+    await tab.goto(siteUrl);
+    await expect.poll(() => progress(tab)).toBe("Step 1 of 2: Who");
+    expect(await tab.getByLabel("Message").isVisible()).toBe(false);
+    expect(await tab.getByRole("button", { name: "Send" }).isVisible()).toBe(false);
+
+    await tab.getByRole("button", { name: "Next" }).click();
+    expect(await progress(tab)).toBe("Step 1 of 2: Who");
+    await tab.getByLabel("Email").fill("embed@example.com");
+    // Enter in a field of step 1 is Next, not a send.
+    await tab.getByLabel("Email").press("Enter");
+    await expect.poll(() => progress(tab)).toBe("Step 2 of 2: What");
+    await tab.getByLabel("Message").fill("Steps in the embed");
+    await tab.getByRole("button", { name: "Send" }).click();
+    await tab.getByText("Thanks!").waitFor();
+    const lead = await db.lead.findFirstOrThrow({ where: { formId } });
+    expect(lead.data).toEqual({ email: "embed@example.com", message: "Steps in the embed" });
+    await tab.close();
+  });
+});
