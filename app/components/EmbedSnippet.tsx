@@ -26,20 +26,24 @@ function inputsFor(fields: FormField[]): string[] {
     .map((field) => {
       // Required fields carry the same visible mark as on the hosted page.
       const label = escapeHtml(field.label) + (field.required ? ` <span aria-hidden="true">*</span>` : "");
-      const required = field.required ? " required" : "";
+      // A conditional field is required only when shown, which the server decides (and the
+      // script shows it only then): the browser must not hold the post for it.
+      const required = field.required && !field.showIf ? " required" : "";
+      // Its condition, for the script to show it by.
+      const open = field.showIf ? `<label data-lc-show-if="${escapeHtml(JSON.stringify(field.showIf))}">` : "<label>";
       if (field.type === "textarea")
-        return `  <label>${label} <textarea name="${field.key}"${required}></textarea></label>`;
+        return `  ${open}${label} <textarea name="${field.key}"${required}></textarea></label>`;
       if (field.type === "checkbox")
-        return `  <label><input type="checkbox" name="${field.key}"${required}> ${label}</label>`;
+        return `  ${open}<input type="checkbox" name="${field.key}"${required}> ${label}</label>`;
       if (field.type === "select" || field.type === "multiselect") {
         const options = (field.options ?? []).map((option) => `<option>${escapeHtml(option)}</option>`).join("");
         // A single select starts on an empty choice, so nothing is picked for the visitor
         // and `required` refuses a form sent without a choice.
         const empty = field.type === "select" ? `<option value="">Choose…</option>` : "";
         const multiple = field.type === "multiselect" ? " multiple" : "";
-        return `  <label>${label} <select name="${field.key}"${multiple}${required}>${empty}${options}</select></label>`;
+        return `  ${open}${label} <select name="${field.key}"${multiple}${required}>${empty}${options}</select></label>`;
       }
-      return `  <label>${label} <input type="${field.type}" name="${field.key}"${required}></label>`;
+      return `  ${open}${label} <input type="${field.type}" name="${field.key}"${required}></label>`;
     });
 }
 

@@ -3,7 +3,10 @@
 // script shows one at a time with "Step 2 of 3" and Back and Next, checking a step's fields
 // (the browser's own checks) before Next. Later steps are disabled until reached, so that the
 // browser does not hold the post for fields the visitor has not seen. The form's own submit
-// button shows on the last step. Without the script every step shows, as one form.
+// button shows on the last step; a step whose fields its conditions all hide is skipped
+// (embed-conditions.ts). Without the script every step shows, as one form.
+import { hasShownField } from "./embed-conditions";
+
 const STEP = "fieldset[data-lc-step]";
 const CONTROLS = "input:not([type=hidden]), select, textarea";
 
@@ -19,7 +22,11 @@ function navButton(text: string, className: string): HTMLButtonElement {
   return button;
 }
 
-/** Shows step `index` (0-based) of a form in steps, and the buttons that step has. */
+/** The steps the visitor goes through: the first, and each with a field its conditions show. */
+const reachable = (steps: HTMLFieldSetElement[]) =>
+  steps.map((step, i) => (i === 0 || hasShownField(step) ? i : -1)).filter((i) => i >= 0);
+
+/** Shows step `index` (0-based) of a form in steps, how far along it is, and the buttons that step has. */
 function show(form: HTMLFormElement, index: number): void {
   const steps = stepsOf(form);
   form.setAttribute("data-lc-current", String(index));
@@ -27,10 +34,12 @@ function show(form: HTMLFormElement, index: number): void {
     step.hidden = i !== index;
     step.disabled = i > index;
   });
+  const shown = reachable(steps);
   const title = steps[index].querySelector("legend")?.textContent?.trim();
   const progress = form.querySelector<HTMLElement>(".lc-progress");
-  if (progress) progress.textContent = `Step ${index + 1} of ${steps.length}${title ? `: ${title}` : ""}`;
-  const last = index === steps.length - 1;
+  const position = Math.max(1, shown.indexOf(index) + 1);
+  if (progress) progress.textContent = `Step ${position} of ${shown.length}${title ? `: ${title}` : ""}`;
+  const last = index >= shown[shown.length - 1];
   form.querySelector<HTMLElement>("[data-lc-next]")!.hidden = last;
   form.querySelector<HTMLElement>("[data-lc-back]")!.hidden = index === 0;
   form
@@ -40,7 +49,10 @@ function show(form: HTMLFormElement, index: number): void {
     });
 }
 
-/** Next (after the step's own checks) or Back; the new step's first field takes the focus. */
+/**
+ * Next (after the step's own checks) or Back, past steps whose fields the conditions all hide;
+ * the new step's first field takes the focus.
+ */
 function move(form: HTMLFormElement, direction: 1 | -1): void {
   const steps = stepsOf(form);
   const index = currentOf(form);
@@ -53,7 +65,8 @@ function move(form: HTMLFormElement, direction: 1 | -1): void {
       return;
     }
   }
-  const next = Math.min(steps.length - 1, Math.max(0, index + direction));
+  const candidates = reachable(steps).filter((i) => (direction === 1 ? i > index : i < index));
+  const next = (direction === 1 ? candidates[0] : candidates[candidates.length - 1]) ?? index;
   show(form, next);
   steps[next].querySelector<HTMLElement>(CONTROLS)?.focus();
 }
@@ -95,6 +108,11 @@ export function showStepOf(form: HTMLFormElement, element: Element | null): void
   const step = element?.closest(STEP);
   const index = step ? stepsOf(form).indexOf(step as HTMLFieldSetElement) : -1;
   if (index >= 0 && form.hasAttribute("data-lc-current")) show(form, index);
+}
+
+/** The count and buttons again after an answer changed which steps the visitor goes through. */
+export function refreshSteps(form: HTMLFormElement): void {
+  if (form.hasAttribute("data-lc-current")) show(form, currentOf(form));
 }
 
 /** After a lead is in: the first step again, for a form the site shows again. */

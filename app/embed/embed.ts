@@ -14,8 +14,10 @@
 //   the provider's widget before its submit button, and a fresh token after a refusal.
 // - It prefills each form's fields by name from the form's data-prefill attribute and the
 //   page's query string (once, when the page is ready).
-// - A form whose fields are grouped in `<fieldset data-lc-step>`s shows one step at a time
-//   with Back and Next (embed-steps.ts).
+// - A field marked with its condition (`data-lc-show-if`) shows only while earlier answers
+//   call for it (embed-conditions.ts); a form whose fields are grouped in
+//   `<fieldset data-lc-step>`s shows one step at a time with Back and Next, skipping a step
+//   its conditions hide (embed-steps.ts).
 // - It points every `form[data-lead-form]` at the submit endpoint (action + method) and
 //   adds hidden formId / utm_* / referrerUrl / landingPageUrl fields and a honeypot, so
 //   that even a plain post (fetch failing, the site calling submit()) arrives complete.
@@ -30,7 +32,8 @@
 //   views and leads of a source can be compared.
 import { CAPTCHA_PROVIDERS, CAPTCHA_WIDGETS, resetCaptcha, type CaptchaProvider } from "~/forms/captcha-widgets";
 import { DEFAULT_SUCCESS_MESSAGE, HONEYPOT_FIELD, UTM_KEYS } from "~/leads/lead-fields";
-import { prepareSteps, resetSteps, showStepOf, stepInsteadOfSubmit } from "./embed-steps";
+import { applyConditions } from "./embed-conditions";
+import { prepareSteps, refreshSteps, resetSteps, showStepOf, stepInsteadOfSubmit } from "./embed-steps";
 
 type Touch = { landingPageUrl: string; referrerUrl: string } & Partial<Record<(typeof UTM_KEYS)[number], string>>;
 type ErrorPayload = { error?: { message?: string; details?: Array<{ path?: string; message: string }> } } | null;
@@ -52,10 +55,19 @@ function start(): void {
   const touch = firstTouch();
 
   document.addEventListener("submit", (event) => onSubmit(event, submitUrl, touch));
+  const onAnswer = (event: Event) => {
+    const form = (event.target as HTMLInputElement | null)?.form;
+    if (!form?.hasAttribute("data-lead-form")) return;
+    applyConditions(form);
+    refreshSteps(form);
+  };
+  document.addEventListener("input", onAnswer);
+  document.addEventListener("change", onAnswer);
   const prepareAll = () => {
     const forms = document.querySelectorAll<HTMLFormElement>("form[data-lead-form]");
     forms.forEach((form) => {
       prefill(form);
+      applyConditions(form);
       prepareSteps(form);
       drawCaptcha(form);
       prepare(form, submitUrl, touch);
@@ -314,6 +326,7 @@ function showResult(form: HTMLFormElement, status: number, payload: unknown): vo
   const redirect = form.getAttribute("data-redirect-url");
   if (redirect) return location.assign(redirect);
   form.reset();
+  applyConditions(form);
   resetSteps(form);
   const region = liveRegion(form);
   region.className = "lead-capture-status lead-capture-success";

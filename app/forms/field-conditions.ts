@@ -3,13 +3,9 @@
 // hidden by its condition is not required and a value sent for it is dropped) and the browser
 // (the hosted page hides it as the visitor answers), so this module imports nothing server-only.
 import { z } from "zod";
+import { conditionKeys, type Condition } from "./condition-eval";
 
-export type Condition =
-  | { field: string; equals: string | number | boolean }
-  | { field: string; in: Array<string | number> }
-  | { field: string; notEmpty: true }
-  | { all: Condition[] }
-  | { any: Condition[] };
+export { conditionKeys, isShown, shownKeys, type Condition } from "./condition-eval";
 
 /** Nesting of all/any a condition may have, and the leaves it may hold in all. */
 const MAX_DEPTH = 4;
@@ -65,50 +61,3 @@ export const ConditionSchema = z.unknown().transform((value, ctx): Condition => 
   }
   return parsed.data;
 });
-
-/** Every field key a condition looks at. */
-export function conditionKeys(condition: Condition): string[] {
-  if ("all" in condition) return condition.all.flatMap(conditionKeys);
-  if ("any" in condition) return condition.any.flatMap(conditionKeys);
-  return [condition.field];
-}
-
-type Answer = unknown;
-
-const isEmpty = (value: Answer) =>
-  value === undefined ||
-  value === null ||
-  value === false ||
-  (typeof value === "string" && value.trim() === "") ||
-  (Array.isArray(value) && value.length === 0);
-
-/** A scalar answer equal to the expected value, or a list of answers holding it (text compared). */
-const holds = (value: Answer, expected: string | number | boolean) =>
-  Array.isArray(value) ? value.some((item) => String(item) === String(expected)) : String(value) === String(expected);
-
-/** Whether the condition holds for these answers (absent and hidden answers are empty). */
-export function isShown(condition: Condition, answers: Record<string, Answer>): boolean {
-  if ("all" in condition) return condition.all.every((child) => isShown(child, answers));
-  if ("any" in condition) return condition.any.some((child) => isShown(child, answers));
-  const value = Object.hasOwn(answers, condition.field) ? answers[condition.field] : undefined;
-  if ("notEmpty" in condition) return !isEmpty(value);
-  if ("in" in condition) return !isEmpty(value) && condition.in.some((expected) => holds(value, expected));
-  // `equals: false` is an unticked checkbox: false, or no answer at all.
-  if (condition.equals === false) return value === false || value === undefined || value === null;
-  return !isEmpty(value) && holds(value, condition.equals);
-}
-
-/**
- * The keys of the fields that are part of the form for these answers, in order: a field
- * with a condition is when its condition holds over the answers of the fields shown before it.
- */
-export function shownKeys(fields: ReadonlyArray<{ key: string; showIf?: Condition }>, answers: Record<string, Answer>) {
-  const shown = new Set<string>();
-  const seen: Record<string, Answer> = {};
-  for (const field of fields) {
-    if (field.showIf && !isShown(field.showIf, seen)) continue;
-    shown.add(field.key);
-    if (Object.hasOwn(answers, field.key)) seen[field.key] = answers[field.key];
-  }
-  return shown;
-}

@@ -95,42 +95,59 @@ describe.each([
   });
 });
 
-describe("the embed with a form in steps", () => {
+describe.each([
+  { javaScriptEnabled: true, label: "with JavaScript" },
+  { javaScriptEnabled: false, label: "without JavaScript" },
+])("the embed with a form in steps $label", ({ javaScriptEnabled }) => {
   let site: http.Server;
   let page = "";
   afterAll(async () => {
     if (site) await new Promise((resolve) => site.close(resolve));
   });
 
-  it("shows the snippet's steps one at a time, checks each before Next, and sends every step's answers", async () => {
+  it("shows the snippet's steps one at a time (all at once without the script) and sends every answer", async () => {
     site = http.createServer((_req, res) => res.writeHead(200, { "Content-Type": "text/html" }).end(page));
     await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
     const siteUrl = `http://localhost:${(site.address() as AddressInfo).port}`;
-    const fields = FieldsSchema.parse([
-      { key: "email", label: "Email", type: "email", required: true },
-      { key: "message", label: "Message", type: "textarea", required: true, step: 2 },
-    ]);
-    const formId = await newForm({ name: "Embedded", fields, settings: { allowedOrigins: [siteUrl] } });
+    const fields = FieldsSchema.parse(FIELDS);
+    const formId = await newForm({ name: "Embedded", fields, settings: { ...SETTINGS, allowedOrigins: [siteUrl] } });
     page = `<!doctype html><html lang="en"><head><title>Shop</title></head><body>
-      ${scriptSnippet(formId, server.url, fields, "Thanks!", undefined, ["Who", "What"])}</body></html>`;
-    const tab = await browser.newPage();
+      ${scriptSnippet(formId, server.url, fields, "Thanks!", undefined, SETTINGS.stepTitles)}</body></html>`;
+    const tab = await (await browser.newContext({ javaScriptEnabled })).newPage();
     tab.setDefaultTimeout(10_000);
-    await tab.goto(siteUrl);
-    await expect.poll(() => progress(tab)).toBe("Step 1 of 2: Who");
-    expect(await tab.getByLabel("Message").isVisible()).toBe(false);
-    expect(await tab.getByRole("button", { name: "Send" }).isVisible()).toBe(false);
-
-    await tab.getByRole("button", { name: "Next" }).click();
-    expect(await progress(tab)).toBe("Step 1 of 2: Who");
-    await tab.getByLabel("Email").fill("embed@example.com");
-    // Enter in a field of step 1 is Next, not a send.
-    await tab.getByLabel("Email").press("Enter");
-    await expect.poll(() => progress(tab)).toBe("Step 2 of 2: What");
+    // The page's own link prefills the email (with the script).
+    await tab.goto(`${siteUrl}/?email=ada%40example.com`);
+    if (javaScriptEnabled) {
+      // Until a reason is chosen the company step is not on the way.
+      await expect.poll(() => progress(tab)).toBe("Step 1 of 2: You");
+      expect(await tab.getByLabel("Email").inputValue()).toBe("ada@example.com");
+      expect(await tab.getByLabel("Message").isVisible()).toBe(false);
+      expect(await tab.getByRole("button", { name: "Send" }).isVisible()).toBe(false);
+      await tab.getByLabel("Reason").selectOption("sales");
+      await expect.poll(() => progress(tab)).toBe("Step 1 of 3: You");
+      await tab.getByLabel("Reason").selectOption("support");
+      // Enter in a field of step 1 is Next, not a send; support skips the company step.
+      await tab.getByLabel("Email").press("Enter");
+      await expect.poll(() => progress(tab)).toBe("Step 2 of 2: Anything else");
+      await tab.getByRole("button", { name: "Back" }).click();
+      await expect.poll(() => progress(tab)).toBe("Step 1 of 2: You");
+      await tab.getByRole("button", { name: "Next" }).click();
+    } else {
+      // Every step shows, as one form; the company is not required of the browser.
+      await tab.getByLabel("Email").fill("ada@example.com");
+      await tab.getByLabel("Reason").selectOption("support");
+    }
     await tab.getByLabel("Message").fill("Steps in the embed");
     await tab.getByRole("button", { name: "Send" }).click();
-    await tab.getByText("Thanks!").waitFor();
+    if (javaScriptEnabled) await tab.getByText("Thanks!").waitFor();
+    else await tab.waitForURL(/\/thanks$/);
     const lead = await db.lead.findFirstOrThrow({ where: { formId } });
-    expect(lead.data).toEqual({ email: "embed@example.com", message: "Steps in the embed" });
-    await tab.close();
+    expect(lead.data).toEqual({
+      email: "ada@example.com",
+      reason: "support",
+      message: "Steps in the embed",
+      callMe: false,
+    });
+    await tab.context().close();
   });
 });

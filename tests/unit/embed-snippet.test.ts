@@ -1,0 +1,36 @@
+// The builder's embed snippet for a form in steps with a condition: each step a fieldset the
+// script shows one at a time, and the conditional field marked with its condition, not
+// required of the browser (the server decides).
+import { describe, expect, it } from "vitest";
+import { scriptSnippet } from "~/components/EmbedSnippet";
+import { FieldsSchema } from "~/forms/form-schema";
+
+const fields = FieldsSchema.parse([
+  { key: "email", label: "Email", type: "email", required: true },
+  { key: "reason", label: "Reason", type: "select", options: ["sales", "support"], required: true },
+  {
+    key: "company",
+    label: "Company",
+    type: "text",
+    required: true,
+    step: 2,
+    showIf: { field: "reason", equals: "sales" },
+  },
+]);
+
+describe("the embed snippet", () => {
+  it("groups a form in steps by fieldset, titled, and marks a conditional field with its condition", () => {
+    const code = scriptSnippet("form1", "https://app.example", fields, undefined, undefined, ["You", "Company"]);
+    expect(code).toContain('<fieldset data-lc-step="1">\n    <legend>You</legend>');
+    expect(code).toContain('<fieldset data-lc-step="2">\n    <legend>Company</legend>');
+    expect(code).toContain(
+      '<label data-lc-show-if="{&quot;field&quot;:&quot;reason&quot;,&quot;equals&quot;:&quot;sales&quot;}">Company <span aria-hidden="true">*</span> <input type="text" name="company"></label>',
+    );
+    expect(code).toContain('<input type="email" name="email" required>');
+  });
+
+  it("keeps a form of one step flat", () => {
+    const code = scriptSnippet("form1", "https://app.example", [fields[0]]);
+    expect(code).not.toContain("fieldset");
+  });
+});
