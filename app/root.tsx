@@ -1,8 +1,8 @@
 import { Links, Meta, Outlet, Scripts, ScrollRestoration, isRouteErrorResponse, useRouteError } from "@remix-run/react";
+import { useEffect, type ReactNode } from "react";
 import stylesheet from "./styles.css?url";
 import { useNonce } from "./utils/http/nonce";
 import type { LinksFunction, MetaFunction } from "@remix-run/node";
-import type { ReactNode } from "react";
 
 export const links: LinksFunction = () => [
   { rel: "stylesheet", href: stylesheet },
@@ -36,6 +36,11 @@ export function Layout({ children }: { children: ReactNode }) {
 }
 
 export default function App() {
+  // Marks the page as hydrated: a browser test waits for it before typing into inputs that
+  // hydration would otherwise race.
+  useEffect(() => {
+    document.documentElement.dataset.hydrated = "true";
+  }, []);
   return <Outlet />;
 }
 

@@ -3,7 +3,7 @@
 // saved reply and an internal note.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
-import { launchBrowser, loggedInPage, submitLogIn } from "../support/browser";
+import { launchBrowser, loggedInPage, submitLogIn, waitForHydration } from "../support/browser";
 import { STAFF, apiClient, loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { startSmtp, type TestSmtp } from "../support/smtp";
@@ -56,6 +56,7 @@ describe.each([
     const context = await browser.newContext({ javaScriptEnabled });
     const page = await context.newPage();
     await page.goto(`${server.url}${new URL(link).pathname}`);
+    if (javaScriptEnabled) await waitForHydration(page);
     await page.getByLabel("Name").fill(`Agent ${tag}`);
     await page.getByLabel(/Password/).fill("a long enough password");
     await page.getByRole("button", { name: "Join" }).click();
@@ -72,6 +73,7 @@ describe.each([
     });
     const reference: string = created.body.reference;
     await page.goto(`${server.url}/support/${reference}`);
+    if (javaScriptEnabled) await waitForHydration(page);
     await page.getByLabel("New note").fill("Invoice was sent to an old address.");
     await page.getByRole("button", { name: "Add note" }).click();
     await page.getByTestId("note").first().waitFor();

@@ -115,8 +115,11 @@ describe("hostile email bodies", () => {
     console.log(`inbound stall: worst event-loop stall ${worstStall.stallMs} ms, on "${worstStall.name}"`);
     for (const answer of answers) expect(answer.status, answer.name).toBe(201);
     expect(latencies.length).toBeGreaterThan(20);
-    // 200 ms on a quiet machine; on a loaded one, three times what ordinary email gets.
-    expect(p99).toBeLessThan(Math.max(200, 3 * baselineP99));
+    // Parsing one of these bodies on the server's event loop takes seconds; the bound (500 ms,
+    // or three times what ordinary email gets on a loaded machine) catches that without
+    // failing on CI's swings, which once put a healthy run's p99 at 200 ms. The server's own
+    // event-loop stalls, measured below, are the finer check.
+    expect(p99).toBeLessThan(Math.max(500, 3 * baselineP99));
     // The goal is 50 ms; the bound leaves room for this machine's threefold swings in speed
     // and for the test's own client, which builds 24 MiB posts on the same two cores.
     // (Or, on a loaded machine, three times the longest stall beside ordinary email.)

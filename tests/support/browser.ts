@@ -61,7 +61,16 @@ export async function loggedInPage(
 ): Promise<Page> {
   const page = await (await browser.newContext(options)).newPage();
   await logInAt(page, serverUrl, path);
+  if (options.javaScriptEnabled !== false) await waitForHydration(page);
   return page;
+}
+
+/**
+ * Waits until React has hydrated the page (app/root.tsx marks <html data-hydrated>): a test
+ * that types into a form before then can see hydration race its input on a loaded machine.
+ */
+export async function waitForHydration(page: Page): Promise<void> {
+  await page.locator("html[data-hydrated]").waitFor({ state: "attached" });
 }
 
 /**
