@@ -1,7 +1,8 @@
 // Counting views of forms: a render of the hosted page (/f/:formId) and a page load of a
 // site with the embed script (its beacon, POST /api/forms/:formId/views), each under the
 // visitor's utm_source, utm_campaign and referrer host. Read back as conversion rates in
-// form-stats.server.ts.
+// form-stats.server.ts. The drop-off funnel's stages (a visitor's first interaction, a step
+// reached: POST /api/forms/:formId/events) are counted the same way into FormFunnel.
 //
 // A view costs no database write: views are added up in process memory per (form, UTC day,
 // source, campaign, referrer host) and flushed every FORM_VIEWS_FLUSH_MS as upserts that add
@@ -78,17 +79,23 @@ export function isBotAgent(userAgent: string | null): boolean {
   return verdict;
 }
 
-let pending = new Map<string, ViewCount>();
+/** A count held in memory: views (stage VIEW) or visitors who reached a funnel stage. */
+type Pending = Omit<ViewCount, "views"> & { stage: number; count: number };
+/** The stage of a view; a funnel's stages are 0 (started) and n >= 2 (step n reached). */
+const VIEW = -1;
+export const STARTED_STAGE = 0;
+
+let pending = new Map<string, Pending>();
 let dropped = 0;
 
-const keyOf = (c: Omit<ViewCount, "views">) =>
-  `${c.formId}\u0000${c.day}\u0000${c.utmSource}\u0000${c.utmCampaign}\u0000${c.referrerHost}`;
+const keyOf = (c: Omit<Pending, "count">) =>
+  `${c.formId}\u0000${c.day}\u0000${c.utmSource}\u0000${c.utmCampaign}\u0000${c.referrerHost}\u0000${c.stage}`;
 
-/** Adds to the pending counts within the bound; returns false when the views were dropped. */
-function addPending(count: ViewCount): boolean {
+/** Adds to the pending counts within the bound; returns false when the count was dropped. */
+function addPending(count: Pending): boolean {
   const existing = pending.get(keyOf(count));
   if (existing) {
-    existing.views += count.views;
+    existing.count += count.count;
     return true;
   }
   if (pending.size < MAX_PENDING_KEYS) {
@@ -99,11 +106,23 @@ function addPending(count: ViewCount): boolean {
   // still counts when its row without source is already held.
   const bare = pending.get(keyOf({ ...count, utmSource: "", utmCampaign: "", referrerHost: "" }));
   if (bare) {
-    bare.views += count.views;
+    bare.count += count.count;
     return true;
   }
-  dropped += count.views;
+  dropped += count.count;
   return false;
+}
+
+function pendingOf(formId: string, stage: number, source: ViewSource, at: Date): Pending {
+  return {
+    formId,
+    day: at.toISOString().slice(0, 10),
+    utmSource: cleanText(source.utmSource, VIEW_UTM_MAX_LENGTH),
+    utmCampaign: cleanText(source.utmCampaign, VIEW_UTM_MAX_LENGTH),
+    referrerHost: cleanHost(source.referrerHost),
+    stage,
+    count: 1,
+  };
 }
 
 /**
@@ -113,14 +132,22 @@ function addPending(count: ViewCount): boolean {
  */
 export function countView(formId: string, source: ViewSource, visitor: Visitor, at = new Date()): boolean {
   if (!recentVisitors.admit(formId, visitor)) return false;
-  return addPending({
-    formId,
-    day: at.toISOString().slice(0, 10),
-    utmSource: cleanText(source.utmSource, VIEW_UTM_MAX_LENGTH),
-    utmCampaign: cleanText(source.utmCampaign, VIEW_UTM_MAX_LENGTH),
-    referrerHost: cleanHost(source.referrerHost),
-    views: 1,
-  });
+  return addPending(pendingOf(formId, VIEW, source, at));
+}
+
+/**
+ * Counts a visitor reaching a stage of a form's funnel (STARTED_STAGE, or step n >= 2), under
+ * its source, once per visitor, form and stage in the window, as countView counts views.
+ */
+export function countFunnelStage(
+  formId: string,
+  stage: number,
+  source: ViewSource,
+  visitor: Visitor,
+  at = new Date(),
+): boolean {
+  if (!recentVisitors.admit(`${formId}\u0000${stage}`, visitor)) return false;
+  return addPending(pendingOf(formId, stage, source, at));
 }
 
 let flushing: Promise<void> = Promise.resolve();
@@ -143,11 +170,24 @@ async function flushPending(): Promise<void> {
   if (pending.size === 0) return;
   const counts = [...pending.values()];
   pending = new Map();
+  const stages = counts.filter((c) => c.stage !== VIEW);
+  await writeSlices(
+    counts.filter((c) => c.stage === VIEW),
+    (slice) => formViewStore.add(slice.map(({ stage: _view, count, ...key }) => ({ ...key, views: count }))),
+    stages,
+  );
+  await writeSlices(stages, (slice) =>
+    formViewStore.addFunnel(slice.map(({ count, ...key }) => ({ ...key, visitors: count }))),
+  );
+}
+
+/** Writes `counts` in slices; on a failure, what is not written (and `after`) is held again. */
+async function writeSlices(counts: Pending[], write: (slice: Pending[]) => Promise<void>, after: Pending[] = []) {
   for (let i = 0; i < counts.length; i += FLUSH_SLICE) {
     try {
-      await formViewStore.add(counts.slice(i, i + FLUSH_SLICE));
+      await write(counts.slice(i, i + FLUSH_SLICE));
     } catch (error) {
-      for (const count of counts.slice(i)) addPending(count);
+      for (const count of [...counts.slice(i), ...after]) addPending(count);
       throw error;
     }
   }

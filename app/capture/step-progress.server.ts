@@ -9,6 +9,8 @@ import { buildLeadDataSchema, type FormField } from "~/forms/form-schema";
 import { PROGRESS_FIELD, STEP_FIELD, postedAnswers, stepAfter, stepOf } from "~/forms/form-steps";
 import { UTM_KEYS } from "~/leads/lead-fields";
 import { db } from "~/storage/db.server";
+import { type Visitor } from "./form-view-visitors.server";
+import { STARTED_STAGE, countFunnelStage, hostOfUrl, isBotAgent } from "./form-views.server";
 import { TIMESTAMP_FIELD } from "./lead-signatures.server";
 import { type PublicForm } from "./public-form.server";
 import { bounded, leadDraftScope, type DraftValues } from "./visitor-drafts.server";
@@ -87,7 +89,7 @@ function stepErrors(fields: FormField[], step: number, values: DraftValues): Rec
  * One step's post without JavaScript: its answers join the ones before; Next checks them
  * (and stays on the step with the problems if any), Back does not. Returns the page to go to.
  */
-export async function postStep(form: PublicForm, body: URLSearchParams): Promise<string> {
+export async function postStep(form: PublicForm, body: URLSearchParams, visitor?: Visitor): Promise<string> {
   const posted: Record<string, string[]> = Object.create(null);
   for (const [name, value] of body) (posted[name] ??= []).push(value);
   const one = (name: string) => posted[name]?.[0] ?? "";
@@ -111,10 +113,27 @@ export async function postStep(form: PublicForm, body: URLSearchParams): Promise
     ...(timestamp ? { timestamp } : {}),
   });
 
+  if (visitor && forward && next > step) countStages(form.id, next, one, visitor);
+
   // The source travels from page to page as the first page received it.
   const params = new URLSearchParams({ [STEP_FIELD]: String(next), [PROGRESS_FIELD]: token });
   for (const key of UTM_KEYS) if (one(key)) params.set(key, one(key).slice(0, 200));
   if (one("referrerUrl")) params.set("ref", one("referrerUrl").slice(0, 2048));
   if (one("landingPageUrl")) params.set("landing", one("landingPageUrl").slice(0, 2048));
   return `/f/${encodeURIComponent(form.id)}?${params}`;
+}
+
+/**
+ * The funnel without JavaScript (decision 059): a step posted forward is the visitor's first
+ * interaction, and the step it leads to is reached, counted as the beacons count them.
+ */
+function countStages(formId: string, reached: number, one: (name: string) => string, visitor: Visitor) {
+  if (isBotAgent(visitor.userAgent)) return;
+  const source = {
+    utmSource: one("utm_source"),
+    utmCampaign: one("utm_campaign"),
+    referrerHost: hostOfUrl(one("referrerUrl")),
+  };
+  countFunnelStage(formId, STARTED_STAGE, source, visitor);
+  countFunnelStage(formId, reached, source, visitor);
 }

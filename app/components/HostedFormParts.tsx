@@ -1,9 +1,10 @@
 // The hosted form page's client parts (app/routes/f.$formId.tsx): its post by fetch, the
-// conditional fields shown as the visitor answers, and the CAPTCHA widget.
-import { useCallback, useEffect, useRef, useState, type FormEvent } from "react";
+// conditional fields shown as the visitor answers, the CAPTCHA widget and the funnel's beacons.
+import { useCallback, useEffect, useRef, useState, type FormEvent, type RefObject } from "react";
 import { CAPTCHA_WIDGETS, resetCaptcha, type CaptchaProvider } from "~/forms/captcha-widgets";
 import { shownKeys } from "~/forms/field-conditions";
 import type { FormField } from "~/forms/form-schema";
+import { hostOf, sendFunnelEvent, watchStart, type BeaconSource } from "~/forms/funnel-beacon";
 
 type Problem = { path: string; message: string };
 
@@ -111,4 +112,30 @@ export function CaptchaWidget({ provider, siteKey }: { provider: CaptchaProvider
       </noscript>
     </>
   );
+}
+
+/** The visit's source as the page's hidden inputs carry it. */
+function sourceOf(form: HTMLFormElement): BeaconSource {
+  const value = (name: string) => (form.elements.namedItem(name) as HTMLInputElement | null)?.value ?? "";
+  return {
+    utm_source: value("utm_source"),
+    utm_campaign: value("utm_campaign"),
+    referrerHost: hostOf(value("referrerUrl")),
+  };
+}
+
+/**
+ * The drop-off funnel with JavaScript (decision 059): "start" at the visitor's first answer,
+ * and "step" n each time they reach step n >= 2 (the server counts each once per visitor).
+ */
+export function useFunnelBeacons(formRef: RefObject<HTMLFormElement | null>, formId: string, step: number) {
+  useEffect(() => {
+    const form = formRef.current;
+    if (!form) return;
+    return watchStart(form, () => sendFunnelEvent(location.href, formId, { type: "start" }, sourceOf(form)));
+  }, [formRef, formId]);
+  useEffect(() => {
+    const form = formRef.current;
+    if (form && step >= 2) sendFunnelEvent(location.href, formId, { type: "step", step }, sourceOf(form));
+  }, [formRef, formId, step]);
 }

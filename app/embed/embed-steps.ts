@@ -8,6 +8,8 @@
 import { hasShownField } from "./embed-conditions";
 
 const STEP = "fieldset[data-lc-step]";
+/** Dispatched on the form when Next reaches a step; its detail is the step's number. */
+export const STEP_EVENT = "lc-step";
 const CONTROLS = "input:not([type=hidden]), select, textarea";
 
 const stepsOf = (form: HTMLFormElement) => Array.from(form.querySelectorAll<HTMLFieldSetElement>(STEP));
@@ -69,6 +71,10 @@ function move(form: HTMLFormElement, direction: 1 | -1): void {
   const next = (direction === 1 ? candidates[0] : candidates[candidates.length - 1]) ?? index;
   show(form, next);
   steps[next].querySelector<HTMLElement>(CONTROLS)?.focus();
+  if (direction === 1 && next > index) {
+    const number = Number(steps[next].getAttribute("data-lc-step")) || next + 1;
+    form.dispatchEvent(new CustomEvent(STEP_EVENT, { detail: number }));
+  }
 }
 
 /** Sets a form's steps up once: the progress line, Next and Back, the first step shown. */

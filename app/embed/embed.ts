@@ -31,9 +31,10 @@
 //   utm_campaign and referrer host, the same source its leads are recorded under, so that
 //   views and leads of a source can be compared.
 import { CAPTCHA_PROVIDERS, CAPTCHA_WIDGETS, resetCaptcha, type CaptchaProvider } from "~/forms/captcha-widgets";
+import { hostOf, sendFunnelEvent, watchStart } from "~/forms/funnel-beacon";
 import { DEFAULT_SUCCESS_MESSAGE, HONEYPOT_FIELD, UTM_KEYS } from "~/leads/lead-fields";
 import { applyConditions } from "./embed-conditions";
-import { prepareSteps, refreshSteps, resetSteps, showStepOf, stepInsteadOfSubmit } from "./embed-steps";
+import { prepareSteps, refreshSteps, resetSteps, showStepOf, stepInsteadOfSubmit, STEP_EVENT } from "./embed-steps";
 
 type Touch = { landingPageUrl: string; referrerUrl: string } & Partial<Record<(typeof UTM_KEYS)[number], string>>;
 type ErrorPayload = { error?: { message?: string; details?: Array<{ path?: string; message: string }> } } | null;
@@ -71,6 +72,7 @@ function start(): void {
       prepareSteps(form);
       drawCaptcha(form);
       prepare(form, submitUrl, touch);
+      watchFunnel(form, touch);
     });
     sendViews(forms, touch);
   };
@@ -109,6 +111,22 @@ function sendViews(forms: NodeListOf<HTMLFormElement>, touch: Touch): void {
     } catch {
       // A blocked beacon (a privacy extension) costs the site nothing.
     }
+  });
+}
+
+/** The funnel's beacons (decision 059): "start" at the first answer, "step" n at each step n >= 2 reached. */
+function watchFunnel(form: HTMLFormElement, touch: Touch): void {
+  const id = form.getAttribute("data-lead-form");
+  if (!id) return;
+  const source = {
+    utm_source: touch.utm_source,
+    utm_campaign: touch.utm_campaign,
+    referrerHost: hostOf(touch.referrerUrl),
+  };
+  watchStart(form, () => sendFunnelEvent(scriptSource(), id, { type: "start" }, source));
+  form.addEventListener(STEP_EVENT, (event) => {
+    const step = (event as CustomEvent<number>).detail;
+    if (step >= 2) sendFunnelEvent(scriptSource(), id, { type: "step", step }, source);
   });
 }
 

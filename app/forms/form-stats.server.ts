@@ -16,14 +16,14 @@ export const MAX_STATS_ROWS = 100;
 export const GROUP_BY = ["utm_source", "utm_campaign", "referrer_host", "day"] as const;
 export type GroupBy = (typeof GROUP_BY)[number];
 
-const PeriodSchema = z.object({
+export const PeriodSchema = z.object({
   formId: text(64),
   from: optional(DaySchema),
   to: optional(DaySchema),
 });
 
 /** A period of at most MAX_STATS_DAYS, ending today and 30 days long unless given. */
-function withPeriod<Q extends z.output<typeof PeriodSchema>>(query: Q, ctx: z.RefinementCtx) {
+export function withPeriod<Q extends z.output<typeof PeriodSchema>>(query: Q, ctx: z.RefinementCtx) {
   const today = new Date().toISOString().slice(0, 10);
   const to = query.to ?? today;
   const from =
@@ -81,9 +81,9 @@ const COLUMN = {
   Exclude<GroupBy, "day">,
   keyof Prisma.FormViewWhereInput & keyof Prisma.LeadDailyWhereInput
 >;
-type Column = (typeof COLUMN)[keyof typeof COLUMN];
+export type Column = (typeof COLUMN)[keyof typeof COLUMN];
 
-type Period = { formId: string; from: string; to: string };
+export type Period = { formId: string; from: string; to: string };
 
 async function formOf(formId: string): Promise<{ id: string; name: string }> {
   const form = await db.form.findUnique({ where: { id: formId }, select: { id: true, name: true } });
@@ -92,7 +92,7 @@ async function formOf(formId: string): Promise<{ id: string; name: string }> {
 }
 
 // Both tables are per-day rollups of the same key (decision 055): the period is a range of days.
-const dayWhere = (period: Period) => ({ formId: period.formId, day: { gte: period.from, lte: period.to } });
+export const dayWhere = (period: Period) => ({ formId: period.formId, day: { gte: period.from, lte: period.to } });
 /** Keys with leads: a rollup row taken down to 0 (its leads deleted or marked spam) is none. */
 const withLeads = { leads: { _sum: { gt: 0 } } } as const;
 
@@ -100,7 +100,7 @@ const withLeads = { leads: { _sum: { gt: 0 } } } as const;
  * Views and leads per value of one column: the MAX_STATS_ROWS values with the most views
  * and those with the most leads, each with both counts, most views first.
  */
-async function groupedBy(period: Period, column: Column): Promise<ConversionRow[]> {
+export async function groupedBy(period: Period, column: Column): Promise<ConversionRow[]> {
   const [topViews, topLeads] = await Promise.all([
     db.formView.groupBy({
       by: [column],

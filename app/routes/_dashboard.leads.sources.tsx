@@ -3,7 +3,9 @@
 import { data } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { SourceBreakdown } from "~/components/leads/SourceBreakdown";
+import { SourceFunnel } from "~/components/leads/SourceFunnel";
 import { RouteError } from "~/components/RouteError";
+import { getFunnel } from "~/forms/form-funnel.server";
 import { SourceStatsQuerySchema, getSourceStats } from "~/forms/form-stats.server";
 import { listFormChoices } from "~/leads/lead.server";
 import { authorize } from "~/staff/auth.server";
@@ -24,15 +26,18 @@ export const loader = page(async function loader({ request }: LoaderFunctionArgs
   const forms = await listFormChoices();
   // Without a form chosen, show the newest one rather than an empty page.
   const formId = values.formId || forms[0]?.id;
-  if (!formId) return { values, forms, stats: null, errors: [] };
+  if (!formId) return { values, forms, stats: null, funnel: null, errors: [] };
   const parsed = checkInput(SourceStatsQuerySchema, { ...values, formId });
-  if (!parsed.ok) return data({ values, forms, stats: null, errors: parsed.details }, { status: 422 });
-  const stats = await getSourceStats(parsed.value);
-  return { values: { ...values, formId, from: stats.from, to: stats.to }, forms, stats, errors: [] };
+  if (!parsed.ok) return data({ values, forms, stats: null, funnel: null, errors: parsed.details }, { status: 422 });
+  const [stats, funnel] = await Promise.all([
+    getSourceStats(parsed.value),
+    getFunnel({ ...parsed.value, groupBy: "utm_source" }),
+  ]);
+  return { values: { ...values, formId, from: stats.from, to: stats.to }, forms, stats, funnel, errors: [] };
 });
 
 export default function SourcesPage() {
-  const { values, forms, stats, errors } = useLoaderData<typeof loader>();
+  const { values, forms, stats, funnel, errors } = useLoaderData<typeof loader>();
   const errorFor = (name: string) => errors.find((error) => error.path === name)?.message;
   return (
     <>
@@ -78,6 +83,7 @@ export default function SourcesPage() {
       </Form>
 
       {forms.length === 0 ? <p className="muted">There are no forms yet.</p> : null}
+      {funnel ? <SourceFunnel steps={funnel.steps} rows={funnel.rows} /> : null}
       {stats ? <SourceBreakdown stats={stats} /> : null}
     </>
   );

@@ -18,7 +18,7 @@ import { isSettled, leadDraftScope, takeDraft, type DraftValues } from "~/captur
 import { BrandHeader, brandStyle } from "~/components/BrandHeader";
 import { FormFields } from "~/components/FormFields";
 import { Honeypot } from "~/components/Honeypot";
-import { CaptchaWidget, useFetchSubmit, useShownFields } from "~/components/HostedFormParts";
+import { CaptchaWidget, useFetchSubmit, useFunnelBeacons, useShownFields } from "~/components/HostedFormParts";
 import { StepFields, useSteps } from "~/components/HostedFormSteps";
 import { RouteError } from "~/components/RouteError";
 import { HttpUrlSchema, type FormField, type LeadValue } from "~/forms/form-schema";
@@ -164,7 +164,8 @@ export const action = page(async function action({ request, params, context }: A
   await limitStepPosts(form.id, clientIp(context));
   const body = new URLSearchParams();
   for (const [name, value] of await request.formData()) if (typeof value === "string") body.append(name, value);
-  return redirect(await postStep(form, body), 303);
+  const visitor = { ip: clientIp(context), userAgent: request.headers.get("User-Agent") };
+  return redirect(await postStep(form, body, visitor), 303);
 });
 
 // The embeds' stylesheet, so the hosted page and an embedded form look alike.
@@ -193,6 +194,7 @@ export default function HostedForm() {
   const { errors, busy, submitWithFetch } = useFetchSubmit(serverErrors, doneUrl, captcha);
   const { shown, formRef, onAnswer } = useShownFields(form.fields);
   const stepped = useSteps(form.fields, step, errors, formRef);
+  useFunnelBeacons(formRef, form.id, stepped.current);
   const formError = errors._form ?? (Object.keys(errors).length > 0 ? "Please correct the fields marked below." : null);
 
   return (

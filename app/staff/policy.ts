@@ -195,6 +195,8 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   "api.forms.$id": { GET: "forms.read", PATCH: "forms.write", DELETE: "forms.delete" },
   "api.forms.$id.schema": { GET: "forms.read" },
   "api.forms.$id.stats": { GET: "leads.read" },
+  "api.forms.$id.funnel": { GET: "leads.read" },
+  "api.forms.$id.events": { POST: "public" },
   "api.forms.$id.views": { POST: "public" },
   "api.leads._index": { GET: "leads.read" },
   "api.leads.$id": { GET: "leads.read", PATCH: "leads.write", DELETE: "leads.write" },
