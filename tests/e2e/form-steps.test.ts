@@ -2,15 +2,18 @@
 // at a time with "Step n of m", Next checking the step, a condition that skips step 2, Back
 // keeping what was typed, a later step's field prefilled from the link, and one lead at the
 // end; axe-core finds nothing serious on a step. The embed shows the builder's snippet of a
-// form in steps one step at a time too.
+// form in steps one step at a time too. Both send the drop-off funnel's beacons (the hosted
+// page without JavaScript counts its steps on the server), which the sources page draws.
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scriptSnippet } from "~/components/EmbedSnippet";
 import { FieldsSchema } from "~/forms/form-schema";
+import { createOrResetUser } from "~/staff/user.server";
 import { db } from "~/storage/db.server";
 import { axeViolations } from "../support/axe";
-import { launchBrowser } from "../support/browser";
+import { launchBrowser, loggedInPage } from "../support/browser";
 import { newForm, THREE_STEPS } from "../support/forms";
+import { STAFF } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";
@@ -19,7 +22,11 @@ let server: TestServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  [server, browser] = await Promise.all([startServer({ SUBMIT_RATE_LIMIT_PER_MINUTE: "0" }), launchBrowser()]);
+  [server, browser] = await Promise.all([
+    startServer({ SUBMIT_RATE_LIMIT_PER_MINUTE: "0", FORM_VIEWS_FLUSH_MS: "200" }),
+    launchBrowser(),
+  ]);
+  await createOrResetUser({ ...STAFF, role: "owner" });
 });
 afterAll(async () => {
   await browser?.close();
@@ -28,7 +35,17 @@ afterAll(async () => {
 
 const { fields: FIELDS, settings: SETTINGS } = THREE_STEPS;
 
+// Headless Chromium says "HeadlessChrome", which the view and funnel counters rightly take for a bot.
+const VISITOR = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36";
+
 const progress = (page: Page) => page.locator(".lc-progress").innerText();
+
+/** The funnel's stored stages of a form: stage 0 is "started", n a step reached. */
+const funnel = async (formId: string) =>
+  (await db.formFunnel.findMany({ where: { formId }, orderBy: { stage: "asc" } })).map((row) => [
+    row.stage,
+    row.visitors,
+  ]);
 
 describe.each([
   { javaScriptEnabled: true, label: "with JavaScript" },
@@ -36,7 +53,7 @@ describe.each([
 ])("the hosted form in steps $label", ({ javaScriptEnabled }) => {
   it("goes one step at a time, skips the step its condition hides, keeps answers going back, and sends one lead", async () => {
     const formId = await newForm({ name: "Quote", fields: FIELDS, settings: SETTINGS });
-    const page = await (await browser.newContext({ javaScriptEnabled })).newPage();
+    const page = await (await browser.newContext({ javaScriptEnabled, userAgent: VISITOR })).newPage();
     page.setDefaultTimeout(10_000);
     // The link prefills the hidden plan and the company, which is on step 2.
     await page.goto(`${server.url}/f/${formId}?plan=pro&company=Acme`);
@@ -92,6 +109,23 @@ describe.each([
       },
     ]);
     await page.context().close();
+
+    // The funnel: one visitor started, reached step 3 (support), then step 2 and 3 again
+    // (sales): each counted once. The sources page draws it, readable without JavaScript.
+    await expect
+      .poll(() => funnel(formId), { timeout: 10_000 })
+      .toEqual([
+        [0, 1],
+        [2, 1],
+        [3, 1],
+      ]);
+    const staff = await loggedInPage(browser, server.url, `/leads/sources?formId=${formId}`, { javaScriptEnabled });
+    const row = staff.getByRole("table", { name: "Drop-off by source" }).getByRole("row").nth(1);
+    expect(await row.locator('td[data-label="Started"]').innerText()).toMatch(/^1\b/);
+    expect(await row.locator('td[data-label="Step 3"]').innerText()).toMatch(/^1\b/);
+    expect(await row.locator('td[data-label="Sent"]').innerText()).toMatch(/^1\b/);
+    if (javaScriptEnabled) expect(await axeViolations(staff)).toEqual([]);
+    await staff.context().close();
   });
 });
 
@@ -113,7 +147,7 @@ describe.each([
     const formId = await newForm({ name: "Embedded", fields, settings: { ...SETTINGS, allowedOrigins: [siteUrl] } });
     page = `<!doctype html><html lang="en"><head><title>Shop</title></head><body>
       ${scriptSnippet(formId, server.url, fields, "Thanks!", undefined, SETTINGS.stepTitles)}</body></html>`;
-    const tab = await (await browser.newContext({ javaScriptEnabled })).newPage();
+    const tab = await (await browser.newContext({ javaScriptEnabled, userAgent: VISITOR })).newPage();
     tab.setDefaultTimeout(10_000);
     // The page's own link prefills the email (with the script).
     await tab.goto(`${siteUrl}/?email=ada%40example.com`);
@@ -149,5 +183,14 @@ describe.each([
       callMe: false,
     });
     await tab.context().close();
+    // The script's funnel: the first answer started it, Enter reached step 3 (twice: once counted).
+    if (javaScriptEnabled) {
+      await expect
+        .poll(() => funnel(formId), { timeout: 10_000 })
+        .toEqual([
+          [0, 1],
+          [3, 1],
+        ]);
+    }
   });
 });
