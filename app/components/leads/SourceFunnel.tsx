@@ -27,7 +27,7 @@ export function SourceFunnel({ steps, rows }: { steps: number; rows: FunnelRow[]
     <section className="card" aria-labelledby="funnel-heading">
       <h2 id="funnel-heading">Where visitors drop off</h2>
       <p className="muted">
-        Of each source's views: the visitors who started the form (their first answer)
+        Of the views from each source: the visitors who started the form (their first answer)
         {stages.length > 0 ? ", reached each of its steps" : ""} and sent it.
       </p>
       {rows.length === 0 ? (
