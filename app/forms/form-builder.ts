@@ -4,6 +4,7 @@
 // page shows while saving is what the server will store.
 // Shared by server and browser: imports nothing server-only.
 import { textPolicyIssues } from "../utils/text-policy";
+import { conditionFromFormData, placeInStep } from "./builder-placement";
 import { FieldSchema, FieldsSchema, isReservedFieldKey, type FieldType, type FormField } from "./form-schema";
 
 export type BuilderDetail = { path: string; message: string };
@@ -67,7 +68,7 @@ function defaultValueFor(type: string, raw: string | undefined): FormField["defa
  * to the chosen type are left out, so switching a field from text to number does not
  * trip over a leftover maxLength the page (without JavaScript) could not hide.
  */
-export function fieldInputFromFormData(form: FormData): Record<string, unknown> {
+export function fieldInputFromFormData(form: FormData, fields: readonly FormField[] = []): Record<string, unknown> {
   const type = text(form, "type") ?? "text";
   const rules = rulesFor(type);
   const input: Record<string, unknown> = {
@@ -94,6 +95,9 @@ export function fieldInputFromFormData(form: FormData): Record<string, unknown> 
   if (rules.placeholder) input.placeholder = text(form, "placeholder");
   input.helpText = text(form, "helpText");
   input.defaultValue = defaultValueFor(type, text(form, "defaultValue"));
+  // The step and the condition, when the editor posts them (null: the condition removed).
+  input.step = number(form, "step");
+  input.showIf = conditionFromFormData(form, fields);
   for (const name of Object.keys(input)) if (input[name] === undefined) delete input[name];
   return input;
 }
@@ -161,12 +165,16 @@ export function addFieldTo(fields: FormField[], input: Record<string, unknown>):
       fields.map((field) => field.key),
     );
   }
-  // A new field goes to the end: on the last step of a form in steps.
+  // A new field goes to the end: on the last step of a form in steps, unless a step is chosen.
   const last = fields.at(-1)?.step;
-  if (candidate.step === undefined && last !== undefined) candidate.step = last;
+  const chosen = candidate.step !== undefined;
+  if (candidate.showIf === null) delete candidate.showIf;
+  if (!chosen && last !== undefined) candidate.step = last;
   const parsed = parseField(candidate);
   if ("error" in parsed) return parsed.error;
-  return duplicateKey(fields, parsed.field.key) ?? withinLimits([...fields, parsed.field]);
+  const clash = duplicateKey(fields, parsed.field.key);
+  if (clash) return clash;
+  return withinLimits(chosen ? placeInStep(fields, parsed.field) : [...fields, parsed.field]);
 }
 
 /** Replaces the field now keyed `key` (its key may change). */
@@ -181,10 +189,13 @@ export function updateFieldIn(fields: FormField[], key: string, input: Record<st
     ...input,
   };
   if (!candidate.key) candidate.key = key;
+  if (candidate.showIf === null) delete candidate.showIf;
   const parsed = parseField(candidate);
   if ("error" in parsed) return parsed.error;
   const clash = duplicateKey(fields, parsed.field.key, key);
   if (clash) return clash;
+  // Another step: the field moves to it (and a step it leaves empty goes away).
+  if ((parsed.field.step ?? 1) !== (step ?? 1)) return withinLimits(placeInStep(fields, parsed.field, key));
   return withinLimits(fields.map((field, i) => (i === index ? parsed.field : field)));
 }
 
@@ -229,9 +240,9 @@ export function applyBuilderSubmission(fields: FormField[], form: FormData): Bui
   const key = String(form.get("fieldKey") ?? "");
   switch (intent) {
     case "add-field":
-      return addFieldTo(fields, fieldInputFromFormData(form));
+      return addFieldTo(fields, fieldInputFromFormData(form, fields));
     case "update-field":
-      return updateFieldIn(fields, key, fieldInputFromFormData(form));
+      return updateFieldIn(fields, key, fieldInputFromFormData(form, fields));
     case "move-field":
       return moveFieldIn(fields, key, moveTargetFromFormData(form));
     case "remove-field":

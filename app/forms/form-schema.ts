@@ -294,6 +294,11 @@ export const SettingsFormSchema = z.object({
   thankYouMessage: z.string().trim().min(1).max(500).optional(),
   thankYouLinkUrl: HttpUrlSchema.optional(),
   thankYouLinkText: z.string().trim().min(1).max(100).optional(),
+  // One title per line, step 1 first; a blank line leaves its step untitled.
+  stepTitles: z.preprocess(
+    (value) => (typeof value === "string" ? value.replace(/\s+$/, "").split(/\r?\n/) : value),
+    FormSettingsSchema.shape.stepTitles,
+  ),
 });
 
 /** The builder's CAPTCHA form: a provider or none; a secret left empty keeps the stored one. */

@@ -28,6 +28,8 @@ export const action = builderAction({
             settings: {
               ...settings,
               redirectUrl: settings.redirectUrl ?? null,
+              // An emptied list clears the titles; a post without the input keeps them.
+              stepTitles: form.has("stepTitles") ? (settings.stepTitles ?? []) : undefined,
               thankYou:
                 thankYouMessage || thankYouLinkUrl || thankYouLinkText
                   ? { message: thankYouMessage, linkUrl: thankYouLinkUrl, linkText: thankYouLinkText }

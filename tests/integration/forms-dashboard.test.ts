@@ -2,7 +2,7 @@
 // with an `intent`, answered with the page.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
-import { db } from "~/storage/db.server";
+import { db, type Prisma } from "~/storage/db.server";
 import { loginAsStaff, postForm } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 
@@ -179,6 +179,103 @@ describe("the builder page without JavaScript", () => {
     expect(form!.schemaVersion).toBe(8);
     const v4 = await db.formVersion.findUnique({ where: { formId_version: { formId: id, version: 4 } } });
     expect((v4!.fields as { key: string }[]).map((field) => field.key)).toEqual(["first", "second", "third"]);
+  });
+
+  it("puts fields on steps and shows them on a condition, as plain posts (issue 31, item 9)", async () => {
+    const id = await newForm();
+    const fieldsOf = async () =>
+      ((await stored(id))!.fields as Array<{ key: string; step?: number; showIf?: unknown }>).map(
+        ({ key, step, showIf }) => ({ key, ...(step ? { step } : {}), ...(showIf ? { showIf } : {}) }),
+      );
+    await post(`/forms/${id}/fields`, addText("Email"));
+    await post(`/forms/${id}/fields`, addText("Reason", { type: "select", options: "sales\nsupport" }));
+    // A new step, and a field on it shown only for sales.
+    const company = await post(`/forms/${id}/fields`, {
+      ...addText("Company", { step: "2", showIfField: "reason", showIfOp: "equals", showIfValue: "sales" }),
+    });
+    expect(company.status, company.html).toBe(200);
+    // Added to step 1 while step 2 exists: it goes before step 2's field.
+    await post(`/forms/${id}/fields`, addText("Phone", { step: "1", showIfField: "", showIfOp: "equals" }));
+    expect(await fieldsOf()).toEqual([
+      { key: "email" },
+      { key: "reason" },
+      { key: "phone", step: 1 },
+      { key: "company", step: 2, showIf: { field: "reason", equals: "sales" } },
+    ]);
+
+    // The phone moves to a new step 3; then its condition "is one of"; the editor keeps the step.
+    const edit = (key: string, extra: Record<string, string>) =>
+      post(`/forms/${id}/fields`, {
+        ...addText(key === "phone" ? "Phone" : "Company", extra),
+        intent: "update-field",
+        fieldKey: key,
+        key,
+      });
+    expect((await edit("phone", { step: "3" })).status).toBe(200);
+    expect(
+      (await edit("phone", { step: "3", showIfField: "reason", showIfOp: "in", showIfValue: "sales, support" })).status,
+    ).toBe(200);
+    expect((await fieldsOf()).at(-1)).toEqual({
+      key: "phone",
+      step: 3,
+      showIf: { field: "reason", in: ["sales", "support"] },
+    });
+
+    // A condition on a later field is refused with the reason, and nothing changes.
+    const later = await edit("company", { step: "2", showIfField: "phone", showIfOp: "notEmpty" });
+    expect(later.status).toBe(422);
+    expect(later.html).toContain("phone");
+    // "Always shown" removes the condition; moving step 2's only field to step 3 leaves no empty step.
+    expect((await edit("company", { step: "3", showIfField: "", showIfOp: "equals" })).status).toBe(200);
+    expect(await fieldsOf()).toEqual([
+      { key: "email" },
+      { key: "reason" },
+      { key: "phone", step: 2, showIf: { field: "reason", in: ["sales", "support"] } },
+      { key: "company", step: 2 },
+    ]);
+
+    // Step titles, one per line, from the settings form.
+    const titles = await post(`/forms/${id}/settings`, {
+      intent: "update-settings",
+      allowedOrigins: "",
+      redirectUrl: "",
+      successMessage: "Thanks!",
+      stepTitles: "You\nYour company\n",
+    });
+    expect(titles.status, titles.html).toBe(200);
+    expect(((await stored(id))!.settings as { stepTitles?: string[] }).stepTitles).toEqual(["You", "Your company"]);
+  });
+
+  it("keeps a combined condition the editor only shows when a field is saved", async () => {
+    const id = await newForm();
+    await post(`/forms/${id}/fields`, addText("Email"));
+    await post(`/forms/${id}/fields`, addText("Plan"));
+    const combined = {
+      any: [
+        { field: "email", notEmpty: true },
+        { field: "plan", equals: "pro" },
+      ],
+    };
+    const row = await db.form.findUniqueOrThrow({ where: { id }, select: { fields: true } });
+    const fields = row.fields as Prisma.InputJsonValue[];
+    await db.form.update({
+      where: { id },
+      data: { fields: [...fields, { key: "notes", label: "Notes", type: "text", required: false, showIf: combined }] },
+    });
+    const page = await fetch(`${server.url}/forms/${id}/fields`, { headers: { Cookie: cookie } });
+    expect(await page.text()).toContain("edit it through");
+    const saved = await post(`/forms/${id}/fields`, {
+      ...addText("Notes", { showIfField: "", showIfKeep: "1" }),
+      intent: "update-field",
+      fieldKey: "notes",
+      key: "notes",
+      helpText: "Anything else",
+    });
+    expect(saved.status, saved.html).toBe(200);
+    const notes = ((await stored(id))!.fields as Array<{ key: string; showIf?: unknown }>).find(
+      (f) => f.key === "notes",
+    );
+    expect(notes!.showIf).toEqual(combined);
   });
 
   it("keeps every field when several people add fields at the same moment", async () => {

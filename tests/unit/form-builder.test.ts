@@ -129,3 +129,77 @@ describe("field list edits", () => {
     expect(applyBuilderSubmission(fields, formData({ intent: "update-settings" }))).toBeNull();
   });
 });
+
+describe("steps and conditions from the field editor (issue 31, item 9)", () => {
+  const stepped: FormField[] = [
+    { key: "email", label: "Email", type: "email", required: true, step: 1 },
+    { key: "topic", label: "Topic", type: "select", required: false, options: ["A", "B"], step: 1 },
+    { key: "agree", label: "Agree", type: "checkbox", required: false, step: 1 },
+    { key: "notes", label: "Notes", type: "text", required: false, step: 2 },
+  ];
+
+  it("reads the condition inputs typed by the field they look at, null for always, nothing when kept", () => {
+    const read = (entries: Record<string, string>) => fieldInputFromFormData(formData(entries), stepped).showIf;
+    expect(read({ showIfField: "topic", showIfOp: "equals", showIfValue: "A" })).toEqual({
+      field: "topic",
+      equals: "A",
+    });
+    expect(read({ showIfField: "agree", showIfOp: "equals", showIfValue: "yes" })).toEqual({
+      field: "agree",
+      equals: true,
+    });
+    expect(read({ showIfField: "topic", showIfOp: "in", showIfValue: "A, B," })).toEqual({
+      field: "topic",
+      in: ["A", "B"],
+    });
+    expect(read({ showIfField: "email", showIfOp: "notEmpty", showIfValue: "x" })).toEqual({
+      field: "email",
+      notEmpty: true,
+    });
+    expect(read({ showIfField: "", showIfOp: "equals" })).toBeNull();
+    expect(read({ showIfField: "", showIfKeep: "1" })).toBeUndefined();
+    expect(read({})).toBeUndefined();
+  });
+
+  it("puts a field on its step in step order, and closes a step a move leaves empty", () => {
+    const moved = updateFieldIn(stepped, "notes", { key: "notes", label: "Notes", type: "text", step: 1 });
+    expect(moved.ok && moved.fields.map((f) => [f.key, f.step])).toEqual([
+      ["email", 1],
+      ["topic", 1],
+      ["agree", 1],
+      ["notes", 1],
+    ]);
+    const added = addFieldTo(stepped, { label: "Phone", type: "tel", step: 1 });
+    expect(added.ok && added.fields.map((f) => f.key)).toEqual(["email", "topic", "agree", "phone", "notes"]);
+    const newStep = updateFieldIn(stepped, "topic", {
+      key: "topic",
+      label: "Topic",
+      type: "select",
+      options: ["A", "B"],
+      step: 3,
+    });
+    expect(newStep.ok && newStep.fields.map((f) => [f.key, f.step])).toEqual([
+      ["email", 1],
+      ["agree", 1],
+      ["notes", 2],
+      ["topic", 3],
+    ]);
+  });
+
+  it("keeps a field's condition when the editor does not post one, and removes it on 'always'", () => {
+    const withCondition = stepped.map((f) =>
+      f.key === "notes" ? { ...f, showIf: { field: "topic", equals: "A" } } : f,
+    );
+    const kept = updateFieldIn(withCondition, "notes", { key: "notes", label: "Notes", type: "text" });
+    expect(kept.ok && kept.fields.at(-1)!.showIf).toEqual({ field: "topic", equals: "A" });
+    const removed = updateFieldIn(withCondition, "notes", { key: "notes", label: "Notes", type: "text", showIf: null });
+    expect(removed.ok && removed.fields.at(-1)!.showIf).toBeUndefined();
+    const later = updateFieldIn(withCondition, "email", {
+      key: "email",
+      label: "Email",
+      type: "email",
+      showIf: { field: "notes", notEmpty: true },
+    });
+    expect(later.ok).toBe(false);
+  });
+});

@@ -6,6 +6,7 @@ import { useFetcher } from "@remix-run/react";
 import { useEffect, useState, type FormEvent, type InputHTMLAttributes } from "react";
 import { addFieldTo, fieldInputFromFormData, rulesFor, updateFieldIn, type BuilderResult } from "~/forms/form-builder";
 import { FIELD_TYPES, type FormField } from "~/forms/form-schema";
+import { FieldPlacement } from "./FieldPlacement";
 import { useSayWhenSaved } from "./SavedAnnouncer";
 import { FieldError, editorErrors, useHydrated, type ActionResult, type Draft } from "./shared";
 
@@ -53,6 +54,7 @@ export function FieldEditor(props: FieldEditorProps) {
       <BasicInputs mode={mode} inputs={inputs} />
       <RuleInputs inputs={inputs} shown={shown} />
       <HintInputs inputs={inputs} shown={shown} />
+      <FieldPlacement idPrefix={idPrefix} field={field} fields={props.fields} values={values} errors={errors} />
       {general ? (
         <p className="error" role="alert">
           {general}
@@ -81,8 +83,8 @@ function useFieldEditor({ mode, field, fields, idPrefix, actionData, onDraft }: 
   }, [values?.type]);
   const check = (formData: FormData): BuilderResult =>
     target === null
-      ? addFieldTo(fields, fieldInputFromFormData(formData))
-      : updateFieldIn(fields, target, fieldInputFromFormData(formData));
+      ? addFieldTo(fields, fieldInputFromFormData(formData, fields))
+      : updateFieldIn(fields, target, fieldInputFromFormData(formData, fields));
   // Inline errors before the round trip, and again as the inputs change; the server checks the same again.
   const [form] = useForm({
     // By the field, not its place: a move must not hand one row's form state to another.
@@ -118,7 +120,7 @@ function useFieldEditor({ mode, field, fields, idPrefix, actionData, onDraft }: 
     setType(String(formData.get("type") ?? "text"));
     const result = check(formData);
     if (result.ok) {
-      const input = fieldInputFromFormData(formData);
+      const input = fieldInputFromFormData(formData, fields);
       const key = target === null ? result.fields[result.fields.length - 1].key : (input.key as string) || target;
       const drafted = result.fields.find((candidate) => candidate.key === key);
       onDraft(drafted ? { target, field: drafted } : null);

@@ -135,6 +135,26 @@ function ThankYouFieldset({
   );
 }
 
+/** The names of a form's steps, one per line (the field editor puts a field on its step). */
+function StepTitlesInput({ initial, errorOf, described }: Parameters<typeof ThankYouFieldset>[0]) {
+  return (
+    <>
+      <label htmlFor="settings-stepTitles">
+        Step titles (one per line, step 1 first; a field&apos;s step is set in its editor)
+      </label>
+      <textarea
+        id="settings-stepTitles"
+        name="stepTitles"
+        rows={3}
+        placeholder={"You\nYour company"}
+        defaultValue={initial?.stepTitles ?? ""}
+        {...described("stepTitles", "settings-stepTitles-error")}
+      />
+      <FieldError id="settings-stepTitles-error" message={errorOf("stepTitles")} />
+    </>
+  );
+}
+
 export function SettingsForm({
   settings,
   actionData,
@@ -144,6 +164,7 @@ export function SettingsForm({
     redirectUrl?: string | null;
     successMessage: string;
     thankYou?: { message?: string; linkUrl?: string; linkText?: string } | null;
+    stepTitles?: string[];
   };
   actionData: ActionResult | undefined;
 }) {
@@ -157,6 +178,7 @@ export function SettingsForm({
       thankYouMessage: settings.thankYou?.message ?? "",
       thankYouLinkUrl: settings.thankYou?.linkUrl ?? "",
       thankYouLinkText: settings.thankYou?.linkText ?? "",
+      stepTitles: (settings.stepTitles ?? []).join("\n"),
     },
     actionData,
   );
@@ -196,6 +218,7 @@ export function SettingsForm({
         />
         <FieldError id="settings-successMessage-error" message={errorOf("successMessage")} />
         <ThankYouFieldset initial={initial} errorOf={errorOf} described={described} />
+        <StepTitlesInput initial={initial} errorOf={errorOf} described={described} />
         <PanelError errors={form.errors} />
         <p className="actions">
           <button type="submit" disabled={fetcher.state !== "idle"}>
