@@ -170,9 +170,8 @@ describe("finishing the form with its partialId", () => {
       type: "lead.created",
       data: { id: done.body.id },
     });
-    expect(await db.outboxEmail.count({ where: { toEmail: RECIPIENT, text: { contains: "ada@example.com" } } })).toBe(
-      1,
-    );
+    // The only lead of this file's forms so far: the one instant notification.
+    expect(await db.outboxEmail.count({ where: { toEmail: RECIPIENT } })).toBe(1);
 
     // The same partialId again (a second tab, a replay): an ordinary lead, no error and no leak.
     const again = await visitor("POST", "/api/leads/submit", { formId, partialId, data: STEP_ONE });
