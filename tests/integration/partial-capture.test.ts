@@ -122,7 +122,12 @@ describe("POST /api/leads/partial", () => {
       fields: THREE_STEPS.fields,
       settings: { capturePartial: true, allowedOrigins: ["https://shop.example"] },
     });
-    const res = await visitor("POST", "/api/leads/partial", { formId, data: STEP_ONE }, { Origin: "https://evil.example" });
+    const res = await visitor(
+      "POST",
+      "/api/leads/partial",
+      { formId, data: STEP_ONE },
+      { Origin: "https://evil.example" },
+    );
     expect(res.status).toBe(403);
     expect(res.body.error.code).toBe("origin_not_allowed");
     expect(res.headers.get("Access-Control-Allow-Origin")).toBeNull();
