@@ -298,6 +298,9 @@ export const SettingsFormSchema = z.object({
   thankYouLinkText: z.string().trim().min(1).max(100).optional(),
 });
 
+/** The builder's partial capture form: a plain checkbox, absent when unticked. */
+export const PartialCaptureFormSchema = z.object({ capturePartial: z.boolean().default(false) });
+
 /** The builder's CAPTCHA form: a provider or none; a secret left empty keeps the stored one. */
 export const CaptchaFormSchema = z
   .object({

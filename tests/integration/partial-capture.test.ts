@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/storage/db.server";
 import { newForm, THREE_STEPS } from "../support/forms";
-import { apiClient, loginAsStaff, type ApiClient } from "../support/http";
+import { apiClient, loginAsStaff, postForm, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { startReceiver, type Receiver } from "../support/webhook-receiver";
 
@@ -13,6 +13,7 @@ let server: TestServer;
 let api: ApiClient;
 let visitor: ApiClient;
 let receiver: Receiver;
+let cookie: string;
 
 beforeAll(async () => {
   receiver = await startReceiver();
@@ -22,7 +23,8 @@ beforeAll(async () => {
     WEBHOOK_ALLOW_PRIVATE: "true",
     WEBHOOK_POLL_MS: "200",
   });
-  api = apiClient(server.url, await loginAsStaff(server.url));
+  cookie = await loginAsStaff(server.url);
+  api = apiClient(server.url, cookie);
   visitor = apiClient(server.url, undefined, { "User-Agent": "Mozilla/5.0 (X11; Linux x86_64) Chrome/130.0" });
 });
 afterAll(async () => {
@@ -188,5 +190,31 @@ describe("finishing the form with its partialId", () => {
     const revived = await visitor("POST", "/api/leads/partial", { formId, partialId, data: STEP_ONE });
     expect(revived.status).toBe(201);
     expect(revived.body.partialId).not.toBe(partialId);
+  });
+});
+
+describe("the builder's settings page", () => {
+  it("turns capturePartial on and off with a plain post, next to a privacy note", async () => {
+    const formId = await partialForm(false);
+    const page = await fetch(`${server.url}/forms/${formId}/settings`, { headers: { Cookie: cookie } });
+    const html = await page.text();
+    expect(html).toContain('name="capturePartial"');
+    expect(html).toContain("Privacy: a visitor who gives an email and then leaves has not sent the form.");
+    const post = (fields: Record<string, string>) =>
+      postForm(`${server.url}/forms/${formId}/settings`, { intent: "update-partial", ...fields }, { Cookie: cookie });
+    const stored = async () => {
+      const row = await db.form.findUniqueOrThrow({ where: { id: formId }, select: { settings: true } });
+      return (typeof row.settings === "string" ? JSON.parse(row.settings) : row.settings).capturePartial;
+    };
+
+    const on = await post({ capturePartial: "on" });
+    expect(on.status).toBe(200);
+    expect(on.html).toContain("Saved.");
+    expect(await stored()).toBe(true);
+    expect((await visitor("POST", "/api/leads/partial", { formId, data: STEP_ONE })).status).toBe(201);
+
+    expect((await post({})).status).toBe(200);
+    expect(await stored()).toBe(false);
+    expect((await visitor("POST", "/api/leads/partial", { formId, data: STEP_ONE })).status).toBe(403);
   });
 });
