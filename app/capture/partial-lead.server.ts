@@ -117,17 +117,16 @@ function corsHeaders(origin: string | null): Record<string, string> {
 
 /**
  * POST /api/leads/partial: JSON (`{formId, data, utm?, referrerUrl?, landingPageUrl?,
- * partialId?}`) from the hosted page's and the embed's scripts; 201 `{partialId}` for a new
- * partial, 200 when it updated one. Refusals in the one JSON error shape.
+ * partialId?}`), or the form's own fields as a form post (the hosted page's script sends the
+ * steps reached so far); 201 `{partialId}` for a new partial, 200 when it updated one.
+ * Always answered in JSON, refusals in the one JSON error shape.
  */
 export async function partialLead(request: Request, meta: { ip: string }): Promise<Response> {
   const origin = request.headers.get("Origin");
   let corsOrigin: string | null = origin;
   try {
     const contentType = request.headers.get("Content-Type") ?? "";
-    if (submissionKind(contentType) !== "json") {
-      throw new DomainError("unsupported_media_type", "Send a partial lead as application/json.");
-    }
+    submissionKind(contentType); // an unsupported type is refused before the body is read
     const submission = await parseSubmission({
       contentType,
       body: await readBodyText(request, SUBMISSION_BODY_LIMIT),

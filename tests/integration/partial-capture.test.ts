@@ -78,6 +78,20 @@ describe("POST /api/leads/partial", () => {
     expect(await db.outboxEmail.count({ where: { toEmail: RECIPIENT } })).toBe(0);
   });
 
+  it("takes the hosted page's own form post: the fields of the steps reached, answered in JSON", async () => {
+    const formId = await partialForm();
+    const fields = new URLSearchParams({ formId, plan: "pro", email: "ada@example.com", reason: "sales" });
+    fields.set("_step", "1");
+    const created = await visitor("POST", "/api/leads/partial", fields, { Accept: "application/json" });
+    expect(created.status, created.text).toBe(201);
+    fields.set("_partialId", created.body.partialId);
+    fields.set("company", "Analytical Engines");
+    const updated = await visitor("POST", "/api/leads/partial", fields, { Accept: "application/json" });
+    expect(updated.status, updated.text).toBe(200);
+    const row = await db.partialLead.findFirstOrThrow({ where: { formId }, select: { data: true } });
+    expect(row.data).toEqual({ plan: "pro", email: "ada@example.com", reason: "sales", company: "Analytical Engines" });
+  });
+
   it("does not require a later step's required field, but needs a valid email", async () => {
     const formId = await partialForm();
     const noEmail = await visitor("POST", "/api/leads/partial", { formId, data: { reason: "support" } });
@@ -95,7 +109,7 @@ describe("POST /api/leads/partial", () => {
     expect(unknown.body.error.details[0].path).toBe("data.vip");
   });
 
-  it("refuses a form without capturePartial (403), an unknown form (404), a bad partialId (422), and form posts (415)", async () => {
+  it("refuses a form without capturePartial (403), an unknown form (404), a bad partialId (422), and a body of another type (415)", async () => {
     const off = await partialForm(false);
     const refused = await visitor("POST", "/api/leads/partial", { formId: off, data: STEP_ONE });
     expect(refused.status).toBe(403);
@@ -110,13 +124,8 @@ describe("POST /api/leads/partial", () => {
     expect(badId.status).toBe(422);
     expect(badId.body.error.details[0].path).toBe("partialId");
 
-    const posted = await visitor(
-      "POST",
-      "/api/leads/partial",
-      new URLSearchParams({ formId, email: "ada@example.com" }),
-      { "Content-Type": "application/x-www-form-urlencoded" },
-    );
-    expect(posted.status).toBe(415);
+    const text = await visitor("POST", "/api/leads/partial", "formId=x", { "Content-Type": "text/plain" });
+    expect(text.status).toBe(415);
   });
 
   it("refuses an origin the form does not allow (403), as the submit does", async () => {
