@@ -14,7 +14,9 @@ import { DomainError, invalidFields } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { domainErrorResponse, errorResponse, json, readBodyText } from "~/utils/http/api.server";
 import { randomText } from "~/utils/random-text.server";
+import { HONEYPOT_FIELD, UTM_KEYS } from "../leads/lead-fields";
 import { limitSubmissions, SUBMISSION_BODY_LIMIT, validateSubmission, type ValidLead } from "./lead-capture.server";
+import { TIMESTAMP_FIELD } from "./lead-signatures.server";
 import { isPlainObject, parseSubmission, submissionKind, type Submission } from "./lead-submission.server";
 import { findOpenForm, isOriginAllowed, type PublicForm } from "./public-form.server";
 
@@ -108,6 +110,42 @@ export async function savePartial(
 export async function completePartial(formId: string, partialId: string | undefined): Promise<void> {
   if (!partialId || !PARTIAL_ID.test(partialId)) return;
   await db.partialLead.deleteMany({ where: { key: keyOf(partialId), formId } });
+}
+
+/**
+ * A step's post without JavaScript (step-progress.server.ts) keeps its partial as the script
+ * would: the answers of the steps up to this one, with the page's source and spam markers. A
+ * refusal (no valid email yet, capturePartial off) keeps nothing; the partialId, if any.
+ */
+export async function savePartialOfStep(
+  form: PublicForm,
+  step: number,
+  values: Record<string, string | string[]>,
+  page: { one: (name: string) => string; partialId: string | undefined; userAgent: string | null },
+): Promise<string | undefined> {
+  if (!form.settings.capturePartial) return page.partialId;
+  const data: Record<string, string | string[]> = Object.create(null);
+  for (const field of form.fields) {
+    if (values[field.key] !== undefined && stepOf(field) <= step) data[field.key] = values[field.key];
+  }
+  const submission: Submission = {
+    mode: "form",
+    formId: form.id,
+    data,
+    utm: Object.fromEntries(UTM_KEYS.map((key) => [key, page.one(key)])),
+    referrerUrl: page.one("referrerUrl"),
+    landingPageUrl: page.one("landingPageUrl"),
+    honeypot: page.one(HONEYPOT_FIELD),
+    timestamp: page.one(TIMESTAMP_FIELD),
+    partialId: page.partialId,
+    unknownKeys: [],
+  };
+  try {
+    return (await savePartial(form, validatePartial(form, submission, page.userAgent), page.partialId)).partialId;
+  } catch (thrown) {
+    if (thrown instanceof DomainError) return page.partialId;
+    throw thrown;
+  }
 }
 
 function corsHeaders(origin: string | null): Record<string, string> {

@@ -100,6 +100,8 @@ export const loader = page(async function loader({ request, params, context }: L
   const progressToken = steps.length > 1 ? url.searchParams.get(PROGRESS_FIELD) : null;
   const progress = await readProgress(form.id, progressToken);
   if (progress) hidden[PROGRESS_FIELD] = progressToken!;
+  // Kept by a step without JavaScript (decision 060): the Send completes it.
+  if (progress?.partialId) hidden[PARTIAL_FIELD] = progress.partialId;
   hidden[TIMESTAMP_FIELD] = progress?.timestamp ?? signTimestamp(form.id);
 
   const shownAgain = url.searchParams.has("errors") || progressToken !== null;
@@ -165,7 +167,7 @@ export const action = page(async function action({ request, params, context }: A
   await limitStepPosts(form.id, clientIp(context));
   const body = new URLSearchParams();
   for (const [name, value] of await request.formData()) if (typeof value === "string") body.append(name, value);
-  return redirect(await postStep(form, body), 303);
+  return redirect(await postStep(form, body, request.headers.get("User-Agent")), 303);
 });
 
 // The embeds' stylesheet, so the hosted page and an embedded form look alike.
