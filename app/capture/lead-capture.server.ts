@@ -134,6 +134,7 @@ export function validateSubmission(
   submission: Submission,
   now = Date.now(),
   userAgent: string | null = null,
+  dataSchema: z.ZodType<LeadData> = leadValidator(form, submission.mode),
 ): ValidLead {
   const details: ErrorDetail[] = [];
   const inForm = submission.mode === "form";
@@ -157,7 +158,7 @@ export function validateSubmission(
     const own = form.fields.some((field) => isReservedFieldKey(field.key))
       ? Object.assign(Object.create(null) as Record<string, unknown>, submission.data)
       : submission.data;
-    const result = leadValidator(form, submission.mode).safeParse(own);
+    const result = dataSchema.safeParse(own);
     if (result.success) data = result.data;
     else details.push(...detailsOf(result.error, "data"));
   }

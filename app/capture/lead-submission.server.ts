@@ -2,7 +2,7 @@
 // the form is known. Validation against the form is lead-capture.server.ts's.
 import { CAPTCHA_WIDGETS } from "~/forms/captcha-widgets";
 import { HttpUrlSchema, RESERVED_FIELD_KEYS, type SubmissionMode } from "~/forms/form-schema";
-import { PROGRESS_FIELD } from "~/forms/form-steps";
+import { PARTIAL_FIELD, PROGRESS_FIELD } from "~/forms/form-steps";
 import { DomainError, invalidFields, parseJson } from "~/utils/domain-error";
 import { HONEYPOT_FIELD, UTM_KEYS } from "../leads/lead-fields";
 import { RETRY_FIELD, TIMESTAMP_FIELD } from "./lead-signatures.server";
@@ -19,6 +19,7 @@ const META_FIELDS = new Set<string>([
   TIMESTAMP_FIELD,
   RETRY_FIELD,
   PROGRESS_FIELD,
+  PARTIAL_FIELD,
   ...CAPTCHA_FIELDS,
 ]);
 
@@ -41,6 +42,8 @@ export type Submission = {
   retryOf?: string;
   /** The progress token of a form in steps posted without JavaScript (step-progress.server.ts). */
   progress?: string;
+  /** The partial lead this submission completes (`partialId` in JSON, `_partialId` in a form post). */
+  partialId?: string;
   /** Top-level keys of a JSON body that the payload does not know. */
   unknownKeys: string[];
 };
@@ -52,6 +55,7 @@ const JSON_KEYS = new Set([
   "referrerUrl",
   "landingPageUrl",
   "captchaToken",
+  "partialId",
   HONEYPOT_FIELD,
   TIMESTAMP_FIELD,
 ]);
@@ -118,6 +122,7 @@ export async function parseSubmission(input: {
       honeypot: body[HONEYPOT_FIELD],
       timestamp: body[TIMESTAMP_FIELD],
       captchaToken: typeof body.captchaToken === "string" ? body.captchaToken : undefined,
+      partialId: typeof body.partialId === "string" ? body.partialId : undefined,
       unknownKeys: Object.keys(body).filter((key) => !JSON_KEYS.has(key)),
     };
   }
@@ -162,6 +167,7 @@ export async function parseSubmission(input: {
     timestamp: first(fields[TIMESTAMP_FIELD]),
     retryOf: first(fields[RETRY_FIELD]),
     progress: first(fields[PROGRESS_FIELD]),
+    partialId: first(fields[PARTIAL_FIELD]),
     captchaToken: CAPTCHA_FIELDS.map((name) => first(fields[name])).find(Boolean),
     unknownKeys: [],
   };

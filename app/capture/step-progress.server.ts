@@ -12,6 +12,7 @@ import { db } from "~/storage/db.server";
 import { type Visitor } from "./form-view-visitors.server";
 import { STARTED_STAGE, countFunnelStage, hostOfUrl, isBotAgent } from "./form-views.server";
 import { TIMESTAMP_FIELD } from "./lead-signatures.server";
+import { savePartialOfStep } from "./partial-lead.server";
 import { type PublicForm } from "./public-form.server";
 import { bounded, leadDraftScope, type DraftValues } from "./visitor-drafts.server";
 
@@ -26,6 +27,8 @@ export type Progress = {
   errors?: Record<string, string>;
   /** The first page's signed timestamp: the whole form's time counts, not the last page's. */
   timestamp?: string;
+  /** The partial lead kept for this visitor (decision 060): the last step's page sends it. */
+  partialId?: string;
 };
 
 const TOKEN = /^[A-Za-z0-9_-]{32}$/;
@@ -89,7 +92,7 @@ function stepErrors(fields: FormField[], step: number, values: DraftValues): Rec
  * One step's post without JavaScript: its answers join the ones before; Next checks them
  * (and stays on the step with the problems if any), Back does not. Returns the page to go to.
  */
-export async function postStep(form: PublicForm, body: URLSearchParams, visitor?: Visitor): Promise<string> {
+export async function postStep(form: PublicForm, body: URLSearchParams, visitor: Visitor): Promise<string> {
   const posted: Record<string, string[]> = Object.create(null);
   for (const [name, value] of body) (posted[name] ??= []).push(value);
   const one = (name: string) => posted[name]?.[0] ?? "";
@@ -107,13 +110,23 @@ export async function postStep(form: PublicForm, body: URLSearchParams, visitor?
       ? step
       : stepAfter(form.fields, postedAnswers(form.fields, values), step, forward ? 1 : -1);
   const timestamp = saved?.timestamp ?? (one(TIMESTAMP_FIELD).slice(0, 100) || undefined);
+  // A step completed (Next, no problems): its answers so far are kept as a partial lead.
+  const partialId =
+    forward && next !== step
+      ? await savePartialOfStep(form, step, values, {
+          one: (name) => (name === TIMESTAMP_FIELD ? (timestamp ?? "") : one(name)),
+          partialId: saved?.partialId,
+          userAgent: visitor.userAgent,
+        })
+      : saved?.partialId;
   await saveProgress(form.id, token, {
     values,
     ...(Object.keys(errors).length > 0 ? { errors } : {}),
     ...(timestamp ? { timestamp } : {}),
+    ...(partialId ? { partialId } : {}),
   });
 
-  if (visitor && forward && next > step) countStages(form.id, next, one, visitor);
+  if (forward && next > step) countStages(form.id, next, one, visitor);
 
   // The source travels from page to page as the first page received it.
   const params = new URLSearchParams({ [STEP_FIELD]: String(next), [PROGRESS_FIELD]: token });

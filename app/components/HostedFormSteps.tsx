@@ -22,8 +22,11 @@ export function useSteps(
   first: number,
   errors: Record<string, string>,
   formRef: RefObject<HTMLFormElement | null>,
+  capturePartial = false,
 ) {
   const [current, setCurrent] = useState(first);
+  // The partial lead kept for this visitor (decision 060), sent with the last step's Send.
+  const [partialId, setPartialId] = useState<string | null>(null);
   const moved = useRef(false);
   useEffect(() => {
     const problem = fields.find((field) => errors[field.key] !== undefined);
@@ -50,9 +53,33 @@ export function useSteps(
     event.preventDefault();
     moved.current = true;
     const answers = currentAnswers(event.currentTarget, fields);
+    // Taken before the move: the steps reached so far are the form's enabled fields.
+    if (capturePartial && intent !== "back") void savePartial(event.currentTarget, setPartialId);
     setCurrent(stepAfter(fields, answers, current, intent === "back" ? -1 : 1));
   }
-  return { current, onSubmit };
+  return { current, onSubmit, partialId };
+}
+
+/**
+ * After Next on a step reached with a valid email, the answers so far go to the partial
+ * endpoint (the form's own fields, the last partialId among them); its id comes back for the
+ * next save and the Send. Best effort: a refusal or a network failure changes nothing.
+ */
+async function savePartial(form: HTMLFormElement, keep: (partialId: string) => void) {
+  const email = form.querySelector<HTMLInputElement>("input[type=email]:not(:disabled)");
+  if (!email?.value || !email.validity.valid) return;
+  try {
+    const response = await fetch("/api/leads/partial", {
+      method: "POST",
+      body: new URLSearchParams(new FormData(form) as unknown as Record<string, string>),
+      headers: { Accept: "application/json" },
+    });
+    if (!response.ok) return;
+    const body = (await response.json()) as { partialId?: unknown };
+    if (typeof body.partialId === "string") keep(body.partialId);
+  } catch {
+    // Offline or refused: the visitor's own Send still carries every answer.
+  }
 }
 
 type Props = {

@@ -262,6 +262,8 @@ export const FormSettingsSchema = z
       .array(z.string().trim().max(100, "A step title has at most 100 characters."))
       .max(MAX_STEPS, `A form has at most ${MAX_STEPS} steps.`)
       .optional(),
+    /** Keep the answers of a visitor's completed steps as a partial lead (decision 060). */
+    capturePartial: z.boolean().optional(),
   })
   .strict();
 export type FormSettings = z.output<typeof FormSettingsSchema>;
@@ -300,6 +302,9 @@ export const SettingsFormSchema = z.object({
     FormSettingsSchema.shape.stepTitles,
   ),
 });
+
+/** The builder's partial capture form: a plain checkbox, absent when unticked. */
+export const PartialCaptureFormSchema = z.object({ capturePartial: z.boolean().default(false) });
 
 /** The builder's CAPTCHA form: a provider or none; a secret left empty keeps the stored one. */
 export const CaptchaFormSchema = z

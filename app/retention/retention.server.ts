@@ -13,6 +13,7 @@ import {
   deleteFinishedDeliveries,
   deleteSentStaffEmails,
   deleteSpentEvents,
+  deleteStalePartialLeads,
   type BatchResult,
 } from "~/storage/retention-store.server";
 import { env } from "~/utils/env.server";
@@ -25,6 +26,7 @@ export type RetentionPeriods = {
   emailDays: number | null;
   auditDays: number | null;
   attachmentDays: number | null;
+  partialLeadDays: number | null;
 };
 
 /** What one pass removed, by kind. */
@@ -35,6 +37,7 @@ export type RetentionCounts = {
   staffEmails: number;
   auditEntries: number;
   attachments: number;
+  partialLeads: number;
 };
 
 export type RetentionOptions = {
@@ -63,6 +66,7 @@ export function periodsFromEnv(): RetentionPeriods {
     emailDays: env.RETENTION_EMAIL_DAYS,
     auditDays: env.RETENTION_AUDIT_DAYS,
     attachmentDays: env.RETENTION_ATTACHMENT_DAYS,
+    partialLeadDays: env.PARTIAL_LEAD_RETENTION_DAYS,
   };
 }
 
@@ -73,6 +77,7 @@ const zeroCounts = (): RetentionCounts => ({
   staffEmails: 0,
   auditEntries: 0,
   attachments: 0,
+  partialLeads: 0,
 });
 
 const removed = counter({
@@ -161,6 +166,10 @@ export async function runRetention(options: RetentionOptions = {}): Promise<Rete
   }
   if (periods.attachmentDays !== null) {
     counts.attachments = await removeAttachments(cutoff(periods.attachmentDays), periods.attachmentDays, pacing);
+  }
+  if (periods.partialLeadDays !== null) {
+    const before = cutoff(periods.partialLeadDays);
+    counts.partialLeads = await drain(pacing, () => deleteStalePartialLeads(before, pacing.size));
   }
   for (const [kind, count] of Object.entries(counts)) removed.inc({ kind }, count);
   return counts;

@@ -1,11 +1,17 @@
 // /forms/:id/settings: the form's name and description, and where it may be posted from,
-// where a plain post goes after, what the visitor reads on success, and the CAPTCHA.
+// where a plain post goes after, what the visitor reads on success, the CAPTCHA, and
+// whether completed steps are kept as a partial lead (decision 060).
 import { parseWithZod } from "@conform-to/zod/v4";
-import { useActionData } from "@remix-run/react";
+import { Form, useActionData } from "@remix-run/react";
 import { CaptchaForm, DetailsForm, SettingsForm } from "~/components/form-builder/FormPanels";
 import { BuilderNotice, resultFor, useBuilderData } from "~/components/form-builder/shared";
 import { builderAction, savePanel } from "~/forms/builder-action.server";
-import { CaptchaFormSchema, FormDetailsSchema, SettingsFormSchema } from "~/forms/form-schema";
+import {
+  CaptchaFormSchema,
+  FormDetailsSchema,
+  PartialCaptureFormSchema,
+  SettingsFormSchema,
+} from "~/forms/form-schema";
 import { getForm, updateForm } from "~/forms/form.server";
 import { invalidFields } from "~/utils/domain-error";
 
@@ -36,6 +42,13 @@ export const action = builderAction({
                   : null,
             },
           }),
+      ),
+  },
+  "update-partial": {
+    permission: "forms.write",
+    run: ({ formId, form }) =>
+      savePanel("update-partial", parseWithZod(form, { schema: PartialCaptureFormSchema }), ({ capturePartial }) =>
+        updateForm(formId, { settings: { capturePartial } }),
       ),
   },
   "update-captcha": {
@@ -69,7 +82,37 @@ export default function SettingsSection() {
       />
       <SettingsForm settings={form.settings} actionData={resultFor(actionData, "update-settings")} />
       <CaptchaForm captcha={form.settings.captcha} actionData={resultFor(actionData, "update-captcha")} />
+      <PartialCaptureForm
+        on={form.settings.capturePartial === true}
+        saved={resultFor(actionData, "update-partial")?.ok}
+      />
     </>
+  );
+}
+
+/** A plain post (no Conform needed for one checkbox): works the same without JavaScript. */
+function PartialCaptureForm({ on, saved }: { on: boolean; saved: boolean | undefined }) {
+  return (
+    <section className="card" aria-labelledby="partial-heading">
+      <h2 id="partial-heading">Partial answers</h2>
+      <Form method="post" aria-label="Partial answers">
+        <input type="hidden" name="intent" value="update-partial" />
+        <label className="choice">
+          <input type="checkbox" name="capturePartial" defaultChecked={on} aria-describedby="partial-privacy" /> Keep
+          the answers of a visitor who leaves after a step with their email
+        </label>
+        <p className="hint" id="partial-privacy">
+          Privacy: a visitor who gives an email and then leaves has not sent the form. Their answers so far are kept as
+          a partial lead, apart from your leads, counts and exports, with no notification or webhook, and deleted after{" "}
+          PARTIAL_LEAD_RETENTION_DAYS (30 days unless set otherwise) if the form is never finished. Say so in your
+          privacy notice, and turn this on only where you may contact someone who did not send the form.
+        </p>
+        {saved ? <p role="status">Saved.</p> : null}
+        <p className="actions">
+          <button type="submit">Save partial answers</button>
+        </p>
+      </Form>
+    </section>
   );
 }
 

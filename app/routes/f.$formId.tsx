@@ -22,7 +22,7 @@ import { CaptchaWidget, useFetchSubmit, useFunnelBeacons, useShownFields } from 
 import { StepFields, useSteps } from "~/components/HostedFormSteps";
 import { RouteError } from "~/components/RouteError";
 import { HttpUrlSchema, type FormField, type LeadValue } from "~/forms/form-schema";
-import { formSteps, PROGRESS_FIELD, STEP_FIELD, stepOf, type FormStep } from "~/forms/form-steps";
+import { formSteps, PARTIAL_FIELD, PROGRESS_FIELD, STEP_FIELD, stepOf, type FormStep } from "~/forms/form-steps";
 import { HONEYPOT_FIELD, UTM_KEYS } from "~/leads/lead-fields";
 import { page } from "~/utils/http/page.server";
 import { clientIp } from "~/utils/http/request.server";
@@ -100,6 +100,8 @@ export const loader = page(async function loader({ request, params, context }: L
   const progressToken = steps.length > 1 ? url.searchParams.get(PROGRESS_FIELD) : null;
   const progress = await readProgress(form.id, progressToken);
   if (progress) hidden[PROGRESS_FIELD] = progressToken!;
+  // Kept by a step without JavaScript (decision 060): the Send completes it.
+  if (progress?.partialId) hidden[PARTIAL_FIELD] = progress.partialId;
   hidden[TIMESTAMP_FIELD] = progress?.timestamp ?? signTimestamp(form.id);
 
   const shownAgain = url.searchParams.has("errors") || progressToken !== null;
@@ -150,6 +152,7 @@ export const loader = page(async function loader({ request, params, context }: L
       captcha: form.settings.captcha
         ? { provider: form.settings.captcha.provider, siteKey: form.settings.captcha.siteKey }
         : null,
+      capturePartial: form.settings.capturePartial === true,
     },
     { status: form.status === "archived" ? 410 : 200, headers: { "Cache-Control": "private, no-store" } },
   );
@@ -190,10 +193,11 @@ export default function HostedForm() {
     captcha,
     steps,
     step,
+    capturePartial,
   } = useLoaderData<typeof loader>();
   const { errors, busy, submitWithFetch } = useFetchSubmit(serverErrors, doneUrl, captcha);
   const { shown, formRef, onAnswer } = useShownFields(form.fields);
-  const stepped = useSteps(form.fields, step, errors, formRef);
+  const stepped = useSteps(form.fields, step, errors, formRef, capturePartial);
   useFunnelBeacons(formRef, form.id, stepped.current);
   const formError = errors._form ?? (Object.keys(errors).length > 0 ? "Please correct the fields marked below." : null);
 
@@ -221,6 +225,7 @@ export default function HostedForm() {
             value ? <input key={name} type="hidden" name={name} value={value} /> : null,
           )}
           {steps.length > 1 ? <Honeypot id="lead-hp" name={honeypot} /> : null}
+          {stepped.partialId ? <input type="hidden" name={PARTIAL_FIELD} value={stepped.partialId} /> : null}
           {steps.length > 1 ? (
             <StepFields
               fields={form.fields}

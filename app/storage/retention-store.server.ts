@@ -131,6 +131,22 @@ export async function deleteAuditEntries(cutoff: Date, size: number): Promise<nu
   return count;
 }
 
+/** Partial leads last saved before `cutoff`: never completed (completing one deletes it). */
+export async function deleteStalePartialLeads(cutoff: Date, size: number): Promise<number> {
+  const rows = await db.partialLead.findMany({
+    where: { updatedAt: { lt: cutoff } },
+    orderBy: { updatedAt: "asc" },
+    take: size,
+    select: { key: true },
+  });
+  if (rows.length === 0) return 0;
+  const keys = rows.map((row) => row.key);
+  const { count } = await retryWhileBusy(() =>
+    db.partialLead.deleteMany({ where: { key: { in: keys }, updatedAt: { lt: cutoff } } }),
+  );
+  return count;
+}
+
 export type ExpiredAttachment = { id: string; filename: string; messageId: string };
 
 /**

@@ -222,6 +222,8 @@ const EnvSchema = z
     RETENTION_EMAIL_DAYS: retentionDays(30),
     RETENTION_AUDIT_DAYS: retentionDays(365),
     RETENTION_ATTACHMENT_DAYS: retentionDays(null),
+    // Partial leads never completed (decision 060): the name issue 31 gave it.
+    PARTIAL_LEAD_RETENTION_DAYS: retentionDays(30),
     // Outbound webhooks (docs/api/webhooks.md): http:// endpoints and private destinations
     // are refused unless these are set (tests, private deployments).
     WEBHOOK_ALLOW_HTTP: flag,

@@ -17,7 +17,13 @@ async function removedTotal(kind: string): Promise<number> {
 }
 const NOW = Date.now();
 const daysAgo = (days: number) => new Date(NOW - days * DAY_MS);
-const PERIODS: RetentionPeriods = { webhookDays: 30, emailDays: 30, auditDays: 365, attachmentDays: 90 };
+const PERIODS: RetentionPeriods = {
+  webhookDays: 30,
+  emailDays: 30,
+  auditDays: 365,
+  attachmentDays: 90,
+  partialLeadDays: 30,
+};
 
 let serial = 0;
 const unique = (prefix: string) => `${prefix}_${process.pid}_${++serial}`;
@@ -242,8 +248,8 @@ describe("a retention pass", () => {
     const event = await newEvent(endpointId, 400, [{ status: "succeeded", age: 400 }]);
     const mail = await newEmail({ status: "sent", age: 400 });
 
-    const off = { webhookDays: null, emailDays: null, auditDays: null, attachmentDays: null };
-    expect(Object.values(await runRetention({ now: NOW, periods: off, pauseMs: 1 }))).toEqual([0, 0, 0, 0, 0, 0]);
+    const off = { webhookDays: null, emailDays: null, auditDays: null, attachmentDays: null, partialLeadDays: null };
+    expect(Object.values(await runRetention({ now: NOW, periods: off, pauseMs: 1 }))).toEqual([0, 0, 0, 0, 0, 0, 0]);
     expect(await db.auditEntry.count({ where: { id: "aud_ancient" } })).toBe(1);
     expect(await exists.event(event.id)).toBe(true);
     expect(await db.outboxEmail.count({ where: { id: mail.id } })).toBe(1);
@@ -291,6 +297,26 @@ describe("a retention pass", () => {
     expect(await db.attachmentChunk.count({ where: { attachmentId: closedToday.attachmentId } })).toBe(2);
     expect(await db.ticketAttachment.count({ where: { id: begun.attachmentId } })).toBe(0);
     expect(await db.attachmentChunk.count({ where: { attachmentId: begun.attachmentId } })).toBe(0);
+  });
+
+  it("deletes partial leads last saved before the period (never completed), and keeps recent ones", async () => {
+    const form = await createForm(unique("Partial"), [[]]);
+    const partial = (key: string, age: number) =>
+      db.partialLead.create({
+        data: { key, formId: form.id, schemaVersion: 1, data: {}, email: "a@example.com", updatedAt: daysAgo(age) },
+      });
+    await partial(unique("stale"), 40);
+    await partial(unique("stale"), 31);
+    await partial(unique("stale"), 35);
+    const fresh = await partial(unique("fresh"), 29);
+
+    const counts = await runRetention({ now: NOW, periods: PERIODS, batchSize: 2, pauseMs: 1 });
+
+    expect(counts.partialLeads).toBe(3);
+    expect(
+      (await db.partialLead.findMany({ where: { formId: form.id }, select: { key: true } })).map((row) => row.key),
+    ).toEqual([fresh.key]);
+    expect(await removedTotal("partialLeads")).toBeGreaterThanOrEqual(3);
   });
 
   it("stops between batches once asked to, and starts no further kind", async () => {
