@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/storage/db.server";
+import { axeViolations } from "../support/axe";
 import { launchBrowser, pageWithSession } from "../support/browser";
+import { newForm } from "../support/forms";
 import { loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import type { Browser, Page } from "playwright-core";
@@ -399,6 +401,47 @@ describe("the builder's live preview", () => {
       }
       expect(await page.evaluate(() => document.documentElement.scrollWidth <= innerWidth)).toBe(true);
     }
+    await page.context().close();
+  });
+});
+
+describe.each([
+  { javaScriptEnabled: true, label: "with JavaScript" },
+  { javaScriptEnabled: false, label: "without JavaScript" },
+])("the builder's steps and conditions $label (issue 31, item 9)", ({ javaScriptEnabled }) => {
+  it("adds a field on a new step shown only for one answer, then moves it back to step 1", async () => {
+    const formId = await newForm({
+      name: `Steps ${javaScriptEnabled ? "JS" : "no JS"}`,
+      fields: [
+        { key: "email", label: "Email", type: "email", required: true },
+        { key: "reason", label: "Reason", type: "select", options: ["sales", "support"] },
+      ],
+    });
+    const page = await loggedInPage(javaScriptEnabled);
+    await page.goto(`${server.url}/forms/${formId}/fields`);
+    const add = page.getByRole("form", { name: "Add a field" });
+    await add.getByLabel("Label", { exact: true }).fill("Company");
+    await add.getByLabel("Step", { exact: true }).selectOption({ label: "A new step (2)" });
+    await add.getByLabel("Show only if", { exact: true }).selectOption({ label: "Reason" });
+    await add.getByLabel("Its answer", { exact: true }).selectOption("equals");
+    await add.getByLabel("Value", { exact: true }).fill("sales");
+    await add.getByRole("button", { name: "Add field" }).click();
+    await fieldRow(page, "Company").waitFor();
+    await expect
+      .poll(async () => ((await storedForm(formId))!.fields as Array<Record<string, unknown>>).at(-1))
+      .toMatchObject({ key: "company", step: 2, showIf: { field: "reason", equals: "sales" } });
+    if (javaScriptEnabled) expect(await axeViolations(page)).toEqual([]);
+
+    // The company's editor shows its step and condition; Step 1 moves it back and closes step 2.
+    await fieldRow(page, "Company").getByText("Edit Company").click();
+    const edit = page.getByRole("form", { name: "Edit field Company" });
+    expect(await edit.getByLabel("Step", { exact: true }).inputValue()).toBe("2");
+    expect(await edit.getByLabel("Value", { exact: true }).inputValue()).toBe("sales");
+    await edit.getByLabel("Step", { exact: true }).selectOption("1");
+    await edit.getByRole("button", { name: "Save field" }).click();
+    await expect
+      .poll(async () => ((await storedForm(formId))!.fields as Array<Record<string, unknown>>).at(-1))
+      .toMatchObject({ key: "company", step: 1, showIf: { field: "reason", equals: "sales" } });
     await page.context().close();
   });
 });
