@@ -145,13 +145,15 @@ export default function LeadsPage() {
   const submitting = navigation.state === "submitting" && navigation.formAction?.startsWith("/leads") === true;
   const checked = new Set(answer?.echo.scope === "selected" ? answer.echo.ids : []);
 
+  const formQuery = values.formId ? `?formId=${encodeURIComponent(values.formId)}` : "";
   return (
     <>
       <div className="actions" style={{ justifyContent: "space-between" }}>
         <h1>Leads</h1>
-        <Link to={`/leads/sources${values.formId ? `?formId=${encodeURIComponent(values.formId)}` : ""}`}>
-          Where leads come from
-        </Link>
+        <span>
+          <Link to={`/leads/sources${formQuery}`}>Where leads come from</Link> ·{" "}
+          <Link to={`/leads/partial${formQuery}`}>Partial leads</Link>
+        </span>
       </div>
       <ActionNotice done={deleted ? "The lead was deleted." : notice} />
 

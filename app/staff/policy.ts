@@ -171,6 +171,7 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
     "POST delete": "leads.write",
   },
   "_dashboard.leads.sources": { GET: "leads.read" },
+  "_dashboard.leads.partial": { GET: "leads.read" },
   "_dashboard.settings.audit": { GET: "audit.read" },
   "_dashboard.settings.branding": { GET: "branding.manage", POST: "branding.manage" },
   "_dashboard.settings.replies": { GET: "support.read", POST: "support.write" },

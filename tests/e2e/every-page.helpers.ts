@@ -94,6 +94,7 @@ export async function seedEveryPage(serverUrl: string): Promise<SeededPages> {
       "/leads",
       `/leads/${lead.id}`,
       "/leads/sources",
+      "/leads/partial",
       "/support",
       `/support/${ticket.body.reference}`,
       "/settings/webhooks",

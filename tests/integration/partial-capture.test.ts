@@ -160,6 +160,46 @@ describe("POST /api/leads/partial", () => {
   });
 });
 
+describe("listing partial leads", () => {
+  it("lists them only with partial=true (API, newest first, by form, a page at a time) and on /leads/partial", async () => {
+    const formId = await partialForm();
+    const other = await partialForm();
+    for (const [form, email] of [
+      [formId, "first@example.com"],
+      [formId, "second@example.com"],
+      [other, "elsewhere@example.com"],
+    ]) {
+      const res = await visitor("POST", "/api/leads/partial", { formId: form, data: { ...STEP_ONE, email } });
+      expect(res.status, res.text).toBe(201);
+    }
+    const listed = await api("GET", `/api/leads?partial=true&formId=${formId}&limit=1`);
+    expect(listed.status, listed.text).toBe(200);
+    expect(listed.body.leads.map((item: { email: string; partial: boolean }) => [item.email, item.partial])).toEqual([
+      ["second@example.com", true],
+    ]);
+    const rest = await api("GET", `/api/leads?partial=true&formId=${formId}&cursor=${listed.body.nextCursor}`);
+    expect(rest.body.leads.map((item: { email: string }) => item.email)).toEqual(["first@example.com"]);
+    expect(rest.body.nextCursor).toBeNull();
+    // The lead list never shows them, as without the parameter.
+    expect((await api("GET", `/api/leads?formId=${formId}`)).body.leads).toEqual([]);
+    expect((await api("GET", `/api/leads?formId=${formId}&partial=false`)).body.leads).toEqual([]);
+    // Refusals name the parameter; the partial list takes only formId, cursor and limit.
+    const bad = await api("GET", "/api/leads?partial=maybe");
+    expect(bad.status).toBe(422);
+    expect(bad.body.error.details[0].path).toBe("partial");
+    const unknown = await api("GET", "/api/leads?partial=true&status=won");
+    expect(unknown.status).toBe(422);
+    expect((await api("GET", "/api/leads?partial=true&cursor=nonsense")).status).toBe(422);
+    expect((await apiClient(server.url)("GET", "/api/leads?partial=true")).status).toBe(401);
+
+    const page = await fetch(`${server.url}/leads/partial?formId=${formId}`, { headers: { Cookie: cookie } });
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain("first@example.com");
+    expect(html).not.toContain("elsewhere@example.com");
+  });
+});
+
 describe("finishing the form with its partialId", () => {
   it("stores one ordinary lead, with one lead.created and one notification, and forgets the partial", async () => {
     const formId = await partialForm();
