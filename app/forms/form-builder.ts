@@ -97,6 +97,8 @@ export function fieldInputFromFormData(form: FormData, fields: readonly FormFiel
   input.defaultValue = defaultValueFor(type, text(form, "defaultValue"));
   // The step and the condition, when the editor posts them (null: the condition removed).
   input.step = number(form, "step");
+  // Step 1 of a form without steps is no step: the field stays as it was stored.
+  if (input.step === 1 && !fields.some((field) => (field.step ?? 1) > 1)) delete input.step;
   input.showIf = conditionFromFormData(form, fields);
   for (const name of Object.keys(input)) if (input[name] === undefined) delete input[name];
   return input;

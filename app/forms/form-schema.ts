@@ -296,11 +296,8 @@ export const SettingsFormSchema = z.object({
   thankYouMessage: z.string().trim().min(1).max(500).optional(),
   thankYouLinkUrl: HttpUrlSchema.optional(),
   thankYouLinkText: z.string().trim().min(1).max(100).optional(),
-  // One title per line, step 1 first; a blank line leaves its step untitled.
-  stepTitles: z.preprocess(
-    (value) => (typeof value === "string" ? value.replace(/\s+$/, "").split(/\r?\n/) : value),
-    FormSettingsSchema.shape.stepTitles,
-  ),
+  // One title per line, step 1 first (blank lines are skipped).
+  stepTitles: z.preprocess(linesOf, FormSettingsSchema.shape.stepTitles),
 });
 
 /** The builder's partial capture form: a plain checkbox, absent when unticked. */

@@ -29,6 +29,9 @@ const key = (form: FormData) => String(form.get("fieldKey") ?? "");
 const labelIn = (record: { fields: unknown }, fieldKey: string) =>
   (record.fields as FormField[]).find((field) => field.key === fieldKey)?.label ?? fieldKey;
 
+/** The form's fields, which a condition's value is typed by (a checkbox's yes is true). */
+const currentFields = async (formId: string) => (await getForm(formId)).fields as FormField[];
+
 const MOVED: Record<string, string> = { up: "moved up", down: "moved down" };
 
 // Each change answers what it did ("Email moved up"): the page says "Saved: Email moved up",
@@ -37,7 +40,7 @@ export const action = builderAction({
   "add-field": {
     permission: "forms.write",
     run: async ({ formId, form }) => {
-      const input = fieldInputFromFormData(form);
+      const input = fieldInputFromFormData(form, await currentFields(formId));
       await addField(formId, input);
       return `${String(input.label)} added`;
     },
@@ -45,7 +48,7 @@ export const action = builderAction({
   "update-field": {
     permission: "forms.write",
     run: async ({ formId, form }) =>
-      `${labelIn(await updateField(formId, key(form), fieldInputFromFormData(form)), key(form))} changed`,
+      `${labelIn(await updateField(formId, key(form), fieldInputFromFormData(form, await currentFields(formId))), key(form))} changed`,
   },
   "move-field": {
     permission: "forms.write",

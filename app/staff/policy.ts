@@ -204,6 +204,7 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   "api.leads.$id.notes": { POST: "leads.write" },
   "api.leads.bulk": { POST: "leads.write" },
   "api.leads.export": { GET: "leads.export" },
+  "api.leads.partial": { POST: "public" },
   "api.leads.submit": { POST: "public" },
   "api.staff._index": { GET: "staff.read", POST: "staff.manage" },
   "api.staff.$id": { PATCH: "staff.manage", DELETE: "staff.manage" },
