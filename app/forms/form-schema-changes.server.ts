@@ -8,6 +8,7 @@
 import { forgetCachedForm } from "~/capture/public-form.server";
 import {
   addFieldTo,
+  fieldInputFromFormData,
   moveFieldIn,
   removeFieldFrom,
   updateFieldIn,
@@ -132,12 +133,15 @@ function unwrap(result: BuilderResult): FormField[] {
 // The builder's edits. Each is applied to the newest field list and saved through
 // changeFields, so they and replaceFormSchema share one way to change a schema.
 
-export function addField(formId: string, input: Record<string, unknown>): Promise<FormRecord> {
-  return changeFields(formId, (fields) => unwrap(addFieldTo(fields, input)));
+// A posted field is read against the same newest list it is applied to: a condition's
+// value is typed by the field it looks at (a checkbox's "yes" is true).
+
+export function addField(formId: string, form: FormData): Promise<FormRecord> {
+  return changeFields(formId, (fields) => unwrap(addFieldTo(fields, fieldInputFromFormData(form, fields))));
 }
 
-export function updateField(formId: string, key: string, input: Record<string, unknown>): Promise<FormRecord> {
-  return changeFields(formId, (fields) => unwrap(updateFieldIn(fields, key, input)));
+export function updateField(formId: string, key: string, form: FormData): Promise<FormRecord> {
+  return changeFields(formId, (fields) => unwrap(updateFieldIn(fields, key, fieldInputFromFormData(form, fields))));
 }
 
 export function moveField(formId: string, key: string, to: MoveTarget): Promise<FormRecord> {

@@ -30,15 +30,15 @@ export function sendFunnelEvent(base: string, formId: string, event: FunnelEvent
  * once; returns how to stop watching.
  */
 export function watchStart(form: HTMLFormElement, start: () => void): () => void {
-  const once = () => {
+  const stop = () => {
     form.removeEventListener("input", once);
     form.removeEventListener("change", once);
+  };
+  const once = () => {
+    stop();
     start();
   };
   form.addEventListener("input", once);
   form.addEventListener("change", once);
-  return () => {
-    form.removeEventListener("input", once);
-    form.removeEventListener("change", once);
-  };
+  return stop;
 }

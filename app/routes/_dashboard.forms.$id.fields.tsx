@@ -15,7 +15,6 @@ import {
   BUILDER_INTENTS,
   addFieldTo,
   applyBuilderSubmission,
-  fieldInputFromFormData,
   moveTargetFromFormData,
   updateFieldIn,
 } from "~/forms/form-builder";
@@ -29,9 +28,6 @@ const key = (form: FormData) => String(form.get("fieldKey") ?? "");
 const labelIn = (record: { fields: unknown }, fieldKey: string) =>
   (record.fields as FormField[]).find((field) => field.key === fieldKey)?.label ?? fieldKey;
 
-/** The form's fields, which a condition's value is typed by (a checkbox's yes is true). */
-const currentFields = async (formId: string) => (await getForm(formId)).fields as FormField[];
-
 const MOVED: Record<string, string> = { up: "moved up", down: "moved down" };
 
 // Each change answers what it did ("Email moved up"): the page says "Saved: Email moved up",
@@ -40,15 +36,14 @@ export const action = builderAction({
   "add-field": {
     permission: "forms.write",
     run: async ({ formId, form }) => {
-      const input = fieldInputFromFormData(form, await currentFields(formId));
-      await addField(formId, input);
-      return `${String(input.label)} added`;
+      await addField(formId, form);
+      return `${String(form.get("label") ?? "").trim()} added`;
     },
   },
   "update-field": {
     permission: "forms.write",
     run: async ({ formId, form }) =>
-      `${labelIn(await updateField(formId, key(form), fieldInputFromFormData(form, await currentFields(formId))), key(form))} changed`,
+      `${labelIn(await updateField(formId, key(form), form), key(form))} changed`,
   },
   "move-field": {
     permission: "forms.write",

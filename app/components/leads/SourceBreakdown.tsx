@@ -82,13 +82,13 @@ function ConversionTable({
           <thead>
             <tr>
               <th scope="col">{title.replace(/^By /, "")}</th>
-              <th scope="col" style={{ textAlign: "right" }}>
+              <th scope="col" className="num">
                 Views
               </th>
-              <th scope="col" style={{ textAlign: "right" }}>
+              <th scope="col" className="num">
                 Leads
               </th>
-              <th scope="col" style={{ textAlign: "right" }}>
+              <th scope="col" className="num">
                 Conversion
               </th>
             </tr>
@@ -105,13 +105,13 @@ function ConversionTable({
                     row.key
                   )}
                 </th>
-                <td data-label="Views" style={{ textAlign: "right" }}>
+                <td data-label="Views" className="num">
                   {row.views}
                 </td>
-                <td data-label="Leads" style={{ textAlign: "right" }}>
+                <td data-label="Leads" className="num">
                   {row.leads}
                 </td>
-                <td data-label="Conversion" style={{ textAlign: "right" }}>
+                <td data-label="Conversion" className="num">
                   {percent(row.conversionRate)}
                 </td>
               </tr>

@@ -9,7 +9,7 @@ const share = (count: number, views: number) => (views > 0 && count <= views ? c
 function Stage({ label, count, views }: { label: string; count: number; views: number }) {
   const part = share(count, views);
   return (
-    <td data-label={label} style={{ textAlign: "right" }}>
+    <td data-label={label} className="num">
       {count}
       {part === null ? null : <span className="muted"> ({Math.round(part * 100)}%)</span>}
       {part === null ? null : (
@@ -37,18 +37,18 @@ export function SourceFunnel({ steps, rows }: { steps: number; rows: FunnelRow[]
           <thead>
             <tr>
               <th scope="col">Source</th>
-              <th scope="col" style={{ textAlign: "right" }}>
+              <th scope="col" className="num">
                 Views
               </th>
-              <th scope="col" style={{ textAlign: "right" }}>
+              <th scope="col" className="num">
                 Started
               </th>
               {stages.map((step) => (
-                <th key={step} scope="col" style={{ textAlign: "right" }}>
+                <th key={step} scope="col" className="num">
                   Step {step}
                 </th>
               ))}
-              <th scope="col" style={{ textAlign: "right" }}>
+              <th scope="col" className="num">
                 Sent
               </th>
             </tr>
@@ -59,7 +59,7 @@ export function SourceFunnel({ steps, rows }: { steps: number; rows: FunnelRow[]
                 <th scope="row" style={{ fontWeight: "normal" }}>
                   {row.key ?? <span className="muted">(none)</span>}
                 </th>
-                <td data-label="Views" style={{ textAlign: "right" }}>
+                <td data-label="Views" className="num">
                   {row.views}
                 </td>
                 <Stage label="Started" count={row.started} views={row.views} />
