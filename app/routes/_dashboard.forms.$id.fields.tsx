@@ -42,8 +42,7 @@ export const action = builderAction({
   },
   "update-field": {
     permission: "forms.write",
-    run: async ({ formId, form }) =>
-      `${labelIn(await updateField(formId, key(form), form), key(form))} changed`,
+    run: async ({ formId, form }) => `${labelIn(await updateField(formId, key(form), form), key(form))} changed`,
   },
   "move-field": {
     permission: "forms.write",
