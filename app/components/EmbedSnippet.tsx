@@ -9,16 +9,18 @@ import { formSteps } from "~/forms/form-steps";
 import { HONEYPOT_FIELD } from "~/leads/lead-fields";
 import { escapeHtml } from "~/utils/html";
 
-type Props = {
-  formId: string;
-  appUrl: string;
-  fields?: FormField[];
+/** What of a form's settings the embed code carries. */
+type SnippetOptions = {
   successMessage?: string;
   /** The form's CAPTCHA: the snippet asks the script to draw its widget. */
   captcha?: { provider: string; siteKey: string };
   /** The names of a form's steps (settings.stepTitles). */
   stepTitles?: string[];
+  /** settings.capturePartial: the script keeps a partial lead at each step (decision 060). */
+  capturePartial?: boolean;
 };
+
+type Props = SnippetOptions & { formId: string; appUrl: string; fields?: FormField[] };
 
 function inputsFor(fields: FormField[]): string[] {
   return fields
@@ -84,15 +86,14 @@ export function scriptSnippet(
   formId: string,
   appUrl: string,
   fields: FormField[],
-  successMessage?: string,
-  captcha?: { provider: string; siteKey: string },
-  stepTitles?: string[],
+  { successMessage, captcha, stepTitles, capturePartial }: SnippetOptions = {},
 ): string {
   const message =
     (successMessage ? ` data-success-message="${escapeHtml(successMessage)}"` : "") +
     (captcha
       ? ` data-captcha="${escapeHtml(captcha.provider)}" data-captcha-sitekey="${escapeHtml(captcha.siteKey)}"`
-      : "");
+      : "") +
+    (capturePartial ? " data-capture-partial" : "");
   return [
     `<!-- Optional: the form's look, themeable with --lc-accent, --lc-radius and --lc-font -->`,
     `<link rel="stylesheet" href="${appUrl}/embed.css">`,
@@ -143,7 +144,7 @@ function CopyableCode({ code, label }: { code: string; label: string }) {
   );
 }
 
-export function EmbedSnippet({ formId, appUrl, fields = [], successMessage, captcha, stepTitles }: Props) {
+export function EmbedSnippet({ formId, appUrl, fields = [], ...options }: Props) {
   const hostedUrl = `${appUrl}/f/${formId}`;
   return (
     <section className="card" aria-labelledby="embed-heading">
@@ -153,10 +154,7 @@ export function EmbedSnippet({ formId, appUrl, fields = [], successMessage, capt
         referrer, landing page) and shows the success message or the errors in place; without JavaScript the form still
         posts.
       </p>
-      <CopyableCode
-        label="embed code"
-        code={scriptSnippet(formId, appUrl, fields, successMessage, captcha, stepTitles)}
-      />
+      <CopyableCode label="embed code" code={scriptSnippet(formId, appUrl, fields, options)} />
       <details>
         <summary>Or a plain HTML form, without JavaScript</summary>
         <CopyableCode label="HTML form" code={htmlFormExample(formId, appUrl, fields)} />

@@ -10,6 +10,11 @@ import { hasShownField } from "./embed-conditions";
 const STEP = "fieldset[data-lc-step]";
 /** Dispatched on the form when Next reaches a step; its detail is the step's number. */
 export const STEP_EVENT = "lc-step";
+/**
+ * Dispatched on the form when Next leaves a step whose fields passed their checks, before the
+ * next step is enabled: what the form holds then is the answers of the steps completed.
+ */
+export const STEP_DONE_EVENT = "lc-step-done";
 const CONTROLS = "input:not([type=hidden]), select, textarea";
 
 const stepsOf = (form: HTMLFormElement) => Array.from(form.querySelectorAll<HTMLFieldSetElement>(STEP));
@@ -69,6 +74,7 @@ function move(form: HTMLFormElement, direction: 1 | -1): void {
   }
   const candidates = reachable(steps).filter((i) => (direction === 1 ? i > index : i < index));
   const next = (direction === 1 ? candidates[0] : candidates[candidates.length - 1]) ?? index;
+  if (direction === 1 && next > index) form.dispatchEvent(new CustomEvent(STEP_DONE_EVENT));
   show(form, next);
   steps[next].querySelector<HTMLElement>(CONTROLS)?.focus();
   if (direction === 1 && next > index) {

@@ -17,7 +17,8 @@
 // - A field marked with its condition (`data-lc-show-if`) shows only while earlier answers
 //   call for it (embed-conditions.ts); a form whose fields are grouped in
 //   `<fieldset data-lc-step>`s shows one step at a time with Back and Next, skipping a step
-//   its conditions hide (embed-steps.ts).
+//   its conditions hide (embed-steps.ts); with data-capture-partial, Next keeps a partial lead
+//   once the answers hold a valid email (embed-partial.ts).
 // - It points every `form[data-lead-form]` at the submit endpoint (action + method) and
 //   adds hidden formId / utm_* / referrerUrl / landingPageUrl fields and a honeypot, so
 //   that even a plain post (fetch failing, the site calling submit()) arrives complete.
@@ -34,6 +35,7 @@ import { CAPTCHA_PROVIDERS, CAPTCHA_WIDGETS, resetCaptcha, type CaptchaProvider 
 import { hostOf, sendFunnelEvent, watchStart } from "~/forms/funnel-beacon";
 import { DEFAULT_SUCCESS_MESSAGE, HONEYPOT_FIELD, UTM_KEYS } from "~/leads/lead-fields";
 import { applyConditions } from "./embed-conditions";
+import { forgetPartial, watchPartial } from "./embed-partial";
 import { prepareSteps, refreshSteps, resetSteps, showStepOf, stepInsteadOfSubmit, STEP_EVENT } from "./embed-steps";
 
 type Touch = { landingPageUrl: string; referrerUrl: string } & Partial<Record<(typeof UTM_KEYS)[number], string>>;
@@ -53,6 +55,7 @@ function start(): void {
   window.__leadCaptureEmbed = true;
 
   const submitUrl = new URL("/api/leads/submit", scriptSource()).toString();
+  const partialUrl = new URL("/api/leads/partial", scriptSource()).toString();
   const touch = firstTouch();
 
   document.addEventListener("submit", (event) => onSubmit(event, submitUrl, touch));
@@ -73,6 +76,7 @@ function start(): void {
       drawCaptcha(form);
       prepare(form, submitUrl, touch);
       watchFunnel(form, touch);
+      watchPartial(form, partialUrl);
     });
     sendViews(forms, touch);
   };
@@ -346,6 +350,7 @@ function showResult(form: HTMLFormElement, status: number, payload: unknown): vo
   form.reset();
   applyConditions(form);
   resetSteps(form);
+  forgetPartial(form);
   const region = liveRegion(form);
   region.className = "lead-capture-status lead-capture-success";
   region.textContent = form.getAttribute("data-success-message") || DEFAULT_SUCCESS_MESSAGE;

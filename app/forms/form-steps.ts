@@ -8,8 +8,6 @@ import { conditionKeys, shownKeys, type Condition } from "./field-conditions";
 export const MAX_STEPS = 20;
 /** A step page's hidden field (and query parameter) that carries its visitor's progress token. */
 export const PROGRESS_FIELD = "_progress";
-/** A step page's hidden field that carries its visitor's partial lead (decision 060). */
-export const PARTIAL_FIELD = "_partialId";
 /** A step page's hidden field (and query parameter) that names the step it shows. */
 export const STEP_FIELD = "_step";
 

@@ -8,6 +8,9 @@
  */
 export const HONEYPOT_FIELD = "_hp";
 
+/** The hidden field that carries a visitor's partial lead (decision 060): step pages and the embed. */
+export const PARTIAL_FIELD = "_partialId";
+
 export const UTM_KEYS = ["utm_source", "utm_medium", "utm_campaign", "utm_term", "utm_content"] as const;
 export type UtmKey = (typeof UTM_KEYS)[number];
 

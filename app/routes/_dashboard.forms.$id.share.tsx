@@ -13,6 +13,7 @@ export default function ShareSection() {
       successMessage={form.settings.successMessage}
       captcha={form.settings.captcha}
       stepTitles={form.settings.stepTitles}
+      capturePartial={form.settings.capturePartial}
     />
   );
 }

@@ -22,8 +22,8 @@ import { CaptchaWidget, useFetchSubmit, useFunnelBeacons, useShownFields } from 
 import { StepFields, useSteps } from "~/components/HostedFormSteps";
 import { RouteError } from "~/components/RouteError";
 import { HttpUrlSchema, type FormField, type LeadValue } from "~/forms/form-schema";
-import { formSteps, PARTIAL_FIELD, PROGRESS_FIELD, STEP_FIELD, stepOf, type FormStep } from "~/forms/form-steps";
-import { HONEYPOT_FIELD, UTM_KEYS } from "~/leads/lead-fields";
+import { formSteps, PROGRESS_FIELD, STEP_FIELD, stepOf, type FormStep } from "~/forms/form-steps";
+import { HONEYPOT_FIELD, PARTIAL_FIELD, UTM_KEYS } from "~/leads/lead-fields";
 import { page } from "~/utils/http/page.server";
 import { clientIp } from "~/utils/http/request.server";
 import type { ActionFunctionArgs, LinksFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";

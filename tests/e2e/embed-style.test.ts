@@ -62,7 +62,7 @@ describe("the embed with its stylesheet", () => {
   });
 
   it("lays out a pasted form one field per row, themed by the site, and announces its success", async () => {
-    const code = scriptSnippet(formId, server.url, fields, "Thanks, we will be in touch.");
+    const code = scriptSnippet(formId, server.url, fields, { successMessage: "Thanks, we will be in touch." });
     page = `<!doctype html><html><head><title>Shop</title>
       <style>body { font-family: serif } .lc-form { --lc-accent: rgb(10, 125, 90); --lc-radius: 0px; }</style>
       </head><body><h1>Get a quote</h1>${code}</body></html>`;
@@ -103,7 +103,7 @@ describe("the embed with its stylesheet", () => {
   });
 
   it("sends the lead of a visitor without JavaScript and shows the thank-you page, with nothing in the site's URL", async () => {
-    const code = scriptSnippet(formId, server.url, fields, "Thanks, we will be in touch.");
+    const code = scriptSnippet(formId, server.url, fields, { successMessage: "Thanks, we will be in touch." });
     page = `<!doctype html><html lang="en"><head><title>Shop</title></head><body><h1>Get a quote</h1>${code}</body></html>`;
     const context = await browser.newContext({ javaScriptEnabled: false });
     const tab = await context.newPage();

@@ -146,7 +146,7 @@ describe.each([
     const fields = FieldsSchema.parse(FIELDS);
     const formId = await newForm({ name: "Embedded", fields, settings: { ...SETTINGS, allowedOrigins: [siteUrl] } });
     page = `<!doctype html><html lang="en"><head><title>Shop</title></head><body>
-      ${scriptSnippet(formId, server.url, fields, "Thanks!", undefined, SETTINGS.stepTitles)}</body></html>`;
+      ${scriptSnippet(formId, server.url, fields, { successMessage: "Thanks!", stepTitles: SETTINGS.stepTitles })}</body></html>`;
     const tab = await (await browser.newContext({ javaScriptEnabled, userAgent: VISITOR })).newPage();
     tab.setDefaultTimeout(10_000);
     // The page's own link prefills the email (with the script).

@@ -1,12 +1,17 @@
 // Partial capture on the hosted three-step form in Chromium (issue 31, item 7; decision 060):
 // with JavaScript on and off, Next on step 1 with a valid email keeps a partial lead (the script
 // posts it; without JavaScript the step's own round trip does), which is no lead; finishing the
-// form stores one lead and the partial goes.
+// form stores one lead and the partial goes. The embed does the same with the script (its
+// snippet says data-capture-partial); without the script an embedded form is one plain post.
+import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { scriptSnippet } from "~/components/EmbedSnippet";
+import { FieldsSchema } from "~/forms/form-schema";
 import { db } from "~/storage/db.server";
 import { launchBrowser } from "../support/browser";
 import { newForm, THREE_STEPS } from "../support/forms";
 import { startServer, type TestServer } from "../support/server";
+import type { AddressInfo } from "node:net";
 import type { Browser } from "playwright-core";
 
 let server: TestServer;
@@ -58,5 +63,61 @@ describe.each([
     const lead = await db.lead.findFirstOrThrow({ where: { formId }, select: { email: true, data: true } });
     expect(lead.email).toBe("ada@example.com");
     expect(lead.data).toMatchObject({ reason: "support", message: "Please call" });
+  });
+});
+
+describe("the embedded form in steps with capturePartial", () => {
+  let site: http.Server | undefined;
+  afterAll(async () => {
+    if (site) await new Promise((resolve) => site!.close(resolve));
+  });
+
+  it("keeps a partial at Next from another site, updates it at the next step, and the Send finishes it", async () => {
+    let html = "";
+    site = http.createServer((_req, res) => res.writeHead(200, { "Content-Type": "text/html" }).end(html));
+    await new Promise<void>((resolve) => site!.listen(0, "127.0.0.1", resolve));
+    const siteUrl = `http://localhost:${(site.address() as AddressInfo).port}`;
+    const fields = FieldsSchema.parse(THREE_STEPS.fields);
+    const settings = { ...THREE_STEPS.settings, capturePartial: true, allowedOrigins: [siteUrl] };
+    const formId = await newForm({ name: "Embedded quote", fields, settings });
+    const snippet = scriptSnippet(formId, server.url, fields, { successMessage: "Thanks!", ...settings });
+    expect(snippet).toContain("data-capture-partial");
+    html = `<!doctype html><html lang="en"><head><title>Shop</title></head><body>${snippet}</body></html>`;
+
+    const page = await (await browser.newContext({ userAgent: DESKTOP_CHROME })).newPage();
+    page.setDefaultTimeout(10_000);
+    await page.goto(`${siteUrl}/?utm_source=ads`);
+    await page.getByLabel("Email").fill("grace@example.com");
+    await page.getByLabel("Reason").selectOption("sales");
+    await page.getByRole("button", { name: "Next" }).click();
+    // Only step 1's answers: the company step was not yet enabled when they were taken.
+    await expect.poll(() => db.partialLead.count({ where: { formId } })).toBe(1);
+    const first = await db.partialLead.findFirstOrThrow({ where: { formId } });
+    expect(first).toMatchObject({ email: "grace@example.com", utmSource: "ads" });
+    expect(first.data).toEqual({ email: "grace@example.com", reason: "sales" });
+    await expect.poll(() => page.locator('input[name="_partialId"]').count()).toBe(1);
+
+    // The next step updates the same partial (its id went with the post), not a second one.
+    await page.getByLabel("Company").fill("Analytical Engines");
+    await page.getByRole("button", { name: "Next" }).click();
+    await expect
+      .poll(async () =>
+        (await db.partialLead.findMany({ where: { formId }, select: { data: true } })).map((p) => p.data),
+      )
+      .toEqual([{ email: "grace@example.com", reason: "sales", company: "Analytical Engines" }]);
+
+    await page.getByLabel("Message").fill("Embedded and kept");
+    await page.getByRole("button", { name: "Send" }).click();
+    await page.getByText("Thanks!").waitFor();
+    await expect.poll(() => db.lead.count({ where: { formId } })).toBe(1);
+    await expect.poll(() => db.partialLead.count({ where: { formId } })).toBe(0);
+    const lead = await db.lead.findFirstOrThrow({ where: { formId }, select: { data: true, utmSource: true } });
+    expect(lead).toMatchObject({
+      utmSource: "ads",
+      data: { company: "Analytical Engines", message: "Embedded and kept" },
+    });
+    // Shown again, the form starts a new partial.
+    expect(await page.locator('input[name="_partialId"]').count()).toBe(0);
+    await page.context().close();
   });
 });

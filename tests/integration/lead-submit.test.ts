@@ -668,6 +668,9 @@ describe("hosted form and embed script", () => {
     expect(script).toContain("/api/leads/submit");
     expect(script).toContain("data-lead-form");
     expect(() => new Function(script)).not.toThrow();
+    // It goes on every page of a customer's site: a server-side module pulled into it by an
+    // import (a schema library, say) would multiply it. About 13 kB today.
+    expect(script.length).toBeLessThan(30_000);
   });
 });
 

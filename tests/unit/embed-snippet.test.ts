@@ -20,7 +20,7 @@ const fields = FieldsSchema.parse([
 
 describe("the embed snippet", () => {
   it("groups a form in steps by fieldset, titled, and marks a conditional field with its condition", () => {
-    const code = scriptSnippet("form1", "https://app.example", fields, undefined, undefined, ["You", "Company"]);
+    const code = scriptSnippet("form1", "https://app.example", fields, { stepTitles: ["You", "Company"] });
     expect(code).toContain('<fieldset data-lc-step="1">\n    <legend>You</legend>');
     expect(code).toContain('<fieldset data-lc-step="2">\n    <legend>Company</legend>');
     expect(code).toContain(
