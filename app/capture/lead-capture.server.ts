@@ -231,10 +231,18 @@ function newLeadId(): string {
 // The one INSERT of a lead goes through the LeadStore, in the driver under Prisma: Prisma's
 // client costs about 1 ms per create here, ten times this whole endpoint's budget
 // (docs/decisions/003-*).
+type LeadMeta = {
+  ip: string;
+  userAgent: string | null;
+  idempotencyKey: string | null;
+  /** The stored key of the partial lead this one finishes: deleted in the lead's transaction. */
+  completesPartial?: string | null;
+};
+
 async function insertLead(
   lead: ValidLead,
   form: PublicForm,
-  meta: { ip: string; userAgent: string | null; idempotencyKey: string | null },
+  meta: LeadMeta,
 ): Promise<StoredLead> {
   const stored: StoredLead = { id: newLeadId(), formId: lead.formId, createdAt: new Date() };
   const { source } = lead;
@@ -267,7 +275,7 @@ async function insertLead(
   const detailOf = () => (detail ??= leadDetailOf({ ...row, formName: form.name, fields: form.fields }));
   const event = lead.isSpam ? null : await leadCreatedEvent(lead.formId, stored.createdAt);
   const emails = lead.isSpam ? NO_EMAILS : leadNotifications(form.settings.notifications, detailOf);
-  await leadStore.insert(row, event, emails);
+  await leadStore.insert(row, event, emails, meta.completesPartial);
   if (event) nudgeWebhooks();
   if (emails.length > 0) kickOutbox();
   return stored;
@@ -281,7 +289,7 @@ async function insertLead(
 export async function storeLead(
   lead: ValidLead,
   form: PublicForm,
-  meta: { ip: string; userAgent: string | null; idempotencyKey: string | null },
+  meta: LeadMeta,
 ): Promise<{ lead: StoredLead; replayed: boolean }> {
   for (let attempt = 0; ; attempt++) {
     try {

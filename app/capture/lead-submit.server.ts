@@ -24,7 +24,7 @@ import {
   validateSubmission,
 } from "./lead-capture.server";
 import { parseSubmission, submissionKind, type Submission } from "./lead-submission.server";
-import { completePartial } from "./partial-lead.server";
+import { completedPartialKey } from "./partial-lead.server";
 import { findOpenForm, isOriginAllowed, type PublicForm } from "./public-form.server";
 import { dropProgress } from "./step-progress.server";
 import { hostedFormWithErrors } from "./submit-return.server";
@@ -122,19 +122,14 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
       ip: meta.ip,
       userAgent: request.headers.get("User-Agent"),
       idempotencyKey,
+      // The partial it finishes goes in the lead's own transaction (decision 060).
+      completesPartial: completedPartialKey(submission.partialId),
     });
     if (!stored.replayed) (lead.isSpam ? acceptedSpam : acceptedLead).inc();
     if (submission.retryOf) {
       // Only what Back to the old errors page says: never worth failing a stored lead over.
       await markSettled(leadDraftScope(form.id), submission.retryOf).catch((error) =>
         log.error("marking a refused post settled failed", error),
-      );
-    }
-    if (submission.partialId && !stored.replayed) {
-      // The lead is in (its INSERT fired lead.created and the notifications, once): the
-      // partial it finishes goes (decision 060). Left behind by a failure, retention takes it.
-      await completePartial(form.id, submission.partialId).catch((error) =>
-        log.error("forgetting a completed partial lead failed", error),
       );
     }
     if (submission.progress) {

@@ -103,13 +103,12 @@ export async function savePartial(
 }
 
 /**
- * Forgets the partial a finished submission completes (called once its lead is stored, whose
- * INSERT fired lead.created and the notifications). An unknown id deletes nothing: the
- * submission was an ordinary lead anyway.
+ * The stored key of the partial a finished submission completes: the lead store deletes that
+ * partial (of the same form) in the lead's own transaction. An unknown id deletes nothing: the
+ * submission is an ordinary lead anyway.
  */
-export async function completePartial(formId: string, partialId: string | undefined): Promise<void> {
-  if (!partialId || !PARTIAL_ID.test(partialId)) return;
-  await db.partialLead.deleteMany({ where: { key: keyOf(partialId), formId } });
+export function completedPartialKey(partialId: string | undefined): string | null {
+  return partialId && PARTIAL_ID.test(partialId) ? keyOf(partialId) : null;
 }
 
 /**

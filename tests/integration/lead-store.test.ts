@@ -348,6 +348,28 @@ describe("inserting leads side by side (group commit)", () => {
     expect(await dailyLeads(formId, today)).toBe(countedBefore + 39);
   });
 
+  it("deletes the partial a lead finishes in the lead's own write, and keeps it when the lead is refused", async () => {
+    const [formId, otherFormId] = formIds;
+    const partial = (key: string, form = formId) =>
+      db.partialLead.create({ data: { key, formId: form, schemaVersion: 1, data: {}, email: "p@example.com" } });
+    await Promise.all([partial("pk-done"), partial("pk-kept"), partial("pk-other", otherFormId), partial("pk-spare")]);
+    // Only the lead whose INSERT is refused (its idempotency key was used) keeps its partial;
+    // a key of another form's partial deletes nothing; neighbours in the batch are unaffected.
+    await leadStore.insert(lead("cpartial0", formId, "partial-key"));
+    const outcomes = await Promise.allSettled([
+      leadStore.insert(lead("cpartial1", formId, null), null, [], "pk-done"),
+      leadStore.insert(lead("cpartial2", formId, "partial-key"), null, [], "pk-kept"),
+      leadStore.insert(lead("cpartial3", formId, null), null, [], "pk-other"),
+    ]);
+    expect(outcomes.map((outcome) => outcome.status)).toEqual(["fulfilled", "rejected", "fulfilled"]);
+    const left = await db.partialLead.findMany({
+      where: { key: { startsWith: "pk-" } },
+      select: { key: true },
+      orderBy: { key: "asc" },
+    });
+    expect(left.map((row) => row.key)).toEqual(["pk-kept", "pk-other", "pk-spare"]);
+  });
+
   it("answers a lead's promise only once it is committed: its row is readable when it resolves", async () => {
     const formId = formIds[1];
     const ids = Array.from({ length: 10 }, (_, i) => `cvisible${i}`);

@@ -71,7 +71,8 @@ const ROW_COLUMNS = quoted(LEAD_ROW_COLUMNS);
 // by one statement, so one transaction and one WAL flush, on one pooled connection. Every
 // part comes in as parallel arrays (unnest), so the statement's text is the same for any
 // batch and is prepared once per connection. Each CTE reads the rows the one before it
-// returned: a lead's event and emails are written only if the lead is. A lead that repeats
+// returned: a lead's event and emails are written, and the partial lead it finishes deleted,
+// only if the lead is. A lead that repeats
 // an idempotency key is skipped (ON CONFLICT DO NOTHING) and answered alone with a unique
 // violation, as a lone INSERT would be. The stored leads that are not spam are added to the
 // daily rollup, one row per distinct key (decision 055). The event's body and deliveries are
@@ -86,8 +87,10 @@ const LEAD_CASTS: Partial<Record<(typeof NEW_LEAD_COLUMNS)[number], string>> = {
 };
 const arrays = (from: number, types: readonly string[]) => types.map((type, i) => `$${from + i}::${type}[]`).join(", ");
 const LEAD_PARAMS = NEW_LEAD_COLUMNS.length;
+/** Two arrays: the leads that finish a partial lead, and that partial's stored key. */
+const PARTIAL_PARAM = LEAD_PARAMS + LEAD_CREATED_PARAMS + OUTBOX_PARAMS + 1;
 /** The last parameter: the batch's shard of the daily rollup. */
-const SHARD_PARAM = LEAD_PARAMS + LEAD_CREATED_PARAMS + OUTBOX_PARAMS + 1;
+const SHARD_PARAM = PARTIAL_PARAM + 2;
 const BATCH_INSERT = `WITH lead AS (
   INSERT INTO "Lead" (${quoted(NEW_LEAD_COLUMNS)})
   SELECT ${NEW_LEAD_COLUMNS.map((column) => `i."${column}"${LEAD_CASTS[column] ?? ""}`).join(", ")}
@@ -102,13 +105,19 @@ daily AS (
 event AS (
   ${leadCreatedInsertPostgres(LEAD_PARAMS + 1, "lead")}),
 email AS (
-  ${outboxInsertPostgres(LEAD_PARAMS + 1 + LEAD_CREATED_PARAMS, "lead")})
+  ${outboxInsertPostgres(LEAD_PARAMS + 1 + LEAD_CREATED_PARAMS, "lead")}),
+partial AS (
+  DELETE FROM "PartialLead" p
+  USING lead, unnest(${arrays(PARTIAL_PARAM, ["text", "text"])}) AS c("leadId", "key")
+  WHERE c."leadId" = lead."id" AND p."key" = c."key" AND p."formId" = lead."formId")
 SELECT "id" FROM lead`;
 
 type Pending = {
   lead: NewLead;
   event: LeadCreatedEventRow | null | undefined;
   emails: readonly StaffEmail[];
+  /** The stored key of the partial lead it finishes, deleted with it. */
+  partialKey: string | null;
   resolve: () => void;
   reject: (error: unknown) => void;
 };
@@ -119,12 +128,17 @@ function batchParams(batch: readonly Pending[]): unknown[] {
   // The event's and the emails' rows as their pipelines write them (decision 045).
   const events = leadCreatedParams();
   const emails = outboxParams();
-  for (const { lead, event, emails: mail } of batch) {
+  const partials: [string[], string[]] = [[], []];
+  for (const { lead, event, emails: mail, partialKey } of batch) {
     newLeadValues(lead, postgres).forEach((value, i) => leadColumns[i].push(value));
     if (event) addLeadCreatedParams(events, lead.id, event);
     addOutboxParams(emails, lead.id, mail);
+    if (partialKey) {
+      partials[0].push(lead.id);
+      partials[1].push(partialKey);
+    }
   }
-  return [...leadColumns, ...events, ...emails];
+  return [...leadColumns, ...events, ...emails, ...partials];
 }
 
 // Batches are written side by side on the pool, and a burst into one form from one source
@@ -196,9 +210,9 @@ function flush() {
 }
 
 export const postgresLeadStore: LeadStore = {
-  insert(lead, event, emails = []) {
+  insert(lead, event, emails = [], completesPartial = null) {
     return new Promise<void>((resolve, reject) => {
-      queue.push({ lead, event, emails, resolve, reject });
+      queue.push({ lead, event, emails, partialKey: completesPartial, resolve, reject });
       if (queue.length >= MAX_BATCH) flush();
       else if (!flushScheduled) {
         flushScheduled = true;

@@ -61,13 +61,16 @@ const ROW_COLUMNS = quoted(LEAD_ROW_COLUMNS);
 
 const INSERT_ACTIVITY = `INSERT INTO "LeadActivity" ("id", "leadId", "kind", "fromValue", "toValue", "actorId", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?)`;
 
+const DELETE_PARTIAL = `DELETE FROM "PartialLead" WHERE "key" = ? AND "formId" = ?`;
+
 /** One lead with its event and emails: written in a savepoint of its batch's transaction. */
 function writeLead(connection: SqliteConnection, pending: Pending) {
-  const { id, values, event, emails } = pending;
+  const { id, values, event, emails, partial } = pending;
   prepared(connection, INSERT).run(values);
   // The event's and the emails' rows as their pipelines write them (decision 045).
   if (event) writeLeadCreatedSqlite(connection, id, event);
   writeOutboxEmailsSqlite(connection, emails);
+  if (partial) prepared(connection, DELETE_PARTIAL).run(partial.key, partial.formId);
 }
 
 // Group commit: the leads submitted in one turn of the event loop are written in one
@@ -83,6 +86,8 @@ type Pending = {
   daily: LeadDailyKeyOf | null;
   event: LeadCreatedEventRow | null | undefined;
   emails: readonly StaffEmail[];
+  /** The partial lead it finishes, deleted with it. */
+  partial: { key: string; formId: string } | null;
   resolve: () => void;
   reject: (error: unknown) => void;
 };
@@ -100,7 +105,7 @@ async function flush(): Promise<void> {
   try {
     const connection = await idleSqlite();
     const [only] = batch;
-    if (batch.length === 1 && !only.event && only.emails.length === 0 && !only.daily) {
+    if (batch.length === 1 && !only.event && only.emails.length === 0 && !only.daily && !only.partial) {
       // Alone, and spam (no rollup count): a single INSERT needs no transaction.
       writeLead(connection, only);
     } else {
@@ -129,11 +134,12 @@ async function flush(): Promise<void> {
 }
 
 export const sqliteLeadStore: LeadStore = {
-  insert(lead, event, emails = []) {
+  insert(lead, event, emails = [], completesPartial = null) {
     const values = newLeadValues(lead, sqlite);
     const daily = lead.isSpam ? null : { ...pickDailyKey(lead), day: dayOf(lead.createdAt) };
+    const partial = completesPartial ? { key: completesPartial, formId: lead.formId } : null;
     return new Promise<void>((resolve, reject) => {
-      queue.push({ id: lead.id, values, daily, event, emails, resolve, reject });
+      queue.push({ id: lead.id, values, daily, event, emails, partial, resolve, reject });
       if (queue.length >= MAX_BATCH) void flush();
       else if (!flushScheduled) {
         flushScheduled = true;

@@ -154,9 +154,16 @@ export interface LeadStore {
    * Writes one lead, and with it (in the same transaction) its lead.created event (to be
    * fanned out to its deliveries, and its body built, by the webhook worker) and the
    * notification emails it sends, if any; a second lead with the same (formId,
-   * idempotencyKey) throws a unique violation.
+   * idempotencyKey) throws a unique violation. `completesPartial`, the stored key of the
+   * partial lead this one finishes (decision 060), deletes that partial of the same form in
+   * the same transaction: stored together, or neither.
    */
-  insert(lead: NewLead, event?: LeadCreatedEventRow | null, emails?: readonly StaffEmail[]): Promise<void>;
+  insert(
+    lead: NewLead,
+    event?: LeadCreatedEventRow | null,
+    emails?: readonly StaffEmail[],
+    completesPartial?: string | null,
+  ): Promise<void>;
   /** One keyset page of the leads matching the filters, newest first (createdAt desc, id desc). */
   page(filters: LeadQuery, cursor: Cursor | undefined, take: number): Promise<LeadRow[]>;
   /** The positions (id, createdAt) of one keyset page: what a bulk action walks. */
