@@ -200,6 +200,69 @@ describe("listing partial leads", () => {
   });
 });
 
+describe("listing leads and partial leads together (partial=all)", () => {
+  it("pages through both newest first, each once, leads first at the same instant, for any page size", async () => {
+    // No notifications: the finishing test below counts this file's only instant email.
+    const formId = await newForm({
+      name: "Joint",
+      fields: THREE_STEPS.fields,
+      settings: { ...THREE_STEPS.settings, capturePartial: true },
+    });
+    const at = (seconds: number) => new Date(Date.UTC(2026, 10, 20, 12, 0, seconds));
+    // Two leads and three partials, at 10 s (a lead and a partial), 20 s (two partials and a lead) and 5 s.
+    const leadAt = async (email: string, seconds: number) => {
+      const res = await visitor("POST", "/api/leads/submit", { formId, data: { ...STEP_ONE, email } });
+      expect(res.status, res.text).toBe(201);
+      await db.lead.update({ where: { id: res.body.id }, data: { createdAt: at(seconds) } });
+    };
+    const partialAt = async (email: string, seconds: number) => {
+      const res = await visitor("POST", "/api/leads/partial", { formId, data: { ...STEP_ONE, email } });
+      expect(res.status, res.text).toBe(201);
+      await db.partialLead.updateMany({ where: { formId, email }, data: { createdAt: at(seconds) } });
+    };
+    await leadAt("lead10@example.com", 10);
+    await partialAt("partial10@example.com", 10);
+    await partialAt("partial20a@example.com", 20);
+    await partialAt("partial20b@example.com", 20);
+    await leadAt("lead20@example.com", 20);
+    await partialAt("partial05@example.com", 5);
+
+    const whole = await api("GET", `/api/leads?partial=all&formId=${formId}`);
+    expect(whole.status, whole.text).toBe(200);
+    const order = whole.body.leads.map((item: { email: string; partial: boolean }) => [item.email, item.partial]);
+    expect(order.slice(0, 1)).toEqual([["lead20@example.com", false]]);
+    expect(
+      order
+        .slice(1, 3)
+        .map((pair: [string, boolean]) => pair[0])
+        .sort(),
+    ).toEqual(["partial20a@example.com", "partial20b@example.com"]);
+    expect(order.slice(3)).toEqual([
+      ["lead10@example.com", false],
+      ["partial10@example.com", true],
+      ["partial05@example.com", true],
+    ]);
+    expect(whole.body.nextCursor).toBeNull();
+    for (const limit of [1, 2, 4]) {
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const res = await api(
+          "GET",
+          `/api/leads?partial=all&formId=${formId}&limit=${limit}${cursor ? `&cursor=${cursor}` : ""}`,
+        );
+        expect(res.status, res.text).toBe(200);
+        expect(res.body.leads.length).toBeLessThanOrEqual(limit);
+        seen.push(...res.body.leads.map((item: { email: string }) => item.email));
+        cursor = res.body.nextCursor;
+      } while (cursor);
+      expect(seen, `limit ${limit}`).toEqual(order.map((pair: [string, boolean]) => pair[0]));
+    }
+    expect((await api("GET", "/api/leads?partial=all&cursor=nonsense")).status).toBe(422);
+    expect((await api("GET", "/api/leads?partial=all&status=won")).status).toBe(422);
+  });
+});
+
 describe("finishing the form with its partialId", () => {
   it("stores one ordinary lead, with one lead.created and one notification, and forgets the partial", async () => {
     const formId = await partialForm();
