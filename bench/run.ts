@@ -680,8 +680,11 @@ async function benchViews() {
         app: fmt(beaconRps),
         baseline: fmt(medianOf(rounds.bare, (l) => l.requestsPerSec)),
         ratio: fmtRatio(ratio),
-        goal: "app >= 5,000",
-        ok: beaconRps >= 5_000 && errors === 0,
+        // A ratio, not a count: the bare server itself answered 6,785 to 27,630 req/s on this
+        // machine from one hour to the next. About 0.38 quiet; a database write per view
+        // would take it far below 0.2.
+        goal: ">= 0.20",
+        ok: ratio.median >= 0.2 && errors === 0,
       },
       {
         figure: "view beacon p50/p99 ms vs bare 204",

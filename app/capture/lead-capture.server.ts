@@ -239,11 +239,7 @@ type LeadMeta = {
   completesPartial?: string | null;
 };
 
-async function insertLead(
-  lead: ValidLead,
-  form: PublicForm,
-  meta: LeadMeta,
-): Promise<StoredLead> {
+async function insertLead(lead: ValidLead, form: PublicForm, meta: LeadMeta): Promise<StoredLead> {
   const stored: StoredLead = { id: newLeadId(), formId: lead.formId, createdAt: new Date() };
   const { source } = lead;
   // Named one by one (no spread): one object shape on the hot path.

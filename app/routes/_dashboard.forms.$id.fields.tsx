@@ -20,6 +20,7 @@ import {
 } from "~/forms/form-builder";
 import type { FormField } from "~/forms/form-schema";
 import { addField, moveField, removeField, updateField } from "~/forms/form-schema-changes.server";
+import { stepOf } from "~/forms/form-steps";
 import { getForm } from "~/forms/form.server";
 
 const key = (form: FormData) => String(form.get("fieldKey") ?? "");
@@ -64,7 +65,7 @@ export const action = builderAction({
 });
 
 export default function FieldsSection() {
-  const { fields: saved } = useBuilderData();
+  const { fields: saved, form } = useBuilderData();
   const actionData = useActionData<typeof action>();
   const fetchers = useFetchers();
   const [draft, setDraft] = useState<Draft>(null);
@@ -88,7 +89,11 @@ export default function FieldsSection() {
               />
             </section>
           </div>
-          <FormPreview fields={withDraft(fields, draft)} />
+          <FormPreview
+            fields={withDraft(fields, draft)}
+            stepTitles={form.settings.stepTitles}
+            editingStep={draft ? stepOf(draft.field) : undefined}
+          />
         </div>
       </SavedAnnouncer>
     </>

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/storage/db.server";
 import { axeViolations } from "../support/axe";
 import { launchBrowser, pageWithSession } from "../support/browser";
-import { newForm } from "../support/forms";
+import { newForm, THREE_STEPS } from "../support/forms";
 import { loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import type { Browser, Page } from "playwright-core";
@@ -375,6 +375,39 @@ describe("the builder's live preview", () => {
     expect(await preview.getByRole("textbox", { name: "Email" }).count()).toBe(1);
     await page.context().close();
   });
+
+  it.each([true, false])(
+    "previews a form in steps one step at a time, with links to the others (JavaScript %s)",
+    async (javaScriptEnabled) => {
+      const formId = await newForm({
+        name: "Preview in steps",
+        fields: THREE_STEPS.fields,
+        settings: THREE_STEPS.settings,
+      });
+      const page = await loggedInPage(javaScriptEnabled);
+      await page.goto(`${server.url}/forms/${formId}/fields`);
+      const preview = page.getByRole("region", { name: "Form preview" });
+      expect(await preview.getByText("Step 1 of 3: You").count()).toBe(1);
+      expect(await preview.getByRole("textbox", { name: "Email" }).count()).toBe(1);
+      expect(await preview.getByRole("textbox", { name: "Message" }).count()).toBe(0);
+      // A plain link, so it works without JavaScript too.
+      await preview.getByRole("navigation", { name: "Preview steps" }).getByRole("link", { name: "3" }).click();
+      await expect.poll(() => preview.getByText("Step 3 of 3: Anything else").count()).toBe(1);
+      expect(await preview.getByRole("textbox", { name: "Message" }).count()).toBe(1);
+      expect(await preview.getByRole("textbox", { name: "Email" }).count()).toBe(0);
+      expect(page.url()).toContain("step=3");
+      if (javaScriptEnabled) {
+        // Editing a field of step 2 shows step 2, with the label as it is typed.
+        await fieldRow(page, "Company").getByText("Edit Company").click();
+        const label = page.getByRole("form", { name: "Edit field Company" }).getByLabel("Label", { exact: true });
+        await label.fill("Company name");
+        await label.dispatchEvent("input");
+        await expect.poll(() => preview.getByText("Step 2 of 3: Your company").count()).toBe(1);
+        expect(await preview.getByRole("textbox", { name: "Company name" }).count()).toBe(1);
+      }
+      await page.context().close();
+    },
+  );
 
   it("sits beside the fields on a wide screen and below them on a phone, without sideways scrolling", async () => {
     const page = await loggedInPage(true);
