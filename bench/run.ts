@@ -680,11 +680,12 @@ async function benchViews() {
         app: fmt(beaconRps),
         baseline: fmt(medianOf(rounds.bare, (l) => l.requestsPerSec)),
         ratio: fmtRatio(ratio),
-        // A ratio, not a count: the bare server itself answered 6,785 to 27,630 req/s on this
-        // machine from one hour to the next. About 0.38 quiet; a database write per view
-        // would take it far below 0.2.
-        goal: ">= 0.20",
-        ok: ratio.median >= 0.2 && errors === 0,
+        // A ratio, not a count: the bare server itself answered 6,785 to 37,766 req/s on this
+        // machine from one hour to the next, while the beacon held 6,500-6,900 (0.17-0.25 of
+        // it, the build before and after alike, on 2026-11-29; 0.38 when the README's table was
+        // taken). A database write per view would put it at the submit's rate, about 0.12.
+        goal: ">= 0.15",
+        ok: ratio.median >= 0.15 && errors === 0,
       },
       {
         figure: "view beacon p50/p99 ms vs bare 204",
