@@ -13,6 +13,8 @@ export default tseslint.config(
   {
     ignores: [
       "build/",
+      // Another commit's build, for npm run bench's BENCH_COMPARE_BUILD (gitignored too).
+      "build-*/",
       "app/generated/",
       "node_modules/",
       "bench/results/",

@@ -20,6 +20,7 @@ import { kickOutbox, type StaffEmail } from "../notifications/outbox.server";
 import { nudgeWebhooks } from "../webhooks/webhook-delivery.server";
 import { leadCreatedEvent } from "../webhooks/webhook-events.server";
 import { isBotAgent } from "./form-views.server";
+import { confirmationEmail } from "./lead-confirmation.server";
 import { hashIp, isSpamBySignals, timestampVerdict } from "./lead-signatures.server";
 import { isPlainObject, type Submission } from "./lead-submission.server";
 import { leadValidator, type PublicForm } from "./public-form.server";
@@ -221,7 +222,7 @@ export function idempotencyKeyOf(value: string | null): string | null {
 
 const NO_EMAILS: StaffEmail[] = [];
 
-export type StoredLead = { id: string; formId: string; createdAt: Date };
+export type StoredLead = { id: string; formId: string; createdAt: Date; awaitingConfirmation?: boolean };
 
 /** A cuid-shaped id (25 characters, time first), like the ones Prisma makes for other rows. */
 function newLeadId(): string {
@@ -263,7 +264,21 @@ async function insertLead(lead: ValidLead, form: PublicForm, meta: LeadMeta): Pr
     idempotencyKey: meta.idempotencyKey,
     createdAt: stored.createdAt,
     email: leadEmail(lead.data, form.fields),
+    awaitingConfirmation: false,
   };
+  // Double opt-in (decision 067): the visitor confirms the address first; until then the lead
+  // announces nothing, and the one email it sends is the confirmation link to that address.
+  if (form.settings.doubleOptIn && row.email && !lead.isSpam) {
+    row.awaitingConfirmation = stored.awaitingConfirmation = true;
+    await leadStore.insert(
+      row,
+      null,
+      [confirmationEmail({ ...row, email: row.email }, form.name)],
+      meta.completesPartial,
+    );
+    kickOutbox();
+    return stored;
+  }
   // lead.created for the subscribed endpoints, and the form's instant notification emails
   // (neither: nothing more is written). Spam is kept for review but announced to no one.
   // The event's body is built by the webhook worker, from the stored lead (decision 028).

@@ -142,7 +142,13 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
       return redirect303(form.settings.redirectUrl ?? `/f/${encodeURIComponent(form.id)}/thanks`, corsOrigin);
     }
     return json(
-      { id: stored.lead.id, formId: stored.lead.formId, createdAt: stored.lead.createdAt.toISOString() },
+      {
+        id: stored.lead.id,
+        formId: stored.lead.formId,
+        createdAt: stored.lead.createdAt.toISOString(),
+        // Double opt-in (decision 067): the visitor has a confirmation email to answer.
+        ...(stored.lead.awaitingConfirmation ? { awaitingConfirmation: true } : {}),
+      },
       { status: stored.replayed ? 200 : 201, headers: corsHeaders(corsOrigin) },
     );
   } catch (thrown) {

@@ -264,6 +264,11 @@ export const FormSettingsSchema = z
       .optional(),
     /** Keep the answers of a visitor's completed steps as a partial lead (decision 060). */
     capturePartial: z.boolean().optional(),
+    /**
+     * Double opt-in (decision 067): a lead waits for its visitor to confirm the address by an
+     * emailed link before it is announced (lead.created, notifications). Needs an email field.
+     */
+    doubleOptIn: z.boolean().optional(),
   })
   .strict();
 export type FormSettings = z.output<typeof FormSettingsSchema>;

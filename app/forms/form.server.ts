@@ -267,6 +267,7 @@ export async function createForm(body: unknown): Promise<FormRecord> {
   }
   const { name, description, settings } = base.data;
   const fields = checked.fields;
+  if (settings.doubleOptIn) checkDoubleOptIn(fields);
   // A nested create is one statement batch that cannot fail half-way for a business
   // reason (fresh id, version 1), so the form never exists without its version 1 row.
   const row = await db.form.create({
@@ -283,6 +284,15 @@ export async function createForm(body: unknown): Promise<FormRecord> {
   return toRecord(row);
 }
 
+/** Double opt-in needs an address to confirm (decision 067): a required email field. */
+function checkDoubleOptIn(fields: readonly FormField[]): void {
+  if (!fields.some((field) => field.type === "email" && field.required)) {
+    throw invalidFields([
+      { path: "settings.doubleOptIn", message: "Double opt-in needs a required email field to send the link to." },
+    ]);
+  }
+}
+
 /**
  * Updates name, description, status and settings. `settings` is merged key by key into
  * the stored settings (and `settings.notifications` into the stored notifications; a key set to null is cleared where the schema allows null, e.g.
@@ -291,7 +301,10 @@ export async function createForm(body: unknown): Promise<FormRecord> {
 export async function updateForm(id: string, input: unknown): Promise<FormRecord> {
   const patch = parseOrThrow(UpdateFormSchema, input);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const current = await db.form.findUnique({ where: { id }, select: { settings: true, updatedAt: true } });
+    const current = await db.form.findUnique({
+      where: { id },
+      select: { settings: true, updatedAt: true, fields: true },
+    });
     if (!current) notFound();
     const data: Prisma.FormUpdateManyMutationInput = {};
     if (patch.name !== undefined) data.name = patch.name;
@@ -305,7 +318,9 @@ export async function updateForm(id: string, input: unknown): Promise<FormRecord
       for (const key of ["notifications", "captcha"] as const) {
         if (isPlainObject(patch.settings[key])) merged[key] = { ...stored[key], ...patch.settings[key] };
       }
-      data.settings = asJson(parseOrThrow(FormSettingsSchema, merged, "settings"));
+      const settings = parseOrThrow(FormSettingsSchema, merged, "settings");
+      if (patch.settings.doubleOptIn) checkDoubleOptIn(current.fields as FormField[]);
+      data.settings = asJson(settings);
     }
     // Only when nothing changed the form since it was read: a concurrent settings
     // change is merged again on the next attempt, never overwritten.

@@ -26,7 +26,7 @@ export async function deleteLead(id: string, actor: AuditActor): Promise<boolean
 export async function deleteLeads(ids: readonly string[]): Promise<number> {
   const leads = await db.lead.findMany({
     where: { id: { in: [...ids] } },
-    select: { id: true, formId: true, isSpam: true },
+    select: { id: true, formId: true, isSpam: true, awaitingConfirmation: true },
   });
   if (leads.length === 0) return 0;
   // A lead.created not fanned out yet is built now, while its lead is there to build it
@@ -57,11 +57,12 @@ export async function deleteLeads(ids: readonly string[]): Promise<number> {
  * endpoint is subscribed, a slice at a time (a bulk batch read one by one took 14 ms a lead).
  */
 async function deletedEvents(
-  leads: ReadonlyArray<{ id: string; formId: string; isSpam: boolean }>,
+  leads: ReadonlyArray<{ id: string; formId: string; isSpam: boolean; awaitingConfirmation: boolean }>,
 ): Promise<Map<string, NewWebhookEvent>> {
   const subscribers = new Map<string, string[]>();
   for (const lead of leads) {
-    if (lead.isSpam) continue;
+    // Nor is a double opt-in lead's never confirmed (decision 067).
+    if (lead.isSpam || lead.awaitingConfirmation) continue;
     const endpointIds = await subscribersOf("lead.deleted", lead.formId);
     if (endpointIds.length > 0) subscribers.set(lead.id, endpointIds);
   }

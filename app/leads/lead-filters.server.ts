@@ -36,6 +36,10 @@ const LeadFilterShape = z.object({
   status: optional(z.enum(LEAD_STATUSES, { error: `Use one of ${LEAD_STATUSES.join(", ")}.` })),
   ownerId: optional(text(64)),
   tag: optional(TagSchema),
+  // Double opt-in (decision 067): false lists the leads still awaiting confirmation, true the others.
+  confirmed: optional(
+    z.enum(["true", "false"], { error: "Use true or false." }).transform((value) => value === "true"),
+  ),
   // Chosen rows (an export of the selection): comma-separated lead ids.
   ids: optional(
     z
@@ -163,6 +167,7 @@ export function filtersToSearchParams(filters: Partial<LeadFilters>): URLSearchP
   }
   if (filters.spam && filters.spam !== "false") params.set("spam", filters.spam);
   if (filters.ids) params.set("ids", filters.ids.join(","));
+  if (filters.confirmed !== undefined) params.set("confirmed", String(filters.confirmed));
   return params;
 }
 

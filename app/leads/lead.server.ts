@@ -42,10 +42,13 @@ export async function tagsAndOwners(
  * A page of leads, newest first, and the cursor of the next page (null on the last); with
  * `count`, also how many leads match the filters (an index range count: decision 030).
  */
+/** A lead in the list: its summary, and whether it still awaits its visitor's confirmation. */
+export type ListedLead = LeadSummary & { awaitingConfirmation?: true };
+
 export async function listLeads(
   query: LeadListQuery,
   options: { count?: boolean } = {},
-): Promise<{ leads: LeadSummary[]; nextCursor: string | null; total?: number }> {
+): Promise<{ leads: ListedLead[]; nextCursor: string | null; total?: number }> {
   const [rows, total] = await Promise.all([
     leadStore.page(query, query.cursor, query.limit + 1),
     options.count ? leadStore.count(query) : undefined,
@@ -71,6 +74,8 @@ export async function listLeads(
       data: row.data,
       utm: utmOf(row),
       referrerHost: row.referrerHost,
+      // Double opt-in (decision 067): said only of a lead still waiting for its visitor.
+      ...(row.awaitingConfirmation ? { awaitingConfirmation: true as const } : {}),
     })),
     nextCursor:
       rows.length > query.limit && last ? cursorOf({ createdAt: new Date(last.createdAt), id: last.id }) : null,

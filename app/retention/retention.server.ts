@@ -14,6 +14,7 @@ import {
   deleteSentStaffEmails,
   deleteSpentEvents,
   deleteStalePartialLeads,
+  deleteUnconfirmedLeads,
   type BatchResult,
 } from "~/storage/retention-store.server";
 import { env } from "~/utils/env.server";
@@ -27,6 +28,7 @@ export type RetentionPeriods = {
   auditDays: number | null;
   attachmentDays: number | null;
   partialLeadDays: number | null;
+  unconfirmedLeadDays: number | null;
 };
 
 /** What one pass removed, by kind. */
@@ -38,6 +40,7 @@ export type RetentionCounts = {
   auditEntries: number;
   attachments: number;
   partialLeads: number;
+  unconfirmedLeads: number;
 };
 
 export type RetentionOptions = {
@@ -67,6 +70,7 @@ export function periodsFromEnv(): RetentionPeriods {
     auditDays: env.RETENTION_AUDIT_DAYS,
     attachmentDays: env.RETENTION_ATTACHMENT_DAYS,
     partialLeadDays: env.PARTIAL_LEAD_RETENTION_DAYS,
+    unconfirmedLeadDays: env.UNCONFIRMED_LEAD_DAYS,
   };
 }
 
@@ -78,6 +82,7 @@ const zeroCounts = (): RetentionCounts => ({
   auditEntries: 0,
   attachments: 0,
   partialLeads: 0,
+  unconfirmedLeads: 0,
 });
 
 const removed = counter({
@@ -170,6 +175,10 @@ export async function runRetention(options: RetentionOptions = {}): Promise<Rete
   if (periods.partialLeadDays !== null) {
     const before = cutoff(periods.partialLeadDays);
     counts.partialLeads = await drain(pacing, () => deleteStalePartialLeads(before, pacing.size));
+  }
+  if (periods.unconfirmedLeadDays !== null) {
+    const before = cutoff(periods.unconfirmedLeadDays);
+    counts.unconfirmedLeads = await drain(pacing, () => deleteUnconfirmedLeads(before, pacing.size));
   }
   for (const [kind, count] of Object.entries(counts)) removed.inc({ kind }, count);
   return counts;

@@ -18,6 +18,7 @@ export const loader = page(async function loader({ params }: LoaderFunctionArgs)
     name: form.name,
     message: thankYou?.message ?? form.settings.successMessage,
     link,
+    confirming: Boolean(form.settings.doubleOptIn),
   };
 });
 
@@ -27,13 +28,19 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 ];
 
 export default function ThankYou() {
-  const { brand, name, message, link } = useLoaderData<typeof loader>();
+  const { brand, name, message, link, confirming } = useLoaderData<typeof loader>();
   return (
     <main className="centered hosted-form" style={brandStyle(brand)}>
       <BrandHeader brand={brand} />
       {/* The form's own message says the thanks (no second "Thank you" above it). */}
       <p className="muted">{name}</p>
       <h1 role="status">{message}</h1>
+      {confirming ? (
+        <p>
+          A confirmation email is on its way to you: open its link and press &ldquo;Confirm&rdquo; to finish. Nothing
+          more is sent until you do.
+        </p>
+      ) : null}
       {link ? (
         <p>
           <a className="button" href={link.url}>

@@ -5,7 +5,7 @@
 // in between (a delivery retried by staff, an email re-sent) is left alone.
 import { db, type Prisma } from "~/storage/db.server";
 import type { KeysetPosition } from "~/storage/keyset.server";
-import { retryWhileBusy } from "~/storage/transactions.server";
+import { deleteLeadsReturning, retryWhileBusy } from "~/storage/transactions.server";
 
 /** What one batch did, and where the next batch starts when rows it skipped stay in place. */
 export type BatchResult = { count: number; scanned: number; next: KeysetPosition | null };
@@ -145,6 +145,25 @@ export async function deleteStalePartialLeads(cutoff: Date, size: number): Promi
     db.partialLead.deleteMany({ where: { key: { in: keys }, updatedAt: { lt: cutoff } } }),
   );
   return count;
+}
+
+/**
+ * Deletes a batch of double opt-in leads still awaiting confirmation that were stored before
+ * `cutoff` (decision 067), off the daily rollup too; never announced, so nothing to announce.
+ */
+export async function deleteUnconfirmedLeads(cutoff: Date, size: number): Promise<number> {
+  const rows = await db.lead.findMany({
+    where: { awaitingConfirmation: true, createdAt: { lt: cutoff } },
+    orderBy: { createdAt: "asc" },
+    take: size,
+    select: { id: true },
+  });
+  if (rows.length === 0) return 0;
+  const ids = rows.map((row) => row.id);
+  const gone = await retryWhileBusy(() =>
+    db.$transaction((tx) => deleteLeadsReturning(tx, ids, { onlyAwaitingConfirmation: true })),
+  );
+  return gone.length;
 }
 
 export type ExpiredAttachment = { id: string; filename: string; messageId: string };

@@ -39,10 +39,16 @@ export async function retryWhileBusy<T>(work: () => Promise<T>, attempts = 5): P
  * Deletes the leads `ids`, takes those that were not spam off the daily rollup (decision 055),
  * and names those this transaction deleted (not one another took first).
  */
-export async function deleteLeadsReturning(tx: Prisma.TransactionClient, ids: readonly string[]): Promise<string[]> {
+export async function deleteLeadsReturning(
+  tx: Prisma.TransactionClient,
+  ids: readonly string[],
+  options: { onlyAwaitingConfirmation?: boolean } = {},
+): Promise<string[]> {
   const day = Prisma.raw(isPostgres ? POSTGRES_DAY : SQLITE_DAY);
+  // Retention's expiry of double opt-in leads: one confirmed meanwhile stays.
+  const awaiting = options.onlyAwaitingConfirmation ? Prisma.sql`AND "awaitingConfirmation"` : Prisma.empty;
   const gone = await tx.$queryRaw<Array<LeadDailyKeyOf & { id: string; spam: number | bigint }>>`
-    DELETE FROM "Lead" WHERE "id" IN (${Prisma.join(ids)})
+    DELETE FROM "Lead" WHERE "id" IN (${Prisma.join(ids)}) ${awaiting}
     RETURNING "id", "formId", ${day} AS "day", "utmSource", "utmCampaign", "referrerHost",
       CASE WHEN "isSpam" THEN 1 ELSE 0 END AS "spam"`;
   await addLeadDaily(

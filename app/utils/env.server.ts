@@ -224,6 +224,12 @@ const EnvSchema = z
     RETENTION_ATTACHMENT_DAYS: retentionDays(null),
     // Partial leads never completed (decision 060): the name issue 31 gave it.
     PARTIAL_LEAD_RETENTION_DAYS: retentionDays(30),
+    // Double opt-in leads never confirmed (decision 067): at least the 7 days their link works,
+    // so that none is deleted while its visitor can still confirm it.
+    UNCONFIRMED_LEAD_DAYS: retentionDays(30).refine(
+      (days) => days === null || days >= 7,
+      "must be at least 7 (a confirmation link works for 7 days), or 0 or off to keep forever",
+    ),
     // Outbound webhooks (docs/api/webhooks.md): http:// endpoints and private destinations
     // are refused unless these are set (tests, private deployments).
     WEBHOOK_ALLOW_HTTP: flag,

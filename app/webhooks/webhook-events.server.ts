@@ -18,6 +18,7 @@ import type { WebhookEventType } from "./webhook-schemas";
 export {
   unbuiltLeadEvents,
   writeBuiltBodies,
+  writeLeadCreatedEvent,
   writeLeadUpdatedEvents,
 } from "~/storage/webhooks/webhook-event-store.server";
 export type { LeadUpdatedEventRow };

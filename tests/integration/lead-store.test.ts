@@ -221,6 +221,7 @@ describe("the lead store", () => {
               status: prisma.status,
               ownerId: prisma.ownerId,
               email: prisma.email,
+              awaitingConfirmation: prisma.awaitingConfirmation,
             });
           }
         },
@@ -260,6 +261,7 @@ describe("the lead store", () => {
       schemaVersion: 1,
       data: { note: "Stored by the store", count: 3 },
       email: null,
+      awaitingConfirmation: false,
       searchText: "stored by the store",
       utmSource: "news",
       utmMedium: null,
@@ -281,6 +283,7 @@ describe("the lead store", () => {
       isSpam: true,
       data: { note: "Stored by the store", count: 3 },
       email: null,
+      awaitingConfirmation: false,
       utmCampaign: "launch",
     });
     const [row] = await leadStore.page(
@@ -325,6 +328,7 @@ describe("inserting leads side by side (group commit)", () => {
     idempotencyKey,
     createdAt: new Date(),
     email: null,
+    awaitingConfirmation: false,
   });
 
   it("stores every lead of a burst, and refuses only the one that repeats an idempotency key", async () => {

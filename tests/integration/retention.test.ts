@@ -23,6 +23,7 @@ const PERIODS: RetentionPeriods = {
   auditDays: 365,
   attachmentDays: 90,
   partialLeadDays: 30,
+  unconfirmedLeadDays: 30,
 };
 
 let serial = 0;
@@ -248,8 +249,15 @@ describe("a retention pass", () => {
     const event = await newEvent(endpointId, 400, [{ status: "succeeded", age: 400 }]);
     const mail = await newEmail({ status: "sent", age: 400 });
 
-    const off = { webhookDays: null, emailDays: null, auditDays: null, attachmentDays: null, partialLeadDays: null };
-    expect(Object.values(await runRetention({ now: NOW, periods: off, pauseMs: 1 }))).toEqual([0, 0, 0, 0, 0, 0, 0]);
+    const off = {
+      webhookDays: null,
+      emailDays: null,
+      auditDays: null,
+      attachmentDays: null,
+      partialLeadDays: null,
+      unconfirmedLeadDays: null,
+    };
+    expect(Object.values(await runRetention({ now: NOW, periods: off, pauseMs: 1 }))).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
     expect(await db.auditEntry.count({ where: { id: "aud_ancient" } })).toBe(1);
     expect(await exists.event(event.id)).toBe(true);
     expect(await db.outboxEmail.count({ where: { id: mail.id } })).toBe(1);

@@ -9,13 +9,14 @@ describe("newLeadValues", () => {
     const data = { name: "Ada" };
     // Every text column holds its own name, so a value in another column's place shows.
     const lead = Object.fromEntries(NEW_LEAD_COLUMNS.map((column) => [column, column])) as unknown as NewLead;
-    Object.assign(lead, { schemaVersion: 7, data, isSpam: true, createdAt });
+    Object.assign(lead, { schemaVersion: 7, data, isSpam: true, awaitingConfirmation: false, createdAt });
     const dialect = { time: (date: Date) => `time:${date.toISOString()}`, bool: (value: boolean) => `bool:${value}` };
 
     const expected = NEW_LEAD_COLUMNS.map((column) => {
       if (column === "schemaVersion") return 7;
       if (column === "data") return JSON.stringify(data);
       if (column === "isSpam") return "bool:true";
+      if (column === "awaitingConfirmation") return "bool:false";
       if (column === "createdAt") return "time:2026-03-01T10:00:00.123Z";
       return column;
     });

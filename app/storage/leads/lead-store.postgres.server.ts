@@ -80,6 +80,7 @@ const ROW_COLUMNS = quoted(LEAD_ROW_COLUMNS);
 const LEAD_TYPES: Partial<Record<(typeof NEW_LEAD_COLUMNS)[number], string>> = {
   schemaVersion: "int",
   isSpam: "bool",
+  awaitingConfirmation: "bool",
 };
 const LEAD_CASTS: Partial<Record<(typeof NEW_LEAD_COLUMNS)[number], string>> = {
   data: "::jsonb",

@@ -41,9 +41,10 @@ const sqlite: Dialect = {
   fieldParam: (key) => `$."${key}"`,
 };
 
-type StoredRow = Omit<LeadRow, "createdAt" | "isSpam" | "schemaVersion" | "data"> & {
+type StoredRow = Omit<LeadRow, "createdAt" | "isSpam" | "awaitingConfirmation" | "schemaVersion" | "data"> & {
   createdAt: string;
   isSpam: number | bigint;
+  awaitingConfirmation: number | bigint;
   schemaVersion: number | bigint;
   data: string;
 };
@@ -52,6 +53,7 @@ const rowOf = (row: StoredRow): LeadRow => ({
   ...row,
   createdAt: isoFromUtcText(row.createdAt),
   isSpam: Number(row.isSpam) === 1,
+  awaitingConfirmation: Number(row.awaitingConfirmation) === 1,
   schemaVersion: Number(row.schemaVersion),
   data: JSON.parse(row.data) as LeadData,
 });

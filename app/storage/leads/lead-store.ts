@@ -39,6 +39,7 @@ export const LEAD_ROW_COLUMNS = [
   "status",
   "ownerId",
   "email",
+  "awaitingConfirmation",
 ] as const satisfies ReadonlyArray<keyof Lead>;
 
 /** A lead as a page gives it: the model's columns, the time as ISO 8601 (UTC), the data parsed. */
@@ -115,6 +116,7 @@ export const NEW_LEAD_COLUMNS = [
   "idempotencyKey",
   "createdAt",
   "email",
+  "awaitingConfirmation",
 ] as const satisfies ReadonlyArray<keyof Lead>;
 
 export type NewLead = Omit<Pick<Lead, (typeof NEW_LEAD_COLUMNS)[number]>, "data"> & { data: LeadData };
@@ -146,6 +148,7 @@ export function newLeadValues(lead: NewLead, dialect: Pick<Dialect, "time" | "bo
     lead.idempotencyKey,
     dialect.time(lead.createdAt),
     lead.email,
+    dialect.bool(lead.awaitingConfirmation),
   ];
 }
 
@@ -242,6 +245,9 @@ export function leadConditions(
   if (filters.status && filters.status !== "spam") conditions.push(`"status" = ${next(filters.status)}`);
   if (filters.ownerId === "none") conditions.push(`"ownerId" IS NULL`);
   else if (filters.ownerId) conditions.push(`"ownerId" = ${next(filters.ownerId)}`);
+  if (filters.confirmed !== undefined) {
+    conditions.push(`"awaitingConfirmation" = ${next(dialect.bool(!filters.confirmed))}`);
+  }
   if (filters.ids) conditions.push(`"id" IN (${filters.ids.map((id) => next(id)).join(", ")})`);
   if (filters.tag) {
     conditions.push(`EXISTS (SELECT 1 FROM "LeadTag" WHERE "leadId" = "Lead"."id" AND "tag" = ${next(filters.tag)})`);

@@ -31,6 +31,8 @@ export type LeadQuery = {
   ownerId?: string;
   tag?: string;
   ids?: string[];
+  /** Double opt-in (decision 067): false, only the leads still awaiting their visitor's confirmation. */
+  confirmed?: boolean;
 };
 
 /** The keyset cursor over (createdAt desc, id desc). */

@@ -43,6 +43,27 @@ export function writeLeadCreatedSqlite(connection: SqliteConnection, leadId: str
   prepared(connection, SQLITE_LEAD_CREATED).run(event.id, leadId, time, event.endpointIds.join(","), time);
 }
 
+/**
+ * Writes a lead's lead.created through Prisma, in the caller's transaction: for a lead whose
+ * announcement waited (a double opt-in lead, once confirmed; decision 067).
+ */
+export async function writeLeadCreatedEvent(
+  tx: Prisma.TransactionClient,
+  leadId: string,
+  event: LeadCreatedEventRow,
+): Promise<void> {
+  await tx.webhookEvent.create({
+    data: {
+      id: event.id,
+      type: "lead.created",
+      leadId,
+      createdAt: event.createdAt,
+      fanOutTo: event.endpointIds.join(","),
+      fanOutAt: event.createdAt,
+    },
+  });
+}
+
 /** Writes lead.updated events on a SQLite connection, inside the transaction the caller holds. */
 export function writeLeadUpdatedSqlite(connection: SqliteConnection, events: readonly LeadUpdatedEventRow[]): void {
   // One prepared INSERT per event: in-process, a row costs microseconds.
