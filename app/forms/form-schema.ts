@@ -307,6 +307,7 @@ export const SettingsFormSchema = z.object({
 
 /** The builder's partial capture form: a plain checkbox, absent when unticked. */
 export const PartialCaptureFormSchema = z.object({ capturePartial: z.boolean().default(false) });
+export const DoubleOptInFormSchema = z.object({ doubleOptIn: z.boolean().default(false) });
 
 /** The builder's CAPTCHA form: a provider or none; a secret left empty keeps the stored one. */
 export const CaptchaFormSchema = z

@@ -92,13 +92,17 @@ export function countLeads(filters: LeadFilters): Promise<number> {
 // One lead
 
 /** A lead as `GET /api/leads/:id` and its page show it: with its owner, tags, timeline and history. */
-export type LeadRecord = LeadDetail & {
-  /** Its stage, also while it is spam: where marking it not-spam returns it. */
-  stage: Exclude<LeadStatusValue, "spam">;
-  notes: TimelineEntry[];
-  timeline: TimelineEntry[];
-  history: PersonHistory;
-};
+/** Double opt-in (decision 067): whether it still awaits its visitor, and when they confirmed. */
+type Confirmation = { awaitingConfirmation: boolean; confirmedAt: string | null };
+
+export type LeadRecord = LeadDetail &
+  Confirmation & {
+    /** Its stage, also while it is spam: where marking it not-spam returns it. */
+    stage: Exclude<LeadStatusValue, "spam">;
+    notes: TimelineEntry[];
+    timeline: TimelineEntry[];
+    history: PersonHistory;
+  };
 
 /** One lead with everything staff see of it, or null. */
 export async function getLead(id: string): Promise<LeadRecord | null> {
@@ -110,14 +114,14 @@ export async function getLead(id: string): Promise<LeadRecord | null> {
 }
 
 /** A lead with its owner and tags (what its webhook events carry) and its stage, or null. */
-async function getLeadDetail(id: string): Promise<(LeadDetail & { stage: LeadRecord["stage"] }) | null> {
+async function getLeadDetail(id: string): Promise<(LeadDetail & Confirmation & { stage: LeadRecord["stage"] }) | null> {
   return (await leadDetails([id])).get(id) ?? null;
 }
 
 /** Leads by id with their owners and tags, in three queries (the ids: at most IN_LIST_SLICE). */
 export async function leadDetails(
   ids: readonly string[],
-): Promise<Map<string, LeadDetail & { stage: LeadRecord["stage"] }>> {
+): Promise<Map<string, LeadDetail & Confirmation & { stage: LeadRecord["stage"] }>> {
   const leads = await leadsWithFields(ids);
   const { tags, owners } = await tagsAndOwners(leads);
   const details = leads.map((lead) => ({
@@ -128,6 +132,8 @@ export async function leadDetails(
       tags: tags.get(lead.id) ?? [],
     }),
     stage: lead.status,
+    awaitingConfirmation: lead.awaitingConfirmation,
+    confirmedAt: lead.confirmedAt?.toISOString() ?? null,
   }));
   return new Map(details.map((detail) => [detail.id, detail]));
 }

@@ -1,13 +1,15 @@
 // /forms/:id/settings: the form's name and description, and where it may be posted from,
 // where a plain post goes after, what the visitor reads on success, the CAPTCHA, and
-// whether completed steps are kept as a partial lead (decision 060).
+// whether completed steps are kept as a partial lead (decision 060), and whether each visitor
+// confirms their address first (double opt-in, decision 067).
 import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, useActionData } from "@remix-run/react";
 import { CaptchaForm, DetailsForm, SettingsForm } from "~/components/form-builder/FormPanels";
-import { BuilderNotice, resultFor, useBuilderData } from "~/components/form-builder/shared";
+import { BuilderNotice, resultFor, useBuilderData, type ActionResult } from "~/components/form-builder/shared";
 import { builderAction, savePanel } from "~/forms/builder-action.server";
 import {
   CaptchaFormSchema,
+  DoubleOptInFormSchema,
   FormDetailsSchema,
   PartialCaptureFormSchema,
   SettingsFormSchema,
@@ -51,6 +53,13 @@ export const action = builderAction({
         updateForm(formId, { settings: { capturePartial } }),
       ),
   },
+  "update-double-opt-in": {
+    permission: "forms.write",
+    run: ({ formId, form }) =>
+      savePanel("update-double-opt-in", parseWithZod(form, { schema: DoubleOptInFormSchema }), ({ doubleOptIn }) =>
+        updateForm(formId, { settings: { doubleOptIn } }),
+      ),
+  },
   "update-captcha": {
     permission: "forms.write",
     run: ({ formId, form }) =>
@@ -86,6 +95,7 @@ export default function SettingsSection() {
         on={form.settings.capturePartial === true}
         saved={resultFor(actionData, "update-partial")?.ok}
       />
+      <DoubleOptInForm on={form.settings.doubleOptIn === true} result={resultFor(actionData, "update-double-opt-in")} />
     </>
   );
 }
@@ -110,6 +120,43 @@ function PartialCaptureForm({ on, saved }: { on: boolean; saved: boolean | undef
         {saved ? <p role="status">Saved.</p> : null}
         <p className="actions">
           <button type="submit">Save partial answers</button>
+        </p>
+      </Form>
+    </section>
+  );
+}
+
+/** Double opt-in (decision 067): one checkbox, a plain post. */
+function DoubleOptInForm({ on, result }: { on: boolean; result: ActionResult | undefined }) {
+  const refused = result && !result.ok ? (result.details?.[0]?.message ?? result.message) : undefined;
+  return (
+    <section className="card" aria-labelledby="double-opt-in-heading">
+      <h2 id="double-opt-in-heading">Double opt-in</h2>
+      <Form method="post" aria-label="Double opt-in">
+        <input type="hidden" name="intent" value="update-double-opt-in" />
+        <label className="choice">
+          <input
+            type="checkbox"
+            name="doubleOptIn"
+            defaultChecked={on}
+            aria-describedby="double-opt-in-hint"
+            aria-invalid={refused ? true : undefined}
+          />{" "}
+          Ask each visitor to confirm their email address
+        </label>
+        <p className="hint" id="double-opt-in-hint">
+          The visitor gets an email with a link to confirm. Until they do, the lead is marked &ldquo;awaiting
+          confirmation&rdquo;: no notification or webhook goes out, and it is deleted after UNCONFIRMED_LEAD_DAYS (30
+          days unless set otherwise). Needs a required email field.
+        </p>
+        {refused ? (
+          <p className="error" role="alert">
+            {refused}
+          </p>
+        ) : null}
+        {result?.ok ? <p role="status">Saved.</p> : null}
+        <p className="actions">
+          <button type="submit">Save double opt-in</button>
         </p>
       </Form>
     </section>

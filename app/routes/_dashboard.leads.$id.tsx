@@ -96,11 +96,21 @@ export default function LeadPage() {
       </p>
       <h1>
         {leadTitle(lead)} {lead.isSpam ? <span className="badge spam">spam</span> : null}
+        {lead.awaitingConfirmation ? <span className="badge">awaiting confirmation</span> : null}
       </h1>
       <p className="muted">
         Sent <LocalTime iso={lead.createdAt} /> through <Link to={`/forms/${lead.formId}/fields`}>{lead.formName}</Link>
         . Shown with the form&apos;s fields as they were then (version {lead.schemaVersion}: each change to the fields
         makes a new version, and older leads keep theirs).
+        {lead.awaitingConfirmation ? (
+          <> The visitor has not yet confirmed the address by the emailed link (double opt-in).</>
+        ) : null}
+        {lead.confirmedAt ? (
+          <>
+            {" "}
+            The visitor confirmed the address <LocalTime iso={lead.confirmedAt} />.
+          </>
+        ) : null}
       </p>
       <ActionNotice done={busy || refusal ? null : done} />
 

@@ -3,7 +3,7 @@
 // statement holds SQLite's write lock (or PostgreSQL's row locks) for long. The caller pauses
 // between batches. Every delete repeats the condition that chose its rows: a row that changed
 // in between (a delivery retried by staff, an email re-sent) is left alone.
-import { db, type Prisma } from "~/storage/db.server";
+import { db, isPostgres, sqliteTime, type Prisma } from "~/storage/db.server";
 import type { KeysetPosition } from "~/storage/keyset.server";
 import { deleteLeadsReturning, retryWhileBusy } from "~/storage/transactions.server";
 
@@ -152,12 +152,12 @@ export async function deleteStalePartialLeads(cutoff: Date, size: number): Promi
  * `cutoff` (decision 067), off the daily rollup too; never announced, so nothing to announce.
  */
 export async function deleteUnconfirmedLeads(cutoff: Date, size: number): Promise<number> {
-  const rows = await db.lead.findMany({
-    where: { awaitingConfirmation: true, createdAt: { lt: cutoff } },
-    orderBy: { createdAt: "asc" },
-    take: size,
-    select: { id: true },
-  });
+  // The WHERE repeats the partial index's predicate word for word (a bound `= true` would
+  // not let SQLite use it): the index holds only the leads awaiting confirmation.
+  const before = isPostgres ? cutoff : sqliteTime(cutoff);
+  const rows = await db.$queryRaw<Array<{ id: string }>>`
+    SELECT "id" FROM "Lead" WHERE "awaitingConfirmation" AND "createdAt" < ${before}
+    ORDER BY "createdAt" LIMIT ${size}`;
   if (rows.length === 0) return 0;
   const ids = rows.map((row) => row.id);
   const gone = await retryWhileBusy(() =>

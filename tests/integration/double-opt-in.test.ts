@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { runRetention } from "~/retention/retention.server";
 import { db } from "~/storage/db.server";
 import { createFormThroughApi } from "../support/forms";
-import { apiClient, loginAsStaff, type ApiClient } from "../support/http";
+import { apiClient, loginAsStaff, postForm, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { startSmtp, type TestSmtp } from "../support/smtp";
 import { startReceiver, type Receiver } from "../support/webhook-receiver";
@@ -18,6 +18,7 @@ let smtp: TestSmtp;
 let server: TestServer;
 let receiver: Receiver;
 let call: ApiClient;
+let cookie: string;
 
 beforeAll(async () => {
   [smtp, receiver] = await Promise.all([startSmtp(), startReceiver()]);
@@ -29,7 +30,8 @@ beforeAll(async () => {
     WEBHOOK_ALLOW_PRIVATE: "true",
     WEBHOOK_POLL_MS: "100",
   });
-  call = apiClient(server.url, await loginAsStaff(server.url));
+  cookie = await loginAsStaff(server.url);
+  call = apiClient(server.url, cookie);
 });
 afterAll(async () => {
   await server?.stop();
@@ -73,6 +75,10 @@ describe("a form with double opt-in", () => {
     const lead = await db.lead.findUniqueOrThrow({ where: { id: submitted.body.id } });
     expect(lead).toMatchObject({ awaitingConfirmation: true, confirmedAt: null });
 
+    expect((await call("GET", `/api/leads/${lead.id}`)).body.lead).toMatchObject({
+      awaitingConfirmation: true,
+      confirmedAt: null,
+    });
     const path = await confirmationLink("ada@example.com");
     expect(mailsTo("ada@example.com")[0].subject).toBe("Please confirm your email address");
     // A mail scanner follows the link: a page with a button, and nothing confirmed.
@@ -108,6 +114,10 @@ describe("a form with double opt-in", () => {
     const after = await db.lead.findUniqueOrThrow({ where: { id: lead.id } });
     expect(after.awaitingConfirmation).toBe(false);
     expect(after.confirmedAt).not.toBeNull();
+    expect((await call("GET", `/api/leads/${lead.id}`)).body.lead).toMatchObject({
+      awaitingConfirmation: false,
+      confirmedAt: after.confirmedAt!.toISOString(),
+    });
     await expect.poll(() => mailsTo(RECIPIENT).length, { timeout: 15_000, interval: 50 }).toBe(1);
     await expect
       .poll(() => receiver.received.filter((hit) => hit.body.includes(lead.id)).length, { timeout: 15_000 })
@@ -158,6 +168,37 @@ describe("a form with double opt-in", () => {
     });
     expect(res.status).toBe(422);
     expect(res.body.error.details[0].path).toBe("settings.doubleOptIn");
+  });
+
+  it("is switched on and off on the builder's settings page with a plain post, refused without an email field", async () => {
+    const post = (formId: string, fields: Record<string, string>) =>
+      postForm(
+        `${server.url}/forms/${formId}/settings`,
+        { intent: "update-double-opt-in", ...fields },
+        { Cookie: cookie },
+      );
+    const stored = async (formId: string) => {
+      const row = await db.form.findUniqueOrThrow({ where: { id: formId }, select: { settings: true } });
+      return (typeof row.settings === "string" ? JSON.parse(row.settings) : row.settings).doubleOptIn;
+    };
+    const withEmail = await createFormThroughApi(call, {
+      name: "Switch",
+      fields: [{ key: "email", label: "Email", type: "email", required: true }],
+    });
+    const on = await post(withEmail.id, { doubleOptIn: "on" });
+    expect(on.status).toBe(200);
+    expect(on.html).toContain("Saved.");
+    expect(await stored(withEmail.id)).toBe(true);
+    expect((await post(withEmail.id, {})).status).toBe(200);
+    expect(await stored(withEmail.id)).toBe(false);
+
+    const without = await createFormThroughApi(call, {
+      name: "No email",
+      fields: [{ key: "name", label: "Name", type: "text", required: true }],
+    });
+    const refused = await post(without.id, { doubleOptIn: "on" });
+    expect(refused.html).toContain("Double opt-in needs a required email field");
+    expect(await stored(without.id)).toBeUndefined();
   });
 
   it("lets retention delete a lead never confirmed, keeping confirmed ones", async () => {

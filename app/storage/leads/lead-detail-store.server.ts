@@ -25,6 +25,8 @@ export const leadDetailSelect = {
   referrerUrl: true,
   landingPageUrl: true,
   userAgent: true,
+  awaitingConfirmation: true,
+  confirmedAt: true,
 } satisfies Prisma.LeadSelect;
 
 /** Leads by id, each with its form's name and the fields of the schema version it was stored under. */

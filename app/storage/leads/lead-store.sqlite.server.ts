@@ -58,7 +58,14 @@ const rowOf = (row: StoredRow): LeadRow => ({
   data: JSON.parse(row.data) as LeadData,
 });
 
-const INSERT = `INSERT INTO "Lead" (${quoted(NEW_LEAD_COLUMNS)}) VALUES (${NEW_LEAD_COLUMNS.map(() => "?").join(", ")})`;
+const insertOf = (columns: readonly string[]) =>
+  `INSERT INTO "Lead" (${quoted(columns)}) VALUES (${columns.map(() => "?").join(", ")})`;
+// A lead awaiting its visitor's confirmation (decision 067) names the column; every other lead
+// leaves it to its default, so the common INSERT is the one it was before double opt-in.
+// awaitingConfirmation is the last of NEW_LEAD_COLUMNS (checked in the module below).
+const INSERT_AWAITING = insertOf(NEW_LEAD_COLUMNS);
+const INSERT = insertOf(NEW_LEAD_COLUMNS.slice(0, -1));
+if (NEW_LEAD_COLUMNS.at(-1) !== "awaitingConfirmation") throw new Error("awaitingConfirmation must come last");
 const ROW_COLUMNS = quoted(LEAD_ROW_COLUMNS);
 
 const INSERT_ACTIVITY = `INSERT INTO "LeadActivity" ("id", "leadId", "kind", "fromValue", "toValue", "actorId", "createdAt") VALUES (?, ?, ?, ?, ?, ?, ?)`;
@@ -68,7 +75,7 @@ const DELETE_PARTIAL = `DELETE FROM "PartialLead" WHERE "key" = ? AND "formId" =
 /** One lead with its event and emails: written in a savepoint of its batch's transaction. */
 function writeLead(connection: SqliteConnection, pending: Pending) {
   const { id, values, event, emails, partial } = pending;
-  prepared(connection, INSERT).run(values);
+  prepared(connection, values.length === NEW_LEAD_COLUMNS.length ? INSERT_AWAITING : INSERT).run(values);
   // The event's and the emails' rows as their pipelines write them (decision 045).
   if (event) writeLeadCreatedSqlite(connection, id, event);
   writeOutboxEmailsSqlite(connection, emails);
@@ -138,6 +145,7 @@ async function flush(): Promise<void> {
 export const sqliteLeadStore: LeadStore = {
   insert(lead, event, emails = [], completesPartial = null) {
     const values = newLeadValues(lead, sqlite);
+    if (!lead.awaitingConfirmation) values.pop();
     const daily = lead.isSpam ? null : { ...pickDailyKey(lead), day: dayOf(lead.createdAt) };
     const partial = completesPartial ? { key: completesPartial, formId: lead.formId } : null;
     return new Promise<void>((resolve, reject) => {

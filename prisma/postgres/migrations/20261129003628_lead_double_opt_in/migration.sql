@@ -2,6 +2,7 @@
 ALTER TABLE "Lead" ADD COLUMN     "awaitingConfirmation" BOOLEAN NOT NULL DEFAULT false,
 ADD COLUMN     "confirmedAt" TIMESTAMP(3);
 
--- CreateIndex
-CREATE INDEX "Lead_awaitingConfirmation_createdAt_idx" ON "Lead"("awaitingConfirmation", "createdAt");
-
+-- A partial index (not in schema.prisma, which cannot declare one): only the leads awaiting
+-- confirmation are in it, so the inserts of every other lead do not maintain it. Retention's
+-- expiry reads it (app/storage/retention-store.server.ts, whose WHERE repeats the predicate).
+CREATE INDEX "Lead_awaitingConfirmation_createdAt_idx" ON "Lead"("createdAt") WHERE "awaitingConfirmation";
