@@ -68,7 +68,7 @@ async function deletedEvents(
   }
   const events = new Map<string, NewWebhookEvent>();
   for (const ids of slices([...subscribers.keys()], IN_LIST_SLICE)) {
-    for (const [id, { stage: _, awaitingConfirmation: _a, confirmedAt: _c, ...detail }] of await leadDetails(ids)) {
+    for (const [id, { stage: _, ...detail }] of await leadDetails(ids)) {
       events.set(id, newWebhookEvent("lead.deleted", detail, subscribers.get(id)!));
     }
   }

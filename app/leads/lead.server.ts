@@ -42,13 +42,10 @@ export async function tagsAndOwners(
  * A page of leads, newest first, and the cursor of the next page (null on the last); with
  * `count`, also how many leads match the filters (an index range count: decision 030).
  */
-/** A lead in the list: its summary, and whether it still awaits its visitor's confirmation. */
-export type ListedLead = LeadSummary & { awaitingConfirmation?: true };
-
 export async function listLeads(
   query: LeadListQuery,
   options: { count?: boolean } = {},
-): Promise<{ leads: ListedLead[]; nextCursor: string | null; total?: number }> {
+): Promise<{ leads: LeadSummary[]; nextCursor: string | null; total?: number }> {
   const [rows, total] = await Promise.all([
     leadStore.page(query, query.cursor, query.limit + 1),
     options.count ? leadStore.count(query) : undefined,
@@ -74,8 +71,7 @@ export async function listLeads(
       data: row.data,
       utm: utmOf(row),
       referrerHost: row.referrerHost,
-      // Double opt-in (decision 067): said only of a lead still waiting for its visitor.
-      ...(row.awaitingConfirmation ? { awaitingConfirmation: true as const } : {}),
+      awaitingConfirmation: row.awaitingConfirmation,
     })),
     nextCursor:
       rows.length > query.limit && last ? cursorOf({ createdAt: new Date(last.createdAt), id: last.id }) : null,
@@ -92,17 +88,13 @@ export function countLeads(filters: LeadFilters): Promise<number> {
 // One lead
 
 /** A lead as `GET /api/leads/:id` and its page show it: with its owner, tags, timeline and history. */
-/** Double opt-in (decision 067): whether it still awaits its visitor, and when they confirmed. */
-type Confirmation = { awaitingConfirmation: boolean; confirmedAt: string | null };
-
-export type LeadRecord = LeadDetail &
-  Confirmation & {
-    /** Its stage, also while it is spam: where marking it not-spam returns it. */
-    stage: Exclude<LeadStatusValue, "spam">;
-    notes: TimelineEntry[];
-    timeline: TimelineEntry[];
-    history: PersonHistory;
-  };
+export type LeadRecord = LeadDetail & {
+  /** Its stage, also while it is spam: where marking it not-spam returns it. */
+  stage: Exclude<LeadStatusValue, "spam">;
+  notes: TimelineEntry[];
+  timeline: TimelineEntry[];
+  history: PersonHistory;
+};
 
 /** One lead with everything staff see of it, or null. */
 export async function getLead(id: string): Promise<LeadRecord | null> {
@@ -114,14 +106,14 @@ export async function getLead(id: string): Promise<LeadRecord | null> {
 }
 
 /** A lead with its owner and tags (what its webhook events carry) and its stage, or null. */
-async function getLeadDetail(id: string): Promise<(LeadDetail & Confirmation & { stage: LeadRecord["stage"] }) | null> {
+async function getLeadDetail(id: string): Promise<(LeadDetail & { stage: LeadRecord["stage"] }) | null> {
   return (await leadDetails([id])).get(id) ?? null;
 }
 
 /** Leads by id with their owners and tags, in three queries (the ids: at most IN_LIST_SLICE). */
 export async function leadDetails(
   ids: readonly string[],
-): Promise<Map<string, LeadDetail & Confirmation & { stage: LeadRecord["stage"] }>> {
+): Promise<Map<string, LeadDetail & { stage: LeadRecord["stage"] }>> {
   const leads = await leadsWithFields(ids);
   const { tags, owners } = await tagsAndOwners(leads);
   const details = leads.map((lead) => ({
@@ -132,8 +124,6 @@ export async function leadDetails(
       tags: tags.get(lead.id) ?? [],
     }),
     stage: lead.status,
-    awaitingConfirmation: lead.awaitingConfirmation,
-    confirmedAt: lead.confirmedAt?.toISOString() ?? null,
   }));
   return new Map(details.map((detail) => [detail.id, detail]));
 }

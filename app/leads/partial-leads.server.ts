@@ -8,7 +8,7 @@ import { db } from "~/storage/db.server";
 import { decodeCursorOrFail, encodeCursor, INVALID_CURSOR, type KeysetPosition } from "~/storage/keyset.server";
 import { checkInput, invalidFields, type ErrorDetail } from "~/utils/domain-error";
 import { leadListQueryOrFail } from "./lead-filters.server";
-import { listLeads, type ListedLead } from "./lead.server";
+import { listLeads, type LeadSummary } from "./lead.server";
 
 const PAGE_MAX = 200;
 
@@ -97,7 +97,7 @@ async function partialPage(
   };
 }
 
-type JointItem = (ListedLead & { partial: false }) | PartialLeadItem;
+type JointItem = (LeadSummary & { partial: false }) | PartialLeadItem;
 
 /**
  * `partial=all`: the leads (the list's default filters, of `formId` if given) and the partials

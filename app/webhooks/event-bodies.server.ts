@@ -49,6 +49,10 @@ export type LeadDetail = {
   referrerUrl: string | null;
   landingPageUrl: string | null;
   userAgent: string | null;
+  /** Double opt-in (decision 067): still waiting for its visitor to confirm the address. */
+  awaitingConfirmation: boolean;
+  /** When its visitor confirmed the address (double opt-in), or null. */
+  confirmedAt: string | null;
 };
 
 export function utmOf(lead: {
@@ -93,7 +97,7 @@ export type LeadParts = Pick<
   | "userAgent"
   | "email"
 > &
-  Partial<Pick<Lead, "status">> & {
+  Partial<Pick<Lead, "status" | "awaitingConfirmation" | "confirmedAt">> & {
     formName: string;
     /** A new lead has neither. */
     owner?: LeadOwner | null;
@@ -128,6 +132,8 @@ export function leadDetailOf(lead: LeadParts): LeadDetail {
     referrerHost: lead.referrerHost,
     landingPageUrl: lead.landingPageUrl,
     userAgent: lead.userAgent,
+    awaitingConfirmation: lead.awaitingConfirmation ?? false,
+    confirmedAt: lead.confirmedAt?.toISOString() ?? null,
   };
 }
 

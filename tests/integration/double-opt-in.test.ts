@@ -95,7 +95,7 @@ describe("a form with double opt-in", () => {
     // Listed among the unconfirmed leads, and not among the confirmed ones.
     const waiting = await call("GET", `/api/leads?formId=${formId}&confirmed=false`);
     expect(
-      waiting.body.leads.map((item: { id: string; awaitingConfirmation?: boolean }) => [
+      waiting.body.leads.map((item: { id: string; awaitingConfirmation: boolean }) => [
         item.id,
         item.awaitingConfirmation,
       ]),

@@ -109,6 +109,7 @@ describe("GET /api/leads", () => {
       data: { name: "Ada", email: "ada@example.com" },
       utm: { utm_source: "google", utm_medium: "cpc", utm_campaign: "spring", utm_term: null, utm_content: null },
       referrerHost: "www.google.com",
+      awaitingConfirmation: false,
     });
   });
 

@@ -26,6 +26,8 @@ const lead: LeadDetail = {
   referrerHost: "news.example.com",
   landingPageUrl: null,
   userAgent: null,
+  awaitingConfirmation: false,
+  confirmedAt: null,
 };
 
 const body = (type: string, data: unknown) => JSON.stringify({ type, timestamp: lead.createdAt, data });
