@@ -188,7 +188,7 @@ export async function checkSecondFactor(
 
 /** The password was right but the account needs a code and none came (not counted as a failure). */
 export class SecondFactorRequiredError extends Error {
-  constructor() {
+  constructor(readonly userId: string) {
     super("Enter the code from your authenticator app, or a recovery code.");
   }
 }
@@ -199,6 +199,6 @@ export class WrongSecondFactorError extends InvalidCredentialsError {}
 /** Throws when the user needs a code and `code` is missing or wrong (for withLoginLimits). */
 export async function requireSecondFactor(user: Who, code: string | undefined, ip: string): Promise<void> {
   const outcome = await checkSecondFactor(user, code, ip);
-  if (outcome === "missing") throw new SecondFactorRequiredError();
+  if (outcome === "missing") throw new SecondFactorRequiredError(user.id);
   if (outcome === "wrong") throw new WrongSecondFactorError();
 }

@@ -1,12 +1,12 @@
 // Two-factor sign-in (issue 34, docs/api/auth.md#two-factor): setup, enable, sign-in with a
 // TOTP code or a recovery code, and the abuse cases: a replayed code, a recovery code used
 // twice, 20 wrong codes in parallel. Everything through the production server.
-import { Secret, TOTP } from "otpauth";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
 import { db } from "~/storage/db.server";
-import { apiClient, cookieFrom, ownClientAddress, staffSession } from "../support/http";
+import { apiClient, cookieFrom, ownClientAddress, postForm, staffSession } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
+import { codeAt, userWithTwoFactor } from "../support/two-factor";
 
 const PASSWORD = "two factor password";
 let server: TestServer;
@@ -20,12 +20,6 @@ afterAll(async () => {
   await server?.stop();
 });
 
-/** The code of `secret` at `offsetSteps` 30-second steps from now. */
-function codeAt(secret: string, offsetSteps = 0): string {
-  const totp = new TOTP({ secret: Secret.fromBase32(secret), digits: 6, period: 30 });
-  return totp.generate({ timestamp: Date.now() + offsetSteps * 30_000 });
-}
-
 async function login(email: string, extra: Record<string, string> = {}, password = PASSWORD) {
   const res = await fetch(`${server.url}/api/auth/login`, {
     method: "POST",
@@ -36,14 +30,8 @@ async function login(email: string, extra: Record<string, string> = {}, password
 }
 
 /** A user with two-factor on: their secret and recovery codes. */
-async function withTwoFactor(email: string) {
-  const staff = await staffSession(server.url, { email, password: PASSWORD, role: "agent" }, ownClientAddress());
-  const setup = await staff.call("POST", "/api/auth/2fa/setup");
-  expect(setup.status, setup.text).toBe(200);
-  const enabled = await staff.call("POST", "/api/auth/2fa/enable", { code: codeAt(setup.body.secret) });
-  expect(enabled.status, enabled.text).toBe(200);
-  return { ...staff, secret: setup.body.secret as string, recoveryCodes: enabled.body.recoveryCodes as string[] };
-}
+const withTwoFactor = (email: string) =>
+  userWithTwoFactor(server.url, { email, password: PASSWORD, role: "agent" }, ownClientAddress());
 
 async function auditCount(action: string, userId: string) {
   return db.auditEntry.count({ where: { action, target: `user:${userId}` } });
@@ -165,5 +153,48 @@ describe("two-factor sign-in", () => {
       expect(res.status).toBe(401);
       expect(res.body.error.code).toBe("unauthorized");
     }
+  });
+});
+
+describe("the /login page's second step", () => {
+  const headers = () => ({ Origin: server.url, ...ownClientAddress() });
+
+  it("keeps a signed pending sign-in naming the user, never the password, and refuses a code without one", async () => {
+    const user = await withTwoFactor("page@2fa.example");
+    const first = await postForm(
+      `${server.url}/login`,
+      { email: "page@2fa.example", password: PASSWORD, redirectTo: "/leads" },
+      headers(),
+    );
+    expect(first.status).toBe(200);
+    expect(first.html).toMatch(
+      /<input[^>]*name="code"[^>]*autoComplete="one-time-code"|autocomplete="one-time-code"[^>]*name="code"/i,
+    );
+    expect(first.html).not.toContain(PASSWORD);
+    const pending = cookieFrom(first.response);
+    expect(pending).toMatch(/sign-in=/);
+    expect(pending).not.toContain("session=");
+    expect(decodeURIComponent(pending)).not.toContain(PASSWORD);
+
+    // Without the pending sign-in (or with it forged), a code opens nothing.
+    const code = codeAt(user.secret, 1);
+    const forged = pending.replace(/sign-in=([^.;]*)/, (_, value: string) => `sign-in=${value}x`);
+    for (const cookie of [undefined, forged]) {
+      const refused = await postForm(
+        `${server.url}/login`,
+        { intent: "code", code },
+        { ...headers(), ...(cookie ? { Cookie: cookie } : {}) },
+      );
+      expect(refused.status).toBe(401);
+      expect(refused.html).toContain("Your sign-in took too long");
+    }
+    const signedIn = await postForm(
+      `${server.url}/login`,
+      { intent: "code", code, redirectTo: "/leads" },
+      { ...headers(), Cookie: pending },
+    );
+    expect(signedIn.status).toBe(302);
+    expect(signedIn.location).toBe("/leads");
+    expect(cookieFrom(signedIn.response)).toMatch(/session=/);
   });
 });

@@ -1,0 +1,55 @@
+// The /login page's second step in Chromium, with JavaScript on and off: the code is asked
+// for after the right password, a wrong one is refused next to the field, and a right one
+// (a TOTP code or a recovery code) reaches the page that was asked for.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser } from "../support/browser";
+import { startServer, type TestServer } from "../support/server";
+import { codeAt, userWithTwoFactor } from "../support/two-factor";
+import type { Browser } from "playwright-core";
+
+const PASSWORD = "two factor page password";
+let server: TestServer;
+let browser: Browser;
+
+beforeAll(async () => {
+  [server, browser] = await Promise.all([startServer(), launchBrowser()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+describe.each([
+  { javaScriptEnabled: true, label: "with JavaScript" },
+  { javaScriptEnabled: false, label: "without JavaScript" },
+])("signing in with two-factor $label", ({ javaScriptEnabled }) => {
+  it.each(["totp", "recovery"] as const)("asks for the code after the password and takes a %s code", async (kind) => {
+    const email = `${kind}-${javaScriptEnabled ? "js" : "nojs"}@2fa-page.example`;
+    const user = await userWithTwoFactor(server.url, { email, password: PASSWORD, role: "agent" });
+    const context = await browser.newContext({ javaScriptEnabled });
+    const page = await context.newPage();
+    await page.goto(`${server.url}/leads`);
+    await page.getByLabel("Email").fill(email);
+    await page.getByLabel("Password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Log in" }).click();
+
+    await page.getByRole("heading", { name: "Enter your code" }).waitFor();
+    const code = page.getByLabel("Code from your authenticator app, or a recovery code");
+    expect(await code.getAttribute("name")).toBe("code");
+    expect(await code.getAttribute("autocomplete")).toBe("one-time-code");
+    expect(await page.content()).not.toContain(PASSWORD);
+    expect((await context.cookies()).some((cookie) => cookie.name.includes("session"))).toBe(false);
+
+    await code.fill("000000" === codeAt(user.secret, 1) ? "111111" : "000000");
+    await page.getByRole("button", { name: "Continue" }).click();
+    await expect.poll(() => page.getByRole("alert").textContent()).toContain("That code is wrong or was already used");
+
+    await page
+      .getByLabel("Code from your authenticator app, or a recovery code")
+      .fill(kind === "totp" ? codeAt(user.secret, 1) : user.recoveryCodes[0]!);
+    await page.getByRole("button", { name: "Continue" }).click();
+    await page.waitForURL((url) => url.pathname === "/leads");
+    expect(await page.getByRole("navigation", { name: "Main" }).textContent()).toContain("Leads");
+    await context.close();
+  });
+});
