@@ -11,6 +11,7 @@ import QRCode from "qrcode";
 import { db } from "~/storage/db.server";
 import { DomainError, invalidFields } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
+import { log } from "~/utils/log.server";
 import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
 import { recordAudit } from "../audit/audit.server";
 import { InvalidCredentialsError } from "./auth.server";
@@ -43,6 +44,19 @@ function unseal(sealed: string): string {
   const decipher = createDecipheriv("aes-256-gcm", sealKey(), raw.subarray(0, 12));
   decipher.setAuthTag(raw.subarray(12, 28));
   return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString("utf8");
+}
+
+/**
+ * The secret, or null (logged) when it was sealed under another SESSION_SECRET: the user's
+ * codes then fail and a recovery code (hashed, not sealed) still signs in (decision 061).
+ */
+function unsealOrNull(sealed: string): string | null {
+  try {
+    return unseal(sealed);
+  } catch {
+    log.error("a two-factor secret could not be unsealed: was SESSION_SECRET changed? Recovery codes still work");
+    return null;
+  }
 }
 
 function totpFor(email: string, base32: string): TOTP {
@@ -92,7 +106,9 @@ export async function startTwoFactorSetup(user: Who): Promise<{ secret: string; 
 async function takeTotpCode(userId: string, email: string, sealed: string, code: string): Promise<boolean> {
   await consumeOrFail(codeChecks, userId, TOO_MANY_CODES);
   const now = Date.now();
-  const delta = totpFor(email, unseal(sealed)).validate({ token: code, timestamp: now, window: WINDOW_STEPS });
+  const secret = unsealOrNull(sealed);
+  if (secret === null) return false;
+  const delta = totpFor(email, secret).validate({ token: code, timestamp: now, window: WINDOW_STEPS });
   if (delta === null) return false;
   const step = Math.floor(now / 1000 / PERIOD_SECONDS) + delta;
   const taken = await db.user.updateMany({
