@@ -35,6 +35,7 @@ function NavLinks() {
           Account
         </NavLink>
         <NavLink to="/account/tokens">API tokens</NavLink>
+        <NavLink to="/account/security">Security</NavLink>
         <NavLink to="/settings/staff">Team</NavLink>
         {managesBrand && <NavLink to="/settings/branding">Branding</NavLink>}
         {managesWebhooks && <NavLink to="/settings/webhooks">Webhooks</NavLink>}

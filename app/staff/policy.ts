@@ -136,6 +136,7 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   "_dashboard._index": { GET: "leads.read" },
   "_dashboard.account": { GET: "session", POST: "session" },
   "_dashboard.account_.tokens": { GET: "session", POST: "session" },
+  "_dashboard.account_.security": { GET: "session", POST: "session" },
   "_dashboard.forms._index": { GET: "forms.read", "POST create": "forms.write" },
   "_dashboard.forms.$id": { GET: "forms.read" },
   "_dashboard.forms.$id._index": { GET: "forms.read" },

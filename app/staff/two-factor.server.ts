@@ -14,7 +14,9 @@ import { env } from "~/utils/env.server";
 import { log } from "~/utils/log.server";
 import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
 import { recordAudit } from "../audit/audit.server";
+import { checkOwnPassword } from "./account-password.server";
 import { InvalidCredentialsError } from "./auth.server";
+import type { ActiveSession } from "./session.server";
 
 const ISSUER = "Lead Capture";
 const PERIOD_SECONDS = 30;
@@ -218,3 +220,14 @@ export async function requireSecondFactor(user: Who, code: string | undefined, i
   if (outcome === "missing") throw new SecondFactorRequiredError(user.id);
   if (outcome === "wrong") throw new WrongSecondFactorError();
 }
+
+/** For turning two-factor off and new recovery codes: the password, every time (422 naming it when wrong). */
+export async function requirePasswordAgain(session: ActiveSession, password: unknown): Promise<void> {
+  const given = typeof password === "string" && password !== "" && password.length <= 200 ? password : null;
+  if (given === null || !(await checkOwnPassword(session, given))) {
+    throw invalidFields([{ path: "password", message: "That is not your password." }]);
+  }
+}
+
+/** The QR code of an otpauth URI as an image address (data: is allowed by the pages' CSP). */
+export const qrImageSource = (qrSvg: string) => `data:image/svg+xml;base64,${Buffer.from(qrSvg).toString("base64")}`;

@@ -105,6 +105,7 @@ export async function seedEveryPage(serverUrl: string): Promise<SeededPages> {
       "/settings/branding",
       "/account",
       "/account/tokens",
+      "/account/security",
     ],
     visitor: [
       "/login",

@@ -2,7 +2,9 @@
 // for after the right password, a wrong one is refused next to the field, and a right one
 // (a TOTP code or a recovery code) reaches the page that was asked for.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser } from "../support/browser";
+import { createOrResetUser } from "~/staff/user.server";
+import { db } from "~/storage/db.server";
+import { launchBrowser, logInAt } from "../support/browser";
 import { startServer, type TestServer } from "../support/server";
 import { codeAt, userWithTwoFactor } from "../support/two-factor";
 import type { Browser } from "playwright-core";
@@ -50,6 +52,46 @@ describe.each([
     await page.getByRole("button", { name: "Continue" }).click();
     await page.waitForURL((url) => url.pathname === "/leads");
     expect(await page.getByRole("navigation", { name: "Main" }).textContent()).toContain("Leads");
+    await context.close();
+  });
+});
+
+describe.each([
+  { javaScriptEnabled: true, label: "with JavaScript" },
+  { javaScriptEnabled: false, label: "without JavaScript" },
+])("/account/security $label", ({ javaScriptEnabled }) => {
+  it("sets two-factor up with the QR code and a first code, makes new recovery codes, and turns it off", async () => {
+    const email = `security-${javaScriptEnabled ? "js" : "nojs"}@2fa-page.example`;
+    const { user } = await createOrResetUser({ email, password: PASSWORD, role: "agent" });
+    const context = await browser.newContext({ javaScriptEnabled });
+    const page = await context.newPage();
+    await logInAt(page, server.url, "/account/security", { email, password: PASSWORD });
+    await page.getByRole("button", { name: "Set up two-factor" }).click();
+
+    const qr = page.getByRole("img", { name: "QR code of your two-factor secret" });
+    expect(await qr.getAttribute("src")).toMatch(/^data:image\/svg\+xml;base64,/);
+    const secret = (await page.locator("section[aria-label='Set up two-factor'] code").textContent())!;
+    expect(secret).toMatch(/^[A-Z2-7]{32}$/);
+    await page.getByLabel("Code from the app").fill(codeAt(secret));
+    await page.getByRole("button", { name: "Turn on" }).click();
+    const codes = page.getByRole("status", { name: "Recovery codes" }).locator("li");
+    await expect.poll(() => codes.count()).toBe(10);
+    const first = await codes.first().textContent();
+
+    await page.locator("#regenerate-password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Make new recovery codes" }).click();
+    await expect.poll(async () => (await codes.first().textContent()) !== first && (await codes.count())).toBe(10);
+
+    await page.locator("#disable-password").fill("not the password");
+    await page.getByRole("button", { name: "Turn two-factor off" }).click();
+    await expect.poll(() => page.getByRole("alert").textContent()).toContain("That is not your password");
+    await page.locator("#disable-password").fill(PASSWORD);
+    await page.getByRole("button", { name: "Turn two-factor off" }).click();
+    await page.getByRole("button", { name: "Set up two-factor" }).waitFor();
+    const actions = await db.auditEntry.findMany({ where: { target: `user:${user.id}` }, select: { action: true } });
+    expect(actions.map((entry) => entry.action)).toEqual(
+      expect.arrayContaining(["two_factor.enable", "two_factor.recovery_regenerate", "two_factor.disable"]),
+    );
     await context.close();
   });
 });
