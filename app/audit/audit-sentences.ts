@@ -173,6 +173,12 @@ const PREDICATES: Record<AuditAction, (parts: Parts) => string> = {
   "two_factor.recovery_used": ({ details }) =>
     `signed in with a recovery code (${plural(count(details.remaining), "code")} left)`,
   "two_factor.recovery_regenerate": () => "replaced their two-factor recovery codes",
+  "security.update": ({ details }) =>
+    details.requireTwoFactor === true
+      ? "required two-factor sign-in for the team"
+      : details.requireTwoFactor === false
+        ? "stopped requiring two-factor sign-in"
+        : "changed the team's sign-in rules",
 };
 
 /** Who did it, in words: the actor's name, the email kept in the entry, or "Someone". */

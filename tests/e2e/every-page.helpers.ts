@@ -103,6 +103,7 @@ export async function seedEveryPage(serverUrl: string): Promise<SeededPages> {
       "/settings/replies",
       "/settings/audit",
       "/settings/branding",
+      "/settings/security",
       "/account",
       "/account/tokens",
       "/account/security",

@@ -198,3 +198,57 @@ describe("the /login page's second step", () => {
     expect(cookieFrom(signedIn.response)).toMatch(/session=/);
   });
 });
+
+describe("requiring two-factor for the team", () => {
+  it("sends a user without it to set it up, refuses their tokens unless allowed, and only owners with it decide", async () => {
+    const owner = await userWithTwoFactor(
+      server.url,
+      { email: "owner@2fa-rules.example", password: PASSWORD, role: "owner" },
+      ownClientAddress(),
+    );
+    const agent = await staffSession(
+      server.url,
+      { email: "agent@2fa-rules.example", password: PASSWORD, role: "agent" },
+      ownClientAddress(),
+    );
+    const token = (await agent.call("POST", "/api/tokens", { name: "script", scopes: ["leads:read"] })).body.token;
+    const withToken = apiClient(server.url, undefined, { Authorization: `Bearer ${token}` });
+    const plainOwner = await staffSession(
+      server.url,
+      { email: "plain-owner@2fa-rules.example", password: PASSWORD, role: "owner" },
+      ownClientAddress(),
+    );
+    expect((await agent.call("PATCH", "/api/settings/security", { requireTwoFactor: true })).status).toBe(403);
+    const selfLock = await plainOwner.call("PATCH", "/api/settings/security", { requireTwoFactor: true });
+    expect(selfLock.status).toBe(422);
+    expect(selfLock.body.error.details).toEqual([{ path: "requireTwoFactor", message: expect.any(String) }]);
+    expect((await owner.call("PATCH", "/api/settings/security", { requireTwoFactor: "yes" })).status).toBe(422);
+    try {
+      const on = await owner.call("PATCH", "/api/settings/security", { requireTwoFactor: true });
+      expect(on.status, on.text).toBe(200);
+      expect(on.body).toEqual({ requireTwoFactor: true, tokensWithoutTwoFactor: false });
+      expect(await db.auditEntry.count({ where: { action: "security.update", actorId: owner.id } })).toBe(1);
+
+      const refused = await agent.call("GET", "/api/leads");
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.code).toBe("two_factor_required");
+      const pageVisit = await fetch(`${server.url}/leads`, { headers: { Cookie: agent.cookie }, redirect: "manual" });
+      expect(pageVisit.status).toBe(302);
+      expect(pageVisit.headers.get("location")).toBe("/account/security?required=1");
+      const setupPage = await fetch(`${server.url}/account/security`, { headers: { Cookie: agent.cookie } });
+      expect(setupPage.status).toBe(200);
+      expect((await agent.call("GET", "/api/auth/me")).status).toBe(200);
+      expect((await withToken("GET", "/api/leads")).status).toBe(403);
+      expect((await owner.call("GET", "/api/leads")).status).toBe(200);
+
+      await owner.call("PATCH", "/api/settings/security", { tokensWithoutTwoFactor: true });
+      expect((await withToken("GET", "/api/leads")).status).toBe(200);
+
+      const setup = await agent.call("POST", "/api/auth/2fa/setup");
+      expect((await agent.call("POST", "/api/auth/2fa/enable", { code: codeAt(setup.body.secret) })).status).toBe(200);
+      expect((await agent.call("GET", "/api/leads")).status).toBe(200);
+    } finally {
+      await db.securityPolicy.deleteMany();
+    }
+  });
+});
