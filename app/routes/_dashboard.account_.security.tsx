@@ -32,7 +32,8 @@ export const headers: HeadersFunction = ({ actionHeaders }) => ({
 
 export const loader = page(async function loader({ request }: LoaderFunctionArgs) {
   const session = await requireUserSession(request);
-  return { enabled: await hasTwoFactor(session.user.id), needsPassword: !passwordIsRecent(session) };
+  const required = new URL(request.url).searchParams.get("required") === "1";
+  return { enabled: await hasTwoFactor(session.user.id), needsPassword: !passwordIsRecent(session), required };
 });
 
 type Answer = {
@@ -75,11 +76,16 @@ export const action = page(async function action({ request, context }: ActionFun
 });
 
 export default function SecurityPage() {
-  const { enabled, needsPassword } = useLoaderData<typeof loader>();
+  const { enabled, needsPassword, required } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>() as Answer | undefined;
   return (
     <>
       <h1>Security</h1>
+      {required && !enabled ? (
+        <p className="notice" role="status">
+          Your team requires two-factor sign-in: set it up to continue.
+        </p>
+      ) : null}
       <ActionNotice done={answer?.done ?? null} error={answer?.error} />
       {answer?.recoveryCodes ? <RecoveryCodes codes={answer.recoveryCodes} /> : null}
       {answer?.setup ? <ConfirmSetup setup={answer.setup} /> : null}
