@@ -4,7 +4,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createOrResetUser } from "~/staff/user.server";
 import { db } from "~/storage/db.server";
-import { launchBrowser, logInAt } from "../support/browser";
+import { launchBrowser, logInAt, pageWithSession } from "../support/browser";
+import { staffSession } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { codeAt, userWithTwoFactor } from "../support/two-factor";
 import type { Browser } from "playwright-core";
@@ -93,5 +94,41 @@ describe.each([
       expect.arrayContaining(["two_factor.enable", "two_factor.recovery_regenerate", "two_factor.disable"]),
     );
     await context.close();
+  });
+});
+
+describe.each([
+  { javaScriptEnabled: true, label: "with JavaScript" },
+  { javaScriptEnabled: false, label: "without JavaScript" },
+])("requiring two-factor $label", ({ javaScriptEnabled }) => {
+  it("an owner turns it on at /settings/security, and a user without it lands on /account/security", async () => {
+    const suffix = javaScriptEnabled ? "js" : "nojs";
+    const owner = await userWithTwoFactor(server.url, {
+      email: `owner-${suffix}@2fa-rules.example`,
+      password: PASSWORD,
+      role: "owner",
+    });
+    const agent = await staffSession(server.url, {
+      email: `agent-${suffix}@2fa-rules.example`,
+      password: PASSWORD,
+      role: "agent",
+    });
+    try {
+      const ownerPage = await pageWithSession(browser, server.url, owner.cookie, { javaScriptEnabled });
+      await ownerPage.goto(`${server.url}/settings/security`);
+      await ownerPage.getByLabel("Require two-factor sign-in for everybody").check();
+      await ownerPage.getByRole("button", { name: "Save" }).click();
+      await expect.poll(() => ownerPage.getByRole("status").textContent()).toContain("Saved.");
+      expect(await db.securityPolicy.findFirst()).toMatchObject({ requireTwoFactor: true });
+
+      const agentPage = await pageWithSession(browser, server.url, agent.cookie, { javaScriptEnabled });
+      await agentPage.goto(`${server.url}/leads`);
+      await agentPage.waitForURL((url) => url.pathname === "/account/security");
+      expect(await agentPage.getByRole("status").textContent()).toContain("Your team requires two-factor sign-in");
+      await ownerPage.context().close();
+      await agentPage.context().close();
+    } finally {
+      await db.securityPolicy.deleteMany();
+    }
   });
 });
