@@ -24,6 +24,11 @@ export const AUDIT_ACTIONS = [
   "webhook.delete",
   "webhook.rotate_secret",
   "branding.update",
+  "two_factor.enable",
+  "two_factor.disable",
+  "two_factor.recovery_used",
+  "two_factor.recovery_regenerate",
+  "security.update",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -52,4 +57,9 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   "webhook.delete": "Webhook deleted",
   "webhook.rotate_secret": "Webhook secret replaced",
   "branding.update": "Brand changed",
+  "two_factor.enable": "Two-factor turned on",
+  "two_factor.disable": "Two-factor turned off",
+  "two_factor.recovery_used": "Recovery code used",
+  "two_factor.recovery_regenerate": "Recovery codes replaced",
+  "security.update": "Sign-in rules changed",
 };

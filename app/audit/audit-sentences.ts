@@ -168,6 +168,17 @@ const PREDICATES: Record<AuditAction, (parts: Parts) => string> = {
   "webhook.delete": (parts) => `deleted ${webhook(parts)}`,
   "webhook.rotate_secret": (parts) => `made a new signing secret for ${webhook(parts)}`,
   "branding.update": branding,
+  "two_factor.enable": () => "turned on two-factor sign-in",
+  "two_factor.disable": () => "turned off two-factor sign-in",
+  "two_factor.recovery_used": ({ details }) =>
+    `signed in with a recovery code (${plural(count(details.remaining), "code")} left)`,
+  "two_factor.recovery_regenerate": () => "replaced their two-factor recovery codes",
+  "security.update": ({ details }) =>
+    details.requireTwoFactor === true
+      ? "required two-factor sign-in for the team"
+      : details.requireTwoFactor === false
+        ? "stopped requiring two-factor sign-in"
+        : "changed the team's sign-in rules",
 };
 
 /** Who did it, in words: the actor's name, the email kept in the entry, or "Someone". */

@@ -16,11 +16,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
     managesWebhooks: can(user, "webhooks.manage"),
     readsAudit: can(user, "audit.read"),
     managesBrand: can(user, "branding.manage"),
+    managesSecurity: can(user, "security.manage"),
   };
 }
 
 function NavLinks() {
-  const { user, managesWebhooks, readsAudit, managesBrand } = useLoaderData<typeof loader>();
+  const { user, managesWebhooks, readsAudit, managesBrand, managesSecurity } = useLoaderData<typeof loader>();
   const { pathname } = useLocation();
   const inSettings = pathname.startsWith("/settings") || pathname.startsWith("/account");
   return (
@@ -35,10 +36,12 @@ function NavLinks() {
           Account
         </NavLink>
         <NavLink to="/account/tokens">API tokens</NavLink>
+        <NavLink to="/account/security">Security</NavLink>
         <NavLink to="/settings/staff">Team</NavLink>
         {managesBrand && <NavLink to="/settings/branding">Branding</NavLink>}
         {managesWebhooks && <NavLink to="/settings/webhooks">Webhooks</NavLink>}
         {readsAudit && <NavLink to="/settings/audit">Audit log</NavLink>}
+        {managesSecurity && <NavLink to="/settings/security">Sign-in rules</NavLink>}
       </details>
       <div className="who">
         <NavLink to="/account" className="account">

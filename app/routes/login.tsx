@@ -1,6 +1,8 @@
 // /login: staff log in through remix-auth (its form strategy, auth.server.ts) within the
 // login limits; Conform only reads the form for the page: the browser checks it with the
-// strategy's own fields, and a refusal comes back next to them, with the email kept.
+// strategy's own fields, and a refusal comes back next to them, with the email kept. An
+// account with two-factor gets a second step asking for the code (decision 061): a signed
+// cookie names the user meanwhile, never the password.
 import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "@remix-run/node";
@@ -18,7 +20,9 @@ import {
   safeRedirect,
   withLoginLimits,
 } from "~/staff/auth.server";
+import { endPendingSignIn, pendingSignInUser, startPendingSignIn } from "~/staff/pending-sign-in.server";
 import { commitUserSession } from "~/staff/session-cookie.server";
+import { requireSecondFactor, SecondFactorRequiredError, WrongSecondFactorError } from "~/staff/two-factor.server";
 import { defaultTimeZone } from "~/staff/user.server";
 import { RateLimited } from "~/utils/domain-error";
 import { clientIp } from "~/utils/http/request.server";
@@ -33,19 +37,61 @@ export async function loader({ request }: LoaderFunctionArgs) {
   return { redirectTo, brand: await getBrand() };
 }
 
+type CodeStepData = { step: "code"; redirectTo: string; error?: string };
+
+/** The second step: the code for the user the pending sign-in names. */
+async function codeStep(request: Request, form: FormData, ip: string) {
+  const redirectTo = safeRedirect(form.get("redirectTo"), "/");
+  const pending = await pendingSignInUser(request);
+  if (!pending) {
+    const message = "Your sign-in took too long. Enter your email and password again.";
+    return data(parseWithZod(form, { schema: LoginFormSchema }).reply({ formErrors: [message] }), { status: 401 });
+  }
+  const code = String(form.get("code") ?? "").slice(0, 64);
+  const refuse = (error: string, init: ResponseInit) => data<CodeStepData>({ step: "code", redirectTo, error }, init);
+  try {
+    const user = await withLoginLimits(ip, pending.email, async () => {
+      await requireSecondFactor(pending, code, ip);
+      return pending;
+    });
+    await defaultTimeZone(user.id, form.get("timeZone"));
+    const headers = new Headers({ "Set-Cookie": await commitUserSession(user.id, request, ip) });
+    headers.append("Set-Cookie", await endPendingSignIn());
+    return redirect(redirectTo, { headers });
+  } catch (error) {
+    if (error instanceof RateLimited) {
+      const retry = { "Retry-After": String(error.retryAfterSeconds) };
+      return refuse("Too many wrong codes. Wait a few minutes and try again.", { status: 429, headers: retry });
+    }
+    if (error instanceof SecondFactorRequiredError) return refuse("Enter the code.", { status: 401 });
+    if (error instanceof WrongSecondFactorError)
+      return refuse("That code is wrong or was already used.", { status: 401 });
+    throw error;
+  }
+}
+
 export async function action({ request, context }: ActionFunctionArgs) {
   assertSameOrigin(request);
   const form = await request.clone().formData();
+  if (form.get("intent") === "code") return codeStep(request, form, clientIp(context));
   // Only to answer with: remix-auth reads and checks the form itself, within the limits.
   const submission = parseWithZod(form, { schema: LoginFormSchema });
   const email = String(form.get("email") ?? "");
   const redirectTo = safeRedirect(form.get("redirectTo"), "/");
   try {
-    const user = await withLoginLimits(clientIp(context), email, () => authenticator.authenticate("form", request));
+    const user = await withLoginLimits(clientIp(context), email, async () => {
+      const found = await authenticator.authenticate("form", request);
+      await requireSecondFactor(found, undefined, clientIp(context));
+      return found;
+    });
     await defaultTimeZone(user.id, form.get("timeZone"));
     const cookie = await commitUserSession(user.id, request, clientIp(context));
     return redirect(redirectTo, { headers: { "Set-Cookie": cookie } });
   } catch (error) {
+    if (error instanceof SecondFactorRequiredError) {
+      const headers = { "Set-Cookie": await startPendingSignIn(error.userId) };
+      return data<CodeStepData>({ step: "code", redirectTo }, { headers });
+    }
     // The password never comes back into the page.
     const refuse = (message: string, init: ResponseInit) =>
       data<SubmissionResult<string[]>>(submission.reply({ formErrors: [message], hideFields: ["password"] }), init);
@@ -64,9 +110,11 @@ export async function action({ request, context }: ActionFunctionArgs) {
 
 export default function LoginPage() {
   const { brand, redirectTo } = useLoaderData<typeof loader>();
+  const actionData = useActionData<typeof action>();
+  const codeStep = actionData && "step" in actionData ? (actionData as CodeStepData) : null;
   const [form, fields] = useForm({
     id: "login",
-    lastResult: useActionData<typeof action>() as SubmissionResult<string[]> | undefined,
+    lastResult: codeStep ? undefined : (actionData as SubmissionResult<string[]> | undefined),
     shouldValidate: "onBlur",
     shouldRevalidate: "onInput",
     onValidate: ({ formData }) => parseWithZod(formData, { schema: LoginFormSchema }),
@@ -81,6 +129,7 @@ export default function LoginPage() {
   // Empty until hydrated (and without JavaScript): the dashboard then stays in UTC.
   const [timeZone, setTimeZone] = useState("");
   useEffect(() => setTimeZone(Intl.DateTimeFormat().resolvedOptions().timeZone ?? ""), []);
+  if (codeStep) return <CodeStep step={codeStep} brand={brand} timeZone={timeZone} busy={busy} />;
   return (
     <main className="centered" style={brandStyle(brand)}>
       <BrandHeader brand={brand} />
@@ -137,6 +186,49 @@ export default function LoginPage() {
       </Form>
       <p>
         <Link to="/forgot-password">Forgot your password?</Link>
+      </p>
+    </main>
+  );
+}
+
+type CodeStepProps = { step: CodeStepData; brand: Parameters<typeof brandStyle>[0]; timeZone: string; busy: boolean };
+
+/** The second step's form: the code (TOTP or recovery), posted with intent=code. */
+function CodeStep({ step, brand, timeZone, busy }: CodeStepProps) {
+  return (
+    <main className="centered" style={brandStyle(brand)}>
+      <BrandHeader brand={brand} />
+      <h1>Enter your code</h1>
+      <Form method="post" action="/login">
+        <input type="hidden" name="intent" value="code" />
+        <input type="hidden" name="redirectTo" value={step.redirectTo} />
+        <input type="hidden" name="timeZone" value={timeZone} />
+        <label htmlFor="code">Code from your authenticator app, or a recovery code</label>
+        <input
+          id="code"
+          name="code"
+          autoComplete="one-time-code"
+          autoCapitalize="off"
+          spellCheck={false}
+          maxLength={64}
+          required
+          autoFocus
+          aria-invalid={step.error ? true : undefined}
+          aria-describedby={describedBy(step.error && "code-error")}
+        />
+        {step.error ? (
+          <p id="code-error" className="error" role="alert">
+            {step.error}
+          </p>
+        ) : null}
+        <p>
+          <button type="submit" disabled={busy}>
+            {busy ? "Checking…" : "Continue"}
+          </button>
+        </p>
+      </Form>
+      <p>
+        <Link to="/login">Start again</Link>
       </p>
     </main>
   );

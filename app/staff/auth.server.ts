@@ -16,6 +16,7 @@ import { fail } from "../utils/http/api.server";
 import { clientIp, clientIpOf, isApiRequest, isCrossSiteMutation } from "../utils/http/request.server";
 import { consumeOrFail, createRateLimiter, secondsBlocked, tooManyRequests } from "../utils/rate-limit.server";
 import { countWrongSecret, countWrongToken } from "./guess-limits.server";
+import { mustSetUpTwoFactor } from "./security-policy.server";
 import { getActiveSession } from "./session-cookie.server";
 import type { AppLoadContext } from "@remix-run/node";
 
@@ -161,10 +162,31 @@ async function callerOf(request: Request): Promise<Caller> {
           headers: { "WWW-Authenticate": 'Bearer error="invalid_token"' },
         });
       }
+      await refuseWithoutTwoFactor(request, found.user.id, true);
       return found;
     }
   }
-  return { user: (await requireUserSession(request)).user, scopes: null };
+  const { user } = await requireUserSession(request);
+  await refuseWithoutTwoFactor(request, user.id, false);
+  return { user, scopes: null };
+}
+
+/** Where a user whom the team requires to have two-factor may still go without it. */
+const SETUP_PATHS = ["/account/security", "/api/auth/"];
+
+/**
+ * When the owners require two-factor and the caller has none (decision 061): a page goes to
+ * /account/security, an /api call answers 403 two_factor_required (a token too, unless the
+ * owners let tokens work meanwhile).
+ */
+async function refuseWithoutTwoFactor(request: Request, userId: string, viaToken: boolean): Promise<void> {
+  const { pathname } = new URL(request.url);
+  if (SETUP_PATHS.some((path) => pathname.startsWith(path))) return;
+  if (!(await mustSetUpTwoFactor(userId, viaToken))) return;
+  if (isApiRequest(request)) {
+    fail(403, "two_factor_required", "Your team requires two-factor sign-in: set it up at /account/security first.");
+  }
+  throw redirect("/account/security?required=1");
 }
 
 /** Refuses (403 insufficient_scope) a token without the scope `permission` needs. */

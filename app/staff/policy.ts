@@ -45,6 +45,8 @@ export const policy = {
   "branding.manage": managers,
   /** Read the audit log (who exported, deleted or changed what). */
   "audit.read": managers,
+  /** Require two-factor for the team, and say whether API tokens work meanwhile (decision 061). */
+  "security.manage": (actor: Actor) => actor.role === "owner",
 } satisfies Record<string, (actor: Actor) => boolean>;
 
 export type Permission = keyof typeof policy;
@@ -64,6 +66,7 @@ export const PERMISSION_WORDS: Record<Permission, string> = {
   "staff.manage": "manage the team",
   "branding.manage": "change the brand",
   "audit.read": "read the audit log",
+  "security.manage": "change the team's sign-in rules",
 };
 
 /** A refusal a person understands: what their role cannot do, and whom to ask. */
@@ -101,6 +104,7 @@ export const SCOPE_FOR: Record<Permission, TokenScope | null> = {
   "staff.manage": null,
   "audit.read": null,
   "branding.manage": null,
+  "security.manage": null,
 };
 
 /** The scopes `actor` may put on a token: those whose permissions the role has. */
@@ -136,6 +140,7 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   "_dashboard._index": { GET: "leads.read" },
   "_dashboard.account": { GET: "session", POST: "session" },
   "_dashboard.account_.tokens": { GET: "session", POST: "session" },
+  "_dashboard.account_.security": { GET: "session", POST: "session" },
   "_dashboard.forms._index": { GET: "forms.read", "POST create": "forms.write" },
   "_dashboard.forms.$id": { GET: "forms.read" },
   "_dashboard.forms.$id._index": { GET: "forms.read" },
@@ -173,6 +178,7 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   "_dashboard.leads.sources": { GET: "leads.read" },
   "_dashboard.leads.partial": { GET: "leads.read" },
   "_dashboard.settings.audit": { GET: "audit.read" },
+  "_dashboard.settings.security": { GET: "security.manage", POST: "security.manage" },
   "_dashboard.settings.branding": { GET: "branding.manage", POST: "branding.manage" },
   "_dashboard.settings.replies": { GET: "support.read", POST: "support.write" },
   "_dashboard.settings.staff": {
@@ -189,9 +195,14 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   "_dashboard.support.$reference": { GET: "support.read", POST: "support.write" },
   "api.$": { GET: "public", POST: "public" },
   "api.audit": { GET: "audit.read" },
+  "api.settings.security": { GET: "security.manage", PATCH: "security.manage" },
   "api.auth.login": { POST: "public" },
   "api.auth.logout": { POST: "public" },
   "api.auth.me": { GET: "session" },
+  "api.auth.2fa.setup": { POST: "session" },
+  "api.auth.2fa.enable": { POST: "session" },
+  "api.auth.2fa.disable": { POST: "session" },
+  "api.auth.2fa.recovery-codes": { POST: "session" },
   "api.forms._index": { GET: "forms.read", POST: "forms.write" },
   "api.forms.$id": { GET: "forms.read", PATCH: "forms.write", DELETE: "forms.delete" },
   "api.forms.$id.schema": { GET: "forms.read" },

@@ -103,8 +103,10 @@ export async function seedEveryPage(serverUrl: string): Promise<SeededPages> {
       "/settings/replies",
       "/settings/audit",
       "/settings/branding",
+      "/settings/security",
       "/account",
       "/account/tokens",
+      "/account/security",
     ],
     visitor: [
       "/login",
