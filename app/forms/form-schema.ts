@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { LeadData, LeadValue } from "~/storage/leads/lead-types";
 import { DEFAULT_SUCCESS_MESSAGE } from "../leads/lead-fields";
 import { EmailSchema } from "../staff/account-schemas";
+import { AutoresponderSchema } from "./autoresponder";
 import { CAPTCHA_PROVIDERS } from "./captcha-widgets";
 import { ConditionSchema, conditionKeys, isShown } from "./field-conditions";
 import { MAX_STEPS, stepOrderProblems } from "./form-steps";
@@ -264,6 +265,10 @@ export const FormSettingsSchema = z
       .optional(),
     /** Keep the answers of a visitor's completed steps as a partial lead (decision 060). */
     capturePartial: z.boolean().optional(),
+    /** The email a visitor gets after a submission (autoresponder.ts, decision 066); null removes it. */
+    autoresponder: AutoresponderSchema.nullable()
+      .optional()
+      .transform((autoresponder) => autoresponder ?? undefined),
   })
   .strict();
 export type FormSettings = z.output<typeof FormSettingsSchema>;

@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { isPlainObject } from "~/capture/lead-submission.server";
 import { forgetCachedForm } from "~/capture/public-form.server";
+import { autoresponderProblems } from "~/forms/autoresponder";
 import {
   FieldsSchema,
   FormDescriptionSchema,
@@ -148,6 +149,14 @@ function toRecord(row: FormRow): FormRecord {
   };
 }
 
+/** An autoresponder's unknown placeholders and disallowed fields: 422, each named (decision 066). */
+function failOnAutoresponderProblems(settings: FormSettings, fields: readonly FormField[]): void {
+  const problems = settings.autoresponder ? autoresponderProblems(settings.autoresponder, fields) : [];
+  if (problems.length > 0) {
+    throw invalidFields(problems.map((problem) => ({ ...problem, path: `settings.${problem.path}` })));
+  }
+}
+
 export function notFound(): never {
   throw new DomainError("not_found", "There is no form with this id.");
 }
@@ -267,6 +276,7 @@ export async function createForm(body: unknown): Promise<FormRecord> {
   }
   const { name, description, settings } = base.data;
   const fields = checked.fields;
+  failOnAutoresponderProblems(settings, fields);
   // A nested create is one statement batch that cannot fail half-way for a business
   // reason (fresh id, version 1), so the form never exists without its version 1 row.
   const row = await db.form.create({
@@ -291,7 +301,10 @@ export async function createForm(body: unknown): Promise<FormRecord> {
 export async function updateForm(id: string, input: unknown): Promise<FormRecord> {
   const patch = parseOrThrow(UpdateFormSchema, input);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const current = await db.form.findUnique({ where: { id }, select: { settings: true, updatedAt: true } });
+    const current = await db.form.findUnique({
+      where: { id },
+      select: { settings: true, fields: true, updatedAt: true },
+    });
     if (!current) notFound();
     const data: Prisma.FormUpdateManyMutationInput = {};
     if (patch.name !== undefined) data.name = patch.name;
@@ -305,7 +318,9 @@ export async function updateForm(id: string, input: unknown): Promise<FormRecord
       for (const key of ["notifications", "captcha"] as const) {
         if (isPlainObject(patch.settings[key])) merged[key] = { ...stored[key], ...patch.settings[key] };
       }
-      data.settings = asJson(parseOrThrow(FormSettingsSchema, merged, "settings"));
+      const settings = parseOrThrow(FormSettingsSchema, merged, "settings");
+      failOnAutoresponderProblems(settings, readFields(current.fields));
+      data.settings = asJson(settings);
     }
     // Only when nothing changed the form since it was read: a concurrent settings
     // change is merged again on the next attempt, never overwritten.
