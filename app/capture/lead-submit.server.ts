@@ -3,6 +3,9 @@
 // answered: scripts (JSON), the embed script (multipart, Accept: application/json) and plain
 // HTML forms on any website (URL-encoded or multipart: answered with redirects and pages).
 // Rules and examples: docs/api/lead-capture.md.
+import { queueAutoresponse } from "~/capture/autoresponse.server";
+import { leadEmail, type LeadData } from "~/forms/form-schema";
+import { personName } from "~/leads/lead-name";
 import { DomainError } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import {
@@ -124,6 +127,7 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
       idempotencyKey,
     });
     if (!stored.replayed) (lead.isSpam ? acceptedSpam : acceptedLead).inc();
+    const confirmation = !stored.replayed && (await autoresponseFor(form, lead));
     if (submission.retryOf) {
       // Only what Back to the old errors page says: never worth failing a stored lead over.
       await markSettled(leadDraftScope(form.id), submission.retryOf).catch((error) =>
@@ -144,10 +148,16 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
       );
     }
     if (wantsRedirect(request, submission)) {
-      return redirect303(form.settings.redirectUrl ?? `/f/${encodeURIComponent(form.id)}/thanks`, corsOrigin);
+      const thanks = `/f/${encodeURIComponent(form.id)}/thanks${confirmation ? "?confirmation=1" : ""}`;
+      return redirect303(form.settings.redirectUrl ?? thanks, corsOrigin);
     }
     return json(
-      { id: stored.lead.id, formId: stored.lead.formId, createdAt: stored.lead.createdAt.toISOString() },
+      {
+        id: stored.lead.id,
+        formId: stored.lead.formId,
+        createdAt: stored.lead.createdAt.toISOString(),
+        ...(confirmation ? { confirmationEmail: true } : {}),
+      },
       { status: stored.replayed ? 200 : 201, headers: corsHeaders(corsOrigin) },
     );
   } catch (thrown) {
@@ -156,6 +166,21 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
     leadsRefused.inc({ reason: thrown.code });
     return await answerRefusal(request, thrown, corsOrigin, form, submission);
   }
+}
+
+/** Queues the form's autoresponse (decision 066); a failure never fails the stored lead. */
+async function autoresponseFor(form: PublicForm, lead: { data: LeadData; isSpam: boolean }): Promise<boolean> {
+  return queueAutoresponse({
+    settings: form.settings.autoresponder,
+    formName: form.name,
+    personName: personName(lead.data, form.fields),
+    email: leadEmail(lead.data, form.fields),
+    data: lead.data,
+    isSpam: lead.isSpam,
+  }).catch((error) => {
+    log.error("queueing an autoresponse failed", error);
+    return false;
+  });
 }
 
 function corsHeaders(origin: string | null): Record<string, string> {
