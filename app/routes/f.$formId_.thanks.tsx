@@ -8,7 +8,7 @@ import { BrandHeader, brandStyle } from "~/components/BrandHeader";
 import { page } from "~/utils/http/page.server";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
-export const loader = page(async function loader({ params }: LoaderFunctionArgs) {
+export const loader = page(async function loader({ params, request }: LoaderFunctionArgs) {
   const form = await getPublicForm(params.formId ?? "");
   if (!form) throw new Response("This form does not exist.", { status: 404 });
   const thankYou = form.settings.thankYou;
@@ -18,6 +18,9 @@ export const loader = page(async function loader({ params }: LoaderFunctionArgs)
     name: form.name,
     message: thankYou?.message ?? form.settings.successMessage,
     link,
+    // Set by the submit redirect only when an autoresponse was queued (decision 066).
+    confirmation:
+      Boolean(form.settings.autoresponder?.enabled) && new URL(request.url).searchParams.get("confirmation") === "1",
   };
 });
 
@@ -27,13 +30,14 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 ];
 
 export default function ThankYou() {
-  const { brand, name, message, link } = useLoaderData<typeof loader>();
+  const { brand, name, message, link, confirmation } = useLoaderData<typeof loader>();
   return (
     <main className="centered hosted-form" style={brandStyle(brand)}>
       <BrandHeader brand={brand} />
       {/* The form's own message says the thanks (no second "Thank you" above it). */}
       <p className="muted">{name}</p>
       <h1 role="status">{message}</h1>
+      {confirmation ? <p>A confirmation email is on its way to you.</p> : null}
       {link ? (
         <p>
           <a className="button" href={link.url}>
