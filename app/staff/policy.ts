@@ -232,6 +232,7 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   "reset-password.$token": { GET: "public", POST: "public" },
   "f.$formId": { GET: "public" },
   "f.$formId_.thanks": { GET: "public" },
+  "unsubscribe.$token": { GET: "public", POST: "public" },
   healthz: { GET: "public" },
   login: { GET: "public", POST: "public" },
   logout: { POST: "public" },
