@@ -84,6 +84,26 @@ describe("autoresponder", () => {
     expect(header("list-unsubscribe")).toMatch(/^List-Unsubscribe: *<http:\/\/[^>]+\/unsubscribe\/[\w-]+\.[\w-]+>$/i);
   });
 
+  it("stops at the signed unsubscribe link: a GET changes nothing, the POST suppresses the address", async () => {
+    const { form } = await newForm(RESPONDER);
+    const address = "leaver@visitor.example";
+    expect((await submit(form.id, { name: "Leaver", email: address })).body.confirmationEmail).toBe(true);
+    await expect.poll(() => mailsTo(address).length, { timeout: 15_000 }).toBe(1);
+    const url = /\/unsubscribe\/[\w-]+\.[\w-]+/.exec(mailsTo(address)[0].text ?? "")?.[0];
+    expect(url).toBeDefined();
+    const visitor = apiClient(server.url);
+    expect((await visitor("GET", `${url}x`)).status).toBe(404);
+    expect((await visitor("GET", url!)).status).toBe(200);
+    expect((await submit(form.id, { name: "Leaver", email: address })).body.confirmationEmail).toBe(true);
+    const posted = await fetch(`${server.url}${url}`, {
+      method: "POST",
+      headers: { "Content-Type": "application/x-www-form-urlencoded", Origin: server.url },
+      body: "List-Unsubscribe=One-Click",
+    });
+    expect(posted.status, await posted.text()).toBe(200);
+    expect((await submit(form.id, { name: "Leaver", email: address })).body.confirmationEmail).toBeUndefined();
+  });
+
   it("sends nothing for spam", async () => {
     const { form } = await newForm(RESPONDER);
     const res = await apiClient(server.url)("POST", "/api/leads/submit", {
