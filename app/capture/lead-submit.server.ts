@@ -3,6 +3,9 @@
 // answered: scripts (JSON), the embed script (multipart, Accept: application/json) and plain
 // HTML forms on any website (URL-encoded or multipart: answered with redirects and pages).
 // Rules and examples: docs/api/lead-capture.md.
+import { queueAutoresponse } from "~/capture/autoresponse.server";
+import { leadEmail, type LeadData } from "~/forms/form-schema";
+import { personName } from "~/leads/lead-name";
 import { DomainError } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import {
@@ -126,6 +129,8 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
       completesPartial: completedPartialKey(submission.partialId),
     });
     if (!stored.replayed) (lead.isSpam ? acceptedSpam : acceptedLead).inc();
+    // A double opt-in lead's one email is its confirmation link (decision 067): no autoresponse.
+    const confirmation = !stored.replayed && !stored.lead.awaitingConfirmation && (await autoresponseFor(form, lead));
     if (submission.retryOf) {
       // Only what Back to the old errors page says: never worth failing a stored lead over.
       await markSettled(leadDraftScope(form.id), submission.retryOf).catch((error) =>
@@ -139,7 +144,8 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
       );
     }
     if (wantsRedirect(request, submission)) {
-      return redirect303(form.settings.redirectUrl ?? `/f/${encodeURIComponent(form.id)}/thanks`, corsOrigin);
+      const thanks = `/f/${encodeURIComponent(form.id)}/thanks${confirmation ? "?confirmation=1" : ""}`;
+      return redirect303(form.settings.redirectUrl ?? thanks, corsOrigin);
     }
     return json(
       {
@@ -148,6 +154,7 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
         createdAt: stored.lead.createdAt.toISOString(),
         // Double opt-in (decision 067): the visitor has a confirmation email to answer.
         ...(stored.lead.awaitingConfirmation ? { awaitingConfirmation: true } : {}),
+        ...(confirmation ? { confirmationEmail: true } : {}),
       },
       { status: stored.replayed ? 200 : 201, headers: corsHeaders(corsOrigin) },
     );
@@ -157,6 +164,21 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
     leadsRefused.inc({ reason: thrown.code });
     return await answerRefusal(request, thrown, corsOrigin, form, submission);
   }
+}
+
+/** Queues the form's autoresponse (decision 066); a failure never fails the stored lead. */
+async function autoresponseFor(form: PublicForm, lead: { data: LeadData; isSpam: boolean }): Promise<boolean> {
+  return queueAutoresponse({
+    settings: form.settings.autoresponder,
+    formName: form.name,
+    personName: personName(lead.data, form.fields),
+    email: leadEmail(lead.data, form.fields),
+    data: lead.data,
+    isSpam: lead.isSpam,
+  }).catch((error) => {
+    log.error("queueing an autoresponse failed", error);
+    return false;
+  });
 }
 
 function corsHeaders(origin: string | null): Record<string, string> {

@@ -5,6 +5,7 @@ import { z } from "zod";
 import type { LeadData, LeadValue } from "~/storage/leads/lead-types";
 import { DEFAULT_SUCCESS_MESSAGE } from "../leads/lead-fields";
 import { EmailSchema } from "../staff/account-schemas";
+import { AutoresponderSchema } from "./autoresponder";
 import { CAPTCHA_PROVIDERS } from "./captcha-widgets";
 import { ConditionSchema, conditionKeys, isShown } from "./field-conditions";
 import { MAX_STEPS, stepOrderProblems } from "./form-steps";
@@ -269,6 +270,10 @@ export const FormSettingsSchema = z
      * emailed link before it is announced (lead.created, notifications). Needs an email field.
      */
     doubleOptIn: z.boolean().optional(),
+    /** The email a visitor gets after a submission (autoresponder.ts, decision 066); null removes it. */
+    autoresponder: AutoresponderSchema.nullable()
+      .optional()
+      .transform((autoresponder) => autoresponder ?? undefined),
   })
   .strict();
 export type FormSettings = z.output<typeof FormSettingsSchema>;

@@ -4,6 +4,7 @@
 import { z } from "zod";
 import { isPlainObject } from "~/capture/lead-submission.server";
 import { forgetCachedForm } from "~/capture/public-form.server";
+import { autoresponderProblems } from "~/forms/autoresponder";
 import {
   FieldsSchema,
   FormDescriptionSchema,
@@ -148,6 +149,14 @@ function toRecord(row: FormRow): FormRecord {
   };
 }
 
+/** An autoresponder's unknown placeholders and disallowed fields: 422, each named (decision 066). */
+function failOnAutoresponderProblems(settings: FormSettings, fields: readonly FormField[]): void {
+  const problems = settings.autoresponder ? autoresponderProblems(settings.autoresponder, fields) : [];
+  if (problems.length > 0) {
+    throw invalidFields(problems.map((problem) => ({ ...problem, path: `settings.${problem.path}` })));
+  }
+}
+
 export function notFound(): never {
   throw new DomainError("not_found", "There is no form with this id.");
 }
@@ -268,6 +277,7 @@ export async function createForm(body: unknown): Promise<FormRecord> {
   const { name, description, settings } = base.data;
   const fields = checked.fields;
   if (settings.doubleOptIn) checkDoubleOptIn(fields);
+  failOnAutoresponderProblems(settings, fields);
   // A nested create is one statement batch that cannot fail half-way for a business
   // reason (fresh id, version 1), so the form never exists without its version 1 row.
   const row = await db.form.create({
@@ -320,6 +330,7 @@ export async function updateForm(id: string, input: unknown): Promise<FormRecord
       }
       const settings = parseOrThrow(FormSettingsSchema, merged, "settings");
       if (patch.settings.doubleOptIn) checkDoubleOptIn(current.fields as FormField[]);
+      failOnAutoresponderProblems(settings, readFields(current.fields));
       data.settings = asJson(settings);
     }
     // Only when nothing changed the form since it was read: a concurrent settings

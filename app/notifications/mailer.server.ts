@@ -97,6 +97,8 @@ export async function sendEmail(
     html?: string;
     inlineImages?: InlineImage[];
     fromName?: string;
+    /** An autoresponse's unsubscribe address (decision 066): List-Unsubscribe, one-click. */
+    listUnsubscribe?: string;
   },
 ): Promise<void> {
   await getTransport().sendMail({
@@ -111,6 +113,11 @@ export async function sendEmail(
     inReplyTo: email.inReplyTo ?? undefined,
     references: email.references ?? undefined,
     // RFC 3834: our automatic acknowledgements must not trigger customers' auto-replies.
-    headers: email.autoSubmitted ? { "Auto-Submitted": email.autoSubmitted } : undefined,
+    headers: {
+      ...(email.autoSubmitted ? { "Auto-Submitted": email.autoSubmitted } : {}),
+      ...(email.listUnsubscribe
+        ? { "List-Unsubscribe": `<${email.listUnsubscribe}>`, "List-Unsubscribe-Post": "List-Unsubscribe=One-Click" }
+        : {}),
+    },
   });
 }

@@ -8,7 +8,7 @@ import { BrandHeader, brandStyle } from "~/components/BrandHeader";
 import { page } from "~/utils/http/page.server";
 import type { LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
-export const loader = page(async function loader({ params }: LoaderFunctionArgs) {
+export const loader = page(async function loader({ params, request }: LoaderFunctionArgs) {
   const form = await getPublicForm(params.formId ?? "");
   if (!form) throw new Response("This form does not exist.", { status: 404 });
   const thankYou = form.settings.thankYou;
@@ -19,6 +19,9 @@ export const loader = page(async function loader({ params }: LoaderFunctionArgs)
     message: thankYou?.message ?? form.settings.successMessage,
     link,
     confirming: Boolean(form.settings.doubleOptIn),
+    // Set by the submit redirect only when an autoresponse was queued (decision 066).
+    confirmation:
+      Boolean(form.settings.autoresponder?.enabled) && new URL(request.url).searchParams.get("confirmation") === "1",
   };
 });
 
@@ -28,7 +31,7 @@ export const meta: MetaFunction<typeof loader> = ({ data }) => [
 ];
 
 export default function ThankYou() {
-  const { brand, name, message, link, confirming } = useLoaderData<typeof loader>();
+  const { brand, name, message, link, confirming, confirmation } = useLoaderData<typeof loader>();
   return (
     <main className="centered hosted-form" style={brandStyle(brand)}>
       <BrandHeader brand={brand} />
@@ -41,6 +44,7 @@ export default function ThankYou() {
           more is sent until you do.
         </p>
       ) : null}
+      {confirmation && !confirming ? <p>A confirmation email is on its way to you.</p> : null}
       {link ? (
         <p>
           <a className="button" href={link.url}>

@@ -244,6 +244,7 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   "f.$formId": { GET: "public" },
   "f.$formId_.thanks": { GET: "public" },
   "confirm.$token": { GET: "public", POST: "public" },
+  "unsubscribe.$token": { GET: "public", POST: "public" },
   healthz: { GET: "public" },
   login: { GET: "public", POST: "public" },
   logout: { POST: "public" },

@@ -188,6 +188,8 @@ const EnvSchema = z
     SUPPORT_RATE_LIMIT_PER_HOUR: integer(20),
     SUPPORT_ACKS_PER_RECIPIENT_PER_DAY: integer(5),
     RATE_LIMIT_STORE: z.enum(["memory", "database"]).optional(),
+    /** Autoresponses one address gets in a UTC day, from all forms together (decision 066). */
+    AUTORESPONDER_MAX_PER_DAY: integer(3),
     OUTBOX_POLL_MS: integer(2000),
     // Staff notifications (app/notifications/notifications.server.ts): who hears of new support
     // requests and customer replies, and when each form's daily lead digest goes out.
