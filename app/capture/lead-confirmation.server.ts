@@ -12,6 +12,7 @@ import { leadNotifications } from "~/notifications/notifications.server";
 import { kickOutbox, writeStaffEmails } from "~/notifications/outbox.server";
 import { staffEmails, type StaffEmail } from "~/notifications/staff-emails.server";
 import { db } from "~/storage/db.server";
+import { leadDetailSelect } from "~/storage/leads/lead-detail-store.server";
 import { env } from "~/utils/env.server";
 import { nudgeWebhooks } from "../webhooks/webhook-delivery.server";
 import { leadCreatedEvent, writeLeadCreatedEvent } from "../webhooks/webhook-events.server";
@@ -67,14 +68,20 @@ export function confirmationEmail(lead: { id: string; email: string; createdAt: 
 
 export type ConfirmationState = "pending" | "confirmed" | "expired" | "unknown";
 
+/** Where a token's lead stands: the page's words before the button, and the button's answer. */
+function stateOf(read: { expired: boolean } | null, lead: { awaitingConfirmation: boolean } | null): ConfirmationState {
+  if (!read || !lead) return "unknown";
+  if (!lead.awaitingConfirmation) return "confirmed";
+  return read.expired ? "expired" : "pending";
+}
+
 /** What the confirmation page shows for a token, before its button is pressed. */
 export async function confirmationState(token: string): Promise<ConfirmationState> {
   const read = readConfirmationToken(token);
-  if (!read) return "unknown";
-  const lead = await db.lead.findUnique({ where: { id: read.leadId }, select: { awaitingConfirmation: true } });
-  if (!lead) return "unknown";
-  if (!lead.awaitingConfirmation) return "confirmed";
-  return read.expired ? "expired" : "pending";
+  const lead = read
+    ? await db.lead.findUnique({ where: { id: read.leadId }, select: { awaitingConfirmation: true } })
+    : null;
+  return stateOf(read, lead);
 }
 
 /**
@@ -84,31 +91,16 @@ export async function confirmationState(token: string): Promise<ConfirmationStat
  * it changes nothing.
  */
 export async function confirmLead(token: string): Promise<ConfirmationState> {
-  const state = await confirmationState(token);
-  if (state !== "pending") return state;
-  const { leadId } = readConfirmationToken(token)!;
-  const lead = await db.lead.findUniqueOrThrow({
-    where: { id: leadId },
-    select: {
-      id: true,
-      formId: true,
-      schemaVersion: true,
-      data: true,
-      email: true,
-      isSpam: true,
-      utmSource: true,
-      utmMedium: true,
-      utmCampaign: true,
-      utmTerm: true,
-      utmContent: true,
-      referrerUrl: true,
-      referrerHost: true,
-      landingPageUrl: true,
-      userAgent: true,
-      createdAt: true,
-      form: { select: { name: true } },
-    },
-  });
+  const read = readConfirmationToken(token);
+  const lead = read
+    ? await db.lead.findUnique({
+        where: { id: read.leadId },
+        select: { ...leadDetailSelect, form: { select: { name: true } } },
+      })
+    : null;
+  const state = stateOf(read, lead);
+  if (state !== "pending" || !lead) return state;
+  const leadId = lead.id;
   const form = await findOpenForm(lead.formId).catch(() => null);
   const now = new Date();
   const event = lead.isSpam ? null : await leadCreatedEvent(lead.formId, now);

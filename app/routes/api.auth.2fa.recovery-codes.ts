@@ -1,10 +1,9 @@
 // POST /api/auth/2fa/recovery-codes {password}: ten new recovery codes replacing the old
 // ones, answered once {recoveryCodes}; needs the password entered again.
 import { z } from "zod";
-import { checkOwnPassword } from "~/staff/account-password.server";
 import { requireUserSession } from "~/staff/auth.server";
-import { regenerateRecoveryCodes } from "~/staff/two-factor.server";
-import { apiRoute, fail, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/http/api.server";
+import { regenerateRecoveryCodes, requirePasswordAgain } from "~/staff/two-factor.server";
+import { apiRoute, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/http/api.server";
 import { clientIp } from "~/utils/http/request.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 
@@ -16,10 +15,6 @@ export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) 
   if (request.method !== "POST") methodNotAllowed(["POST"]);
   const session = await requireUserSession(request);
   const { password } = parseOrFail(PasswordBody, await readJsonBody(request));
-  if (!(await checkOwnPassword(session, password))) {
-    fail(422, "validation_failed", "The request has invalid fields.", {
-      details: [{ path: "password", message: "That is not your password." }],
-    });
-  }
+  await requirePasswordAgain(session, password);
   return json({ recoveryCodes: await regenerateRecoveryCodes(session.user, clientIp(context)) });
 });
