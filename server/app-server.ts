@@ -10,7 +10,7 @@ import { createRequestHandler, type ServerBuild } from "@remix-run/node";
 import sirv from "sirv";
 import { isApiPath } from "../app/utils/http/request.server";
 import { log, withRequestId } from "../app/utils/log.server";
-import { clientAddressOf, compileTrustProxy, requestUrl, type Trust } from "./client-address";
+import { clientAddressOf, compileTrustProxy, requestHref, requestUrl, type Trust } from "./client-address";
 import { callDirect, directHandler, directRoutes } from "./direct-dispatch";
 import { guardPageMutation, MUTATIONS, refusedBeforeRouting } from "./guards";
 import { requestMetrics } from "./http-metrics";
@@ -104,6 +104,15 @@ async function developmentSource(server: http.Server): Promise<AppSource> {
   };
 }
 
+/** A request target's query, "?" included, as URL's `search` has it ("" for none or a bare "?"). */
+function searchOf(target: string): string {
+  const start = target.indexOf("?");
+  if (start === -1) return "";
+  const end = target.indexOf("#", start);
+  const search = end === -1 ? target.slice(start) : target.slice(start, end);
+  return search === "?" ? "" : search;
+}
+
 /** A client that hung up or was cut off mid-request: its own doing, not our failure. */
 function isClientAbort(req: IncomingMessage, error: unknown): boolean {
   const failure = error as { code?: string; message?: string; cause?: { code?: string } } | null;
@@ -163,8 +172,7 @@ function requestHandlers(
     if (options.directDispatch === false) return false;
     const build = productionBuild ?? routes.served(await source.load());
     const route = directFor(build).match(pathname);
-    const url = requestUrl(req, trust);
-    const handler = route ? directHandler(route.module, req.method ?? "GET", url.search) : null;
+    const handler = route ? directHandler(route.module, req.method ?? "GET", searchOf(req.url ?? "/")) : null;
     if (!handler) return false;
     // A small body of known length is read before the route runs: a Request made from
     // bytes costs less than one streaming from the socket (decision 020), and the route
@@ -172,7 +180,7 @@ function requestHandlers(
     const length = Number(req.headers["content-length"]);
     const small = length > 0 && length <= PREREAD_LIMIT && req.method !== "GET" && req.method !== "HEAD";
     const body = small ? await readBody(req, PREREAD_LIMIT) : undefined;
-    const request = toDirectRequest(req, res, url, body ?? undefined);
+    const request = toDirectRequest(req, res, requestHref(req, trust), body ?? undefined);
     const response = await callDirect(build, handler, request, context(req), route!.params);
     // Small JSON answers: one write with a Content-Length instead of a chunked stream.
     const payload = response.body ? Buffer.from(await response.arrayBuffer()) : null;

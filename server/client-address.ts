@@ -63,9 +63,14 @@ export function publicHost(req: IncomingMessage, trust: Trust | null): string | 
 
 /** The URL the client asked for, as the app sees it (https behind a trusted TLS proxy). */
 export function requestUrl(req: IncomingMessage, trust: Trust | null): URL {
+  return new URL(requestHref(req, trust));
+}
+
+/** requestUrl as a string, for a Request (which parses it again anyway). */
+export function requestHref(req: IncomingMessage, trust: Trust | null): string {
   const proto = fromTrustedProxy(req, trust) && req.headers["x-forwarded-proto"] === "https" ? "https" : "http";
   // A malformed Host or request target was already refused with 400 before routing. The
   // target is appended, not resolved against the origin: resolved, `//evil.example/x` (or
   // `/\evil.example/x`) would name another host.
-  return new URL(`${proto}://${publicHost(req, trust) ?? "localhost"}${req.url ?? "/"}`);
+  return `${proto}://${publicHost(req, trust) ?? "localhost"}${req.url ?? "/"}`;
 }

@@ -22,7 +22,7 @@ export class DirectRequest extends Request {
    * `onAbort` registers the callback to run when the client goes away. With `bytes`, the
    * body is those bytes (and `init.body` must be absent).
    */
-  constructor(url: URL, init: RequestInit, onAbort: (abort: () => void) => void, bytes?: Bytes) {
+  constructor(url: string | URL, init: RequestInit, onAbort: (abort: () => void) => void, bytes?: Bytes) {
     super(url, init);
     this.#bytes = bytes;
     onAbort(() => {
@@ -67,6 +67,12 @@ export class DirectRequest extends Request {
     if (!this.#bytes) return super.arrayBuffer();
     const bytes = this.#take();
     return bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength);
+  }
+
+  /** The held bytes themselves (no copy: they are this body's alone, and readable once). */
+  override async bytes(): Promise<Bytes> {
+    if (!this.#bytes) return super.bytes();
+    return this.#take();
   }
 
   override async text(): Promise<string> {

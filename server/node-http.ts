@@ -62,7 +62,10 @@ export async function answer(
 }
 
 export function requestHeaders(req: IncomingMessage): Headers {
-  const headers = new Headers();
+  return appendHeaders(new Headers(), req);
+}
+
+function appendHeaders(headers: Headers, req: IncomingMessage): Headers {
   for (let i = 0; i < req.rawHeaders.length; i += 2) headers.append(req.rawHeaders[i], req.rawHeaders[i + 1]);
   return headers;
 }
@@ -152,26 +155,30 @@ export function toRequest(req: IncomingMessage, res: ServerResponse, url: URL, b
   return new Request(url, init);
 }
 
-/** A Request for the fast path: a small body already read (see DirectRequest), or streamed. */
-export function toDirectRequest(req: IncomingMessage, res: ServerResponse, url: URL, body?: Buffer): Request {
+/**
+ * A Request for the fast path: a small body already read (see DirectRequest), or streamed.
+ * Its headers go straight into the Request's own: a Headers passed in `init` is copied
+ * there header by header, a second pass over them per request.
+ */
+export function toDirectRequest(req: IncomingMessage, res: ServerResponse, url: string, body?: Buffer): Request {
   const onAbort = (abort: () => void) =>
     res.once("close", () => {
       if (!res.writableFinished) abort();
     });
-  const init: RequestInit & { duplex?: "half" } = { method: req.method, headers: requestHeaders(req) };
+  const init: RequestInit & { duplex?: "half" } = { method: req.method };
+  let request: Request;
   if (body !== undefined) {
-    return new DirectRequest(
-      url,
-      init,
-      onAbort,
-      new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength),
-    );
+    const bytes = new Uint8Array(body.buffer as ArrayBuffer, body.byteOffset, body.byteLength);
+    request = new DirectRequest(url, init, onAbort, bytes);
+  } else {
+    if (req.method !== "GET" && req.method !== "HEAD") {
+      init.body = bodyStream(req);
+      init.duplex = "half";
+    }
+    request = new DirectRequest(url, init, onAbort);
   }
-  if (req.method !== "GET" && req.method !== "HEAD") {
-    init.body = bodyStream(req);
-    init.duplex = "half";
-  }
-  return new DirectRequest(url, init, onAbort);
+  appendHeaders(request.headers, req);
+  return request;
 }
 
 /** Writes a Fetch Response, streaming its body with back-pressure. */

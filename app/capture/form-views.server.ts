@@ -113,10 +113,20 @@ function addPending(count: Pending): boolean {
   return false;
 }
 
+const DAY_MS = 86_400_000;
+// The UTC day of the last view, as toISOString writes it: worked out once a day, not per view.
+let lastDay = { index: NaN, text: "" };
+
+function utcDay(at: Date): string {
+  const index = Math.floor(at.getTime() / DAY_MS);
+  if (index !== lastDay.index) lastDay = { index, text: at.toISOString().slice(0, 10) };
+  return lastDay.text;
+}
+
 function pendingOf(formId: string, stage: number, source: ViewSource, at: Date): Pending {
   return {
     formId,
-    day: at.toISOString().slice(0, 10),
+    day: utcDay(at),
     utmSource: cleanText(source.utmSource, VIEW_UTM_MAX_LENGTH),
     utmCampaign: cleanText(source.utmCampaign, VIEW_UTM_MAX_LENGTH),
     referrerHost: cleanHost(source.referrerHost),

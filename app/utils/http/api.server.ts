@@ -124,7 +124,10 @@ export async function readBodyBytes(request: Request, limit = DEFAULT_BODY_LIMIT
   if (Number.isFinite(declared) && declared > limit) tooLarge(limit);
   // A declared length is what arrives (Node's parser holds the client to it), so the body
   // can be read whole; the fast path's Request hands over bytes it already read this way.
-  if (Number.isFinite(declared)) return Buffer.from(await request.arrayBuffer());
+  if (Number.isFinite(declared)) {
+    const bytes = await request.bytes();
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  }
   if (!request.body) return Buffer.alloc(0);
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];

@@ -14,15 +14,17 @@ export function clientIp(context: AppLoadContext | undefined): string {
   return context?.clientIp || "unknown";
 }
 
-// apiRoute (api.server.ts) notes each /api request's address here, so that code handed only
-// the request (the API token check in auth.server.ts) can count wrong tokens per address.
+// apiRoute (api.server.ts) notes the address of each /api request that presents a token
+// here, so that code handed only the request (the API token check in auth.server.ts) can
+// count wrong tokens per address. Only those: a WeakMap entry per request (every view
+// beacon) cost more than the beacon's JSON parse.
 const addressOfRequest = new WeakMap<Request, string>();
 
 export function noteClientIp(request: Request, context: AppLoadContext | undefined): void {
-  addressOfRequest.set(request, clientIp(context));
+  if (request.headers.has("Authorization")) addressOfRequest.set(request, clientIp(context));
 }
 
-/** The client address apiRoute noted for this request ("unknown" outside an /api route). */
+/** The client address apiRoute noted for this request with a token ("unknown" outside an /api route). */
 export function clientIpOf(request: Request): string {
   return addressOfRequest.get(request) ?? "unknown";
 }
