@@ -353,7 +353,14 @@ function showResult(form: HTMLFormElement, status: number, payload: unknown): vo
   forgetPartial(form);
   const region = liveRegion(form);
   region.className = "lead-capture-status lead-capture-success";
-  region.textContent = form.getAttribute("data-success-message") || DEFAULT_SUCCESS_MESSAGE;
+  const answer = (payload ?? {}) as { awaitingConfirmation?: boolean; confirmationEmail?: boolean };
+  // As the hosted thank-you page says it (double opt-in, decision 067; the autoresponder, 066).
+  const note = answer.awaitingConfirmation
+    ? " A confirmation email is on its way to you: open its link to finish."
+    : answer.confirmationEmail
+      ? " A confirmation email is on its way to you."
+      : "";
+  region.textContent = (form.getAttribute("data-success-message") || DEFAULT_SUCCESS_MESSAGE) + note;
   form.hidden = true;
 }
 

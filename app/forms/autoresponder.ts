@@ -26,6 +26,32 @@ export const AutoresponderSchema = z
   .strict();
 export type AutoresponderSettings = z.output<typeof AutoresponderSchema>;
 
+/**
+ * The builder's autoresponder form: the switch, subject, text, reply-to and the fields let
+ * into placeholders (checkboxes). A subject or text without the other is refused; all of it
+ * empty with the switch off removes the autoresponder (autoresponderOfForm).
+ */
+export const AutoresponderFormSchema = z
+  .object({
+    enabled: z.boolean().default(false),
+    subject: z.string().trim().max(200).optional(),
+    body: z.string().trim().max(5000).optional(),
+    replyTo: EmailSchema.optional(),
+    allowFields: z.array(z.string().trim().min(1).max(100)).max(50).default([]),
+  })
+  .superRefine((value, context) => {
+    if (!value.enabled && !value.subject && !value.body) return;
+    if (!value.subject) context.addIssue({ code: "custom", path: ["subject"], message: "Give the subject." });
+    if (!value.body) context.addIssue({ code: "custom", path: ["body"], message: "Give the text." });
+  });
+
+/** The settings the builder's form stands for: null (none) when it is empty and off. */
+export function autoresponderOfForm(value: z.output<typeof AutoresponderFormSchema>): AutoresponderSettings | null {
+  if (!value.enabled && !value.subject && !value.body) return null;
+  const { enabled, subject = "", body = "", replyTo, allowFields } = value;
+  return { enabled, subject, body, replyTo, allowFields };
+}
+
 type FieldInfo = { key: string; type: string };
 export type AutoresponderProblem = { path: string; message: string };
 

@@ -1,11 +1,14 @@
 // /forms/:id/settings: the form's name and description, and where it may be posted from,
 // where a plain post goes after, what the visitor reads on success, the CAPTCHA, and
 // whether completed steps are kept as a partial lead (decision 060), and whether each visitor
-// confirms their address first (double opt-in, decision 067).
+// confirms their address first (double opt-in, decision 067), and the email each visitor gets
+// after sending it (the autoresponder, decision 066).
 import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, useActionData } from "@remix-run/react";
+import { AutoresponderForm } from "~/components/form-builder/AutoresponderForm";
 import { CaptchaForm, DetailsForm, SettingsForm } from "~/components/form-builder/FormPanels";
 import { BuilderNotice, resultFor, useBuilderData, type ActionResult } from "~/components/form-builder/shared";
+import { AutoresponderFormSchema, autoresponderOfForm } from "~/forms/autoresponder";
 import { builderAction, savePanel } from "~/forms/builder-action.server";
 import {
   CaptchaFormSchema,
@@ -60,6 +63,13 @@ export const action = builderAction({
         updateForm(formId, { settings: { doubleOptIn } }),
       ),
   },
+  "update-autoresponder": {
+    permission: "forms.write",
+    run: ({ formId, form }) =>
+      savePanel("update-autoresponder", parseWithZod(form, { schema: AutoresponderFormSchema }), (value) =>
+        updateForm(formId, { settings: { autoresponder: autoresponderOfForm(value) } }),
+      ),
+  },
   "update-captcha": {
     permission: "forms.write",
     run: ({ formId, form }) =>
@@ -96,6 +106,12 @@ export default function SettingsSection() {
         saved={resultFor(actionData, "update-partial")?.ok}
       />
       <DoubleOptInForm on={form.settings.doubleOptIn === true} result={resultFor(actionData, "update-double-opt-in")} />
+      <AutoresponderForm
+        settings={form.settings.autoresponder}
+        formName={form.name}
+        fields={fields}
+        actionData={resultFor(actionData, "update-autoresponder")}
+      />
     </>
   );
 }

@@ -1,8 +1,11 @@
 // The autoresponder's text is the owner's: placeholders are checked at save, and a visitor's
 // value goes in cleaned (no links, no markup, no line breaks in the subject) and cut.
+import { parseWithZod } from "@conform-to/zod/v4";
 import { describe, expect, it } from "vitest";
 import {
+  AutoresponderFormSchema,
   AutoresponderSchema,
+  autoresponderOfForm,
   autoresponderProblems,
   cleanValue,
   placeholdersOf,
@@ -69,5 +72,51 @@ describe("renderAutoresponse", () => {
   it("fills an allowed field and leaves out an unlisted one", () => {
     const data = { plan: "Pro", message: "Buy pills at pills.example" };
     expect(render("A", { body: "{{plan}}/{{message}}", allowFields: ["plan"] }, data).text).toBe("Pro/");
+  });
+});
+
+describe("the builder's autoresponder form", () => {
+  const parse = (entries: [string, string][]) => {
+    const form = new FormData();
+    for (const [name, value] of entries) form.append(name, value);
+    return parseWithZod(form, { schema: AutoresponderFormSchema });
+  };
+
+  it("stands for no autoresponder when empty and off", () => {
+    const submission = parse([]);
+    expect(submission.status).toBe("success");
+    if (submission.status === "success") expect(autoresponderOfForm(submission.value)).toBeNull();
+  });
+
+  it("keeps a switched-off autoresponder's words, and takes one ticked field as a list", () => {
+    const submission = parse([
+      ["subject", "Thanks {{name}}"],
+      ["body", "About {{company}}"],
+      ["allowFields", "company"],
+    ]);
+    expect(submission.status).toBe("success");
+    if (submission.status !== "success") return;
+    expect(autoresponderOfForm(submission.value)).toEqual({
+      enabled: false,
+      subject: "Thanks {{name}}",
+      body: "About {{company}}",
+      replyTo: undefined,
+      allowFields: ["company"],
+    });
+  });
+
+  it("refuses a switched-on autoresponder without its subject and text, naming each", () => {
+    const submission = parse([["enabled", "on"]]);
+    expect(submission.status).toBe("error");
+    expect(submission.reply().error).toEqual({ subject: ["Give the subject."], body: ["Give the text."] });
+  });
+
+  it("refuses a subject without a text even when off, and a malformed reply-to", () => {
+    const submission = parse([
+      ["subject", "Thanks"],
+      ["replyTo", "not an address"],
+    ]);
+    expect(submission.status).toBe("error");
+    expect(Object.keys(submission.reply().error ?? {}).sort()).toEqual(["body", "replyTo"]);
   });
 });

@@ -14,7 +14,7 @@ import type { z } from "zod";
  * parses with (decision 022), posted through a fetcher with JavaScript and as a plain
  * form post without; the last reply comes from the fetcher or the page's action.
  */
-function usePanelForm<Schema extends z.ZodType<Record<string, unknown>>>(
+export function usePanelForm<Schema extends z.ZodType<Record<string, unknown>>>(
   id: string,
   schema: Schema,
   defaultValue: Record<string, string>,

@@ -114,7 +114,14 @@ export function BuilderNotice({ actionData, fields }: { actionData: ActionResult
   return null;
 }
 
-export const IN_PLACE_INTENTS = ["add-field", "update-details", "update-settings", "update-notifications", "delete"];
+export const IN_PLACE_INTENTS = [
+  "add-field",
+  "update-details",
+  "update-settings",
+  "update-notifications",
+  "update-autoresponder",
+  "delete",
+];
 
 /** Whether a refusal has a form on the page to show it (a field edit needs its field). */
 export function shownInPlace(result: ActionResult, fields: FormField[]): boolean {
