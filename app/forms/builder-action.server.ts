@@ -97,7 +97,9 @@ export async function savePanel<Value>(
     // The API's paths (`settings.allowedOrigins.1`) named as the form's inputs.
     const fieldErrors: Record<string, string[]> = {};
     for (const detail of thrown.details ?? []) {
-      const name = detail.path.replace(/^settings\.(notifications\.|captcha\.|autoresponder\.)?/, "").replace(/\.(\d+)/g, "[$1]");
+      const name = detail.path
+        .replace(/^settings\.(notifications\.|captcha\.|autoresponder\.)?/, "")
+        .replace(/\.(\d+)/g, "[$1]");
       (fieldErrors[name] ??= []).push(detail.message);
     }
     return answer(false, submission.reply({ formErrors: [thrown.message], fieldErrors }), statusOf(thrown));
