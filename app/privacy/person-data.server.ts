@@ -3,6 +3,7 @@
 // erasure). Both are owners' and admins' work, and both are audited; the erasure's entry, like
 // every older entry that named the address, keeps only a keyed hash of it.
 import { createHmac } from "node:crypto";
+import { z } from "zod";
 import { auditBy, type AuditActor } from "~/audit/audit.server";
 import { EmailSchema } from "~/staff/account-schemas";
 import { db } from "~/storage/db.server";
@@ -10,7 +11,6 @@ import { retryWhileBusy } from "~/storage/transactions.server";
 import { parseOrThrow } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { findPerson, PERSON_KINDS } from "./person-kinds.server";
-import { z } from "zod";
 
 export const PersonQuerySchema = z.object({ email: EmailSchema }).strict();
 

@@ -5,7 +5,7 @@
 // "leads". Entries run in order: children before their parents, outbox rows before the tickets
 // they point at (their relation would only be set to null).
 import { IN_LIST_SLICE, Prisma, slices } from "~/storage/db.server";
-import { containsLower, equalsLower, idsWhere, replaceLower } from "~/storage/person-store.server";
+import { containsLower, deleteWhere, equalsLower, idsWhere, replaceLower } from "~/storage/person-store.server";
 import { deleteLeadsReturning } from "~/storage/transactions.server";
 
 type Client = Prisma.TransactionClient;
@@ -62,11 +62,6 @@ export function leadChild(name: string, table: (client: Client) => LeadChildTabl
   };
 }
 
-/** Deletes the rows of `table` matching `where`; how many. */
-function deleteWhere(client: Client, table: string, where: Prisma.Sql): Promise<number> {
-  return client.$executeRaw`DELETE FROM ${Prisma.raw(`"${table}"`)} WHERE ${where}`;
-}
-
 const leads: PersonKind = {
   name: "leads",
   read: (client, person) =>
@@ -79,15 +74,16 @@ const leads: PersonKind = {
       }),
     ),
   // Tags go with their lead (cascade); the daily rollup is corrected (decision 055).
-  erase: async (client, person) =>
-    (await inSlices(person.leadIds, (ids) => deleteLeadsReturning(client, ids))).length,
+  erase: async (client, person) => (await inSlices(person.leadIds, (ids) => deleteLeadsReturning(client, ids))).length,
 };
 
 const partialLeads: PersonKind = {
   name: "partialLeads",
   read: async (client, person) => {
     const keys = await idsWhere(client, "PartialLead", equalsLower("email", person.email), "key");
-    return inSlices(keys, (slice) => client.partialLead.findMany({ where: { key: { in: slice } }, omit: { key: true } }));
+    return inSlices(keys, (slice) =>
+      client.partialLead.findMany({ where: { key: { in: slice } }, omit: { key: true } }),
+    );
   },
   erase: (client, person) => deleteWhere(client, "PartialLead", equalsLower("email", person.email)),
 };
@@ -124,7 +120,8 @@ const supportRequests: PersonKind = {
         },
       }),
     ),
-  erase: (client, person) => countSlices(person.ticketIds, (ids) => client.ticket.deleteMany({ where: { id: { in: ids } } })),
+  erase: (client, person) =>
+    countSlices(person.ticketIds, (ids) => client.ticket.deleteMany({ where: { id: { in: ids } } })),
 };
 
 /** A ticket's messages, notes and attachments (their bytes with them, by cascade), counted apart. */
@@ -210,15 +207,27 @@ const webhookEvents: PersonKind[] = [
 
 /** A table whose rows hold the address in one column: `email` (lower-case) or text that contains it. */
 function byAddress(name: string, table: string, where: (email: string) => Prisma.Sql, read?: PersonKind["read"]) {
-  return { name, read, erase: (client, person) => deleteWhere(client, table, where(person.email)) } satisfies PersonKind;
+  return {
+    name,
+    read,
+    erase: (client, person) => deleteWhere(client, table, where(person.email)),
+  } satisfies PersonKind;
 }
 
 const autoresponder: PersonKind[] = [
-  byAddress("autoresponderQuota", "AutoresponderQuota", (email) => equalsLower("email", email), (client, person) =>
-    client.autoresponderQuota.findMany({ where: { email: person.email }, select: { day: true, count: true } }),
+  byAddress(
+    "autoresponderQuota",
+    "AutoresponderQuota",
+    (email) => equalsLower("email", email),
+    (client, person) =>
+      client.autoresponderQuota.findMany({ where: { email: person.email }, select: { day: true, count: true } }),
   ),
-  byAddress("emailSuppressions", "EmailSuppression", (email) => equalsLower("email", email), (client, person) =>
-    client.emailSuppression.findMany({ where: { email: person.email }, select: { createdAt: true } }),
+  byAddress(
+    "emailSuppressions",
+    "EmailSuppression",
+    (email) => equalsLower("email", email),
+    (client, person) =>
+      client.emailSuppression.findMany({ where: { email: person.email }, select: { createdAt: true } }),
   ),
 ];
 

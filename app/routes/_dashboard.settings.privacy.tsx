@@ -74,7 +74,9 @@ export default function PrivacyPage() {
             <label htmlFor="export-email">Email address</label>
             <input id="export-email" name="email" type="email" required maxLength={254} autoComplete="off" />
           </p>
-          <p className="hint">Their leads, partial answers, support requests, emails sent and webhook events, as one JSON file.</p>
+          <p className="hint">
+            Their leads, partial answers, support requests, emails sent and webhook events, as one JSON file.
+          </p>
           <button type="submit">Download JSON</button>
         </Form>
       </section>

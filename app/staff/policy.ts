@@ -183,7 +183,11 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   "_dashboard.leads.sources": { GET: "leads.read" },
   "_dashboard.leads.partial": { GET: "leads.read" },
   "_dashboard.settings.audit": { GET: "audit.read" },
-  "_dashboard.settings.privacy": { GET: "people.manage", "POST export": "people.manage", "POST erase": "people.manage" },
+  "_dashboard.settings.privacy": {
+    GET: "people.manage",
+    "POST export": "people.manage",
+    "POST erase": "people.manage",
+  },
   "_dashboard.settings.security": { GET: "security.manage", POST: "security.manage" },
   "_dashboard.settings.branding": { GET: "branding.manage", POST: "branding.manage" },
   "_dashboard.settings.replies": { GET: "support.read", POST: "support.write" },

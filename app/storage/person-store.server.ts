@@ -7,7 +7,9 @@ import { isPostgres, Prisma } from "~/storage/db.server";
 /** `column` contains `needle` (given in lower case), whatever the case of the column's text. */
 export function containsLower(column: string, needle: string): Prisma.Sql {
   const quoted = Prisma.raw(`"${column}"`);
-  return isPostgres ? Prisma.sql`strpos(lower(${quoted}), ${needle}) > 0` : Prisma.sql`instr(lower(${quoted}), ${needle}) > 0`;
+  return isPostgres
+    ? Prisma.sql`strpos(lower(${quoted}), ${needle}) > 0`
+    : Prisma.sql`instr(lower(${quoted}), ${needle}) > 0`;
 }
 
 /** `column` is `address` (given in lower case), whatever the case it was stored in. */
@@ -25,6 +27,11 @@ export async function idsWhere(
   const rows = await client.$queryRaw<Array<{ key: string }>>`
     SELECT ${Prisma.raw(`"${key}"`)} AS "key" FROM ${Prisma.raw(`"${table}"`)} WHERE ${where}`;
   return rows.map((row) => row.key);
+}
+
+/** Deletes the rows of `table` matching `where`; how many. */
+export function deleteWhere(client: Prisma.TransactionClient, table: string, where: Prisma.Sql): Promise<number> {
+  return client.$executeRaw`DELETE FROM ${Prisma.raw(`"${table}"`)} WHERE ${where}`;
 }
 
 /** Replaces every occurrence of `needle` (any case) in `text` by `replacement`. */

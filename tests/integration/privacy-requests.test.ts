@@ -94,7 +94,13 @@ async function seedPerson(address: string, marker: string): Promise<Seeded> {
     },
   });
   await db.partialLead.create({
-    data: { key: `partial-${marker}`, formId, schemaVersion: 1, data: { email: address, name: marker }, email: address },
+    data: {
+      key: `partial-${marker}`,
+      formId,
+      schemaVersion: 1,
+      data: { email: address, name: marker },
+      email: address,
+    },
   });
   await db.autoresponderQuota.create({ data: { email: address, day: "2026-11-28", count: 2 } });
   await db.emailSuppression.create({ data: { email: address } });
@@ -114,7 +120,7 @@ async function seedPerson(address: string, marker: string): Promise<Seeded> {
 
 /** Waits (up to 15 s) for `done`; outside a test, where expect.poll may not run. */
 async function until(done: () => Promise<boolean>, what: string) {
-  for (const started = Date.now(); !(await done()); ) {
+  for (const started = Date.now(); !(await done());) {
     if (Date.now() - started > 15_000) throw new Error(`timed out waiting until ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
