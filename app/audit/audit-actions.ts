@@ -65,7 +65,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   "two_factor.recovery_used": "Recovery code used",
   "two_factor.recovery_regenerate": "Recovery codes replaced",
   "security.update": "Sign-in rules changed",
-  "people.export": "A person's data exported",
-  "people.erase": "A person's data erased",
-  "retention.form_leads": "Old leads deleted (retention)",
+  "people.export": "Personal data exported",
+  "people.erase": "Personal data erased",
+  "retention.form_leads": "Old leads deleted by retention",
 };
