@@ -29,6 +29,9 @@ export const AUDIT_ACTIONS = [
   "two_factor.recovery_used",
   "two_factor.recovery_regenerate",
   "security.update",
+  "people.export",
+  "people.erase",
+  "retention.form_leads",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -62,4 +65,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   "two_factor.recovery_used": "Recovery code used",
   "two_factor.recovery_regenerate": "Recovery codes replaced",
   "security.update": "Sign-in rules changed",
+  "people.export": "Personal data exported",
+  "people.erase": "Personal data erased",
+  "retention.form_leads": "Old leads deleted by retention",
 };

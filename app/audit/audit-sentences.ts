@@ -179,11 +179,25 @@ const PREDICATES: Record<AuditAction, (parts: Parts) => string> = {
       : details.requireTwoFactor === false
         ? "stopped requiring two-factor sign-in"
         : "changed the team's sign-in rules",
+  // The target names the address until the person is erased, then only its hash (decision 069).
+  "people.export": ({ entry }) => `exported the data held for ${personOf(entry.target)}`,
+  "people.erase": ({ details }) => {
+    const counts = (details.counts ?? {}) as Record<string, unknown>;
+    return `erased a person's data (${plural(count(counts.leads), "lead")}, ${plural(count(counts.supportRequests), "support request")})`;
+  },
+  "retention.form_leads": (parts) =>
+    `deleted ${plural(count(parts.details.count), "lead")} of ${form(parts)} older than ${plural(count(parts.details.days), "day")}`,
 };
+
+function personOf(target: string | null): string {
+  const who = targetId(target, "person");
+  return who?.startsWith("email-hmac:") ? "an erased person" : (who ?? "a person");
+}
 
 /** Who did it, in words: the actor's name, the email kept in the entry, or "Someone". */
 export function actorName(entry: DescribedEntry, names: AuditNames): string {
-  if (!entry.actor) return "Someone";
+  // Retention acts on its own (decision 069): no staff user to name.
+  if (!entry.actor) return entry.action.startsWith("retention.") ? "Retention" : "Someone";
   return names.people[entry.actor.id] ?? entry.actor.email ?? "A removed staff user";
 }
 

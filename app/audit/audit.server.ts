@@ -22,8 +22,8 @@ export type AuditInput = {
   /** The staff user who acted; null when nobody was logged in (a failed sign-in). */
   actor: { id: string; email: string } | null;
   target?: string | null;
-  /** The client address (hashed before it is stored, as everywhere else). */
-  ip: string;
+  /** The client address (hashed before it is stored, as everywhere else); null: no request (a background job). */
+  ip: string | null;
   details?: Record<string, unknown>;
 };
 
@@ -38,7 +38,7 @@ export async function recordAudit(entry: AuditInput): Promise<string | null> {
         actorId: entry.actor?.id ?? null,
         actorEmail: entry.actor?.email ?? null,
         target: entry.target ?? null,
-        ipHash: hashIp(entry.ip),
+        ipHash: entry.ip === null ? null : hashIp(entry.ip),
         details: JSON.stringify(entry.details ?? {}),
       },
       select: { id: true },

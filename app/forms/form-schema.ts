@@ -242,6 +242,14 @@ export const CaptchaSettingsSchema = z
   .strict();
 export type CaptchaSettings = z.output<typeof CaptchaSettingsSchema>;
 
+export const MAX_RETENTION_DAYS = 36_500;
+const RETENTION_DAYS_MESSAGE = `Give a whole number of days from 1 to ${MAX_RETENTION_DAYS}, or null to keep leads.`;
+export const RetentionDaysSchema = z
+  .number({ error: RETENTION_DAYS_MESSAGE })
+  .int(RETENTION_DAYS_MESSAGE)
+  .min(1, RETENTION_DAYS_MESSAGE)
+  .max(MAX_RETENTION_DAYS, RETENTION_DAYS_MESSAGE);
+
 export const FormSettingsSchema = z
   .object({
     /** Origins allowed to post to the submit endpoint; empty means any. */
@@ -270,6 +278,13 @@ export const FormSettingsSchema = z
      * emailed link before it is announced (lead.created, notifications). Needs an email field.
      */
     doubleOptIn: z.boolean().optional(),
+    /**
+     * Leads older than this many days are deleted by the retention job (decision 069); absent or
+     * null: kept. A whole number of days, at most 100 years.
+     */
+    retentionDays: RetentionDaysSchema.nullable()
+      .optional()
+      .transform((days) => days ?? undefined),
     /** The email a visitor gets after a submission (autoresponder.ts, decision 066); null removes it. */
     autoresponder: AutoresponderSchema.nullable()
       .optional()
@@ -313,6 +328,13 @@ export const SettingsFormSchema = z.object({
 /** The builder's partial capture form: a plain checkbox, absent when unticked. */
 export const PartialCaptureFormSchema = z.object({ capturePartial: z.boolean().default(false) });
 export const DoubleOptInFormSchema = z.object({ doubleOptIn: z.boolean().default(false) });
+/** The builder's retention form: a number of days, or empty to keep leads (Conform reads empty as absent). */
+export const RetentionFormSchema = z.object({
+  retentionDays: z.preprocess(
+    (value) => (typeof value === "string" && /^\s*\d+\s*$/.test(value) ? Number(value) : value),
+    RetentionDaysSchema.optional(),
+  ),
+});
 
 /** The builder's CAPTCHA form: a provider or none; a secret left empty keeps the stored one. */
 export const CaptchaFormSchema = z

@@ -2,7 +2,9 @@
 // batches with a pause between them, hourly while the server runs and on demand with
 // `npm run retention`. Nothing still pending is touched: a webhook delivery that will retry,
 // an email not yet sent, a ticket not closed. Form-view counters are already one row per
-// form, day and source (no finer detail to roll up), and are kept.
+// form, day and source (no finer detail to roll up), and are kept. A form whose settings give
+// retentionDays loses its leads older than that (decision 069), audited per form and pass.
+import { recordAudit } from "~/audit/audit.server";
 import { every } from "~/jobs/periodic.server";
 import type { KeysetPosition } from "~/storage/keyset.server";
 import {
@@ -11,10 +13,12 @@ import {
   deleteAttachment,
   deleteAuditEntries,
   deleteFinishedDeliveries,
+  deleteOldFormLeads,
   deleteSentStaffEmails,
   deleteSpentEvents,
   deleteStalePartialLeads,
   deleteUnconfirmedLeads,
+  formRetentionPage,
   type BatchResult,
 } from "~/storage/retention-store.server";
 import { env } from "~/utils/env.server";
@@ -41,6 +45,8 @@ export type RetentionCounts = {
   attachments: number;
   partialLeads: number;
   unconfirmedLeads: number;
+  /** Leads of forms with settings.retentionDays, older than it (decision 069). */
+  formLeads: number;
 };
 
 export type RetentionOptions = {
@@ -83,6 +89,7 @@ const zeroCounts = (): RetentionCounts => ({
   attachments: 0,
   partialLeads: 0,
   unconfirmedLeads: 0,
+  formLeads: 0,
 });
 
 const removed = counter({
@@ -142,6 +149,40 @@ async function removeAttachments(cutoff: Date, days: number, pacing: Pacing): Pr
   return removed;
 }
 
+const FORM_PAGE = 200;
+
+/**
+ * Each form's leads older than its settings.retentionDays (decision 069), oldest first, in
+ * keyset batches; one audit entry per form that lost leads in this pass, with the count.
+ */
+async function removeFormLeads(now: number, pacing: Pacing): Promise<number> {
+  let total = 0;
+  let afterId: string | null = null;
+  while (!pacing.signal?.aborted) {
+    const forms = await formRetentionPage(afterId, FORM_PAGE);
+    for (const form of forms) {
+      if (form.retentionDays === null || pacing.signal?.aborted) continue;
+      const before = new Date(now - form.retentionDays * DAY_MS);
+      let count = 0;
+      for (const isSpam of [false, true]) {
+        count += await walk(pacing, (from) => deleteOldFormLeads(form.id, isSpam, before, pacing.size, from));
+      }
+      if (count === 0) continue;
+      total += count;
+      await recordAudit({
+        action: "retention.form_leads",
+        actor: null,
+        target: `form:${form.id}`,
+        ip: null,
+        details: { count, days: form.retentionDays },
+      });
+    }
+    if (forms.length < FORM_PAGE) break;
+    afterId = forms[forms.length - 1].id;
+  }
+  return total;
+}
+
 /** One retention pass over every kind whose period is set; what it removed. */
 export async function runRetention(options: RetentionOptions = {}): Promise<RetentionCounts> {
   const now = options.now ?? Date.now();
@@ -180,6 +221,8 @@ export async function runRetention(options: RetentionOptions = {}): Promise<Rete
     const before = cutoff(periods.unconfirmedLeadDays);
     counts.unconfirmedLeads = await drain(pacing, () => deleteUnconfirmedLeads(before, pacing.size));
   }
+  // Whatever the periods: a form's own setting decides.
+  counts.formLeads = await removeFormLeads(now, pacing);
   for (const [kind, count] of Object.entries(counts)) removed.inc({ kind }, count);
   return counts;
 }

@@ -1,8 +1,9 @@
 // /forms/:id/settings: the form's name and description, and where it may be posted from,
 // where a plain post goes after, what the visitor reads on success, the CAPTCHA, and
 // whether completed steps are kept as a partial lead (decision 060), and whether each visitor
-// confirms their address first (double opt-in, decision 067), and the email each visitor gets
-// after sending it (the autoresponder, decision 066).
+// confirms their address first (double opt-in, decision 067), the email each visitor gets
+// after sending it (the autoresponder, decision 066), and how long leads are kept (retention,
+// decision 069).
 import { parseWithZod } from "@conform-to/zod/v4";
 import { Form, useActionData } from "@remix-run/react";
 import { AutoresponderForm } from "~/components/form-builder/AutoresponderForm";
@@ -15,10 +16,12 @@ import {
   DoubleOptInFormSchema,
   FormDetailsSchema,
   PartialCaptureFormSchema,
+  RetentionFormSchema,
   SettingsFormSchema,
 } from "~/forms/form-schema";
 import { getForm, updateForm } from "~/forms/form.server";
 import { invalidFields } from "~/utils/domain-error";
+import { plural } from "~/utils/plural";
 
 export const action = builderAction({
   "update-details": {
@@ -70,6 +73,13 @@ export const action = builderAction({
         updateForm(formId, { settings: { autoresponder: autoresponderOfForm(value) } }),
       ),
   },
+  "update-retention": {
+    permission: "forms.write",
+    run: ({ formId, form }) =>
+      savePanel("update-retention", parseWithZod(form, { schema: RetentionFormSchema }), ({ retentionDays }) =>
+        updateForm(formId, { settings: { retentionDays: retentionDays ?? null } }),
+      ),
+  },
   "update-captcha": {
     permission: "forms.write",
     run: ({ formId, form }) =>
@@ -112,6 +122,7 @@ export default function SettingsSection() {
         fields={fields}
         actionData={resultFor(actionData, "update-autoresponder")}
       />
+      <RetentionForm days={form.settings.retentionDays} result={resultFor(actionData, "update-retention")} />
     </>
   );
 }
@@ -173,6 +184,47 @@ function DoubleOptInForm({ on, result }: { on: boolean; result: ActionResult | u
         {result?.ok ? <p role="status">Saved.</p> : null}
         <p className="actions">
           <button type="submit">Save double opt-in</button>
+        </p>
+      </Form>
+    </section>
+  );
+}
+
+/** Retention per form (decision 069): a number of days, or empty to keep leads; a plain post. */
+function RetentionForm({ days, result }: { days: number | undefined; result: ActionResult | undefined }) {
+  const refused = result && !result.ok ? (result.details?.[0]?.message ?? result.message) : undefined;
+  return (
+    <section className="card" aria-labelledby="retention-heading">
+      <h2 id="retention-heading">Retention</h2>
+      <p role="note">
+        {days ? `Leads older than ${plural(days, "day")} are deleted.` : "Leads are kept until you delete them."}
+      </p>
+      <Form method="post" aria-label="Retention">
+        <input type="hidden" name="intent" value="update-retention" />
+        <p>
+          <label htmlFor="retention-days">Delete leads older than (days)</label>
+          <input
+            id="retention-days"
+            name="retentionDays"
+            inputMode="numeric"
+            pattern="[0-9]*"
+            defaultValue={days ?? ""}
+            aria-describedby="retention-hint"
+            aria-invalid={refused ? true : undefined}
+          />
+        </p>
+        <p className="hint" id="retention-hint">
+          Empty: keep them. A background job deletes older leads every hour, with their notes, tags and webhook events,
+          and records one audit entry per run.
+        </p>
+        {refused ? (
+          <p className="error" role="alert">
+            {refused}
+          </p>
+        ) : null}
+        {result?.ok ? <p role="status">Saved.</p> : null}
+        <p className="actions">
+          <button type="submit">Save retention</button>
         </p>
       </Form>
     </section>

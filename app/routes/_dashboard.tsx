@@ -17,11 +17,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
     readsAudit: can(user, "audit.read"),
     managesBrand: can(user, "branding.manage"),
     managesSecurity: can(user, "security.manage"),
+    managesPeople: can(user, "people.manage"),
   };
 }
 
 function NavLinks() {
-  const { user, managesWebhooks, readsAudit, managesBrand, managesSecurity } = useLoaderData<typeof loader>();
+  const { user, managesWebhooks, readsAudit, managesBrand, managesSecurity, managesPeople } =
+    useLoaderData<typeof loader>();
   const { pathname } = useLocation();
   const inSettings = pathname.startsWith("/settings") || pathname.startsWith("/account");
   return (
@@ -42,6 +44,7 @@ function NavLinks() {
         {managesWebhooks && <NavLink to="/settings/webhooks">Webhooks</NavLink>}
         {readsAudit && <NavLink to="/settings/audit">Audit log</NavLink>}
         {managesSecurity && <NavLink to="/settings/security">Sign-in rules</NavLink>}
+        {managesPeople && <NavLink to="/settings/privacy">Privacy requests</NavLink>}
       </details>
       <div className="who">
         <NavLink to="/account" className="account">

@@ -47,6 +47,8 @@ export const policy = {
   "audit.read": managers,
   /** Require two-factor for the team, and say whether API tokens work meanwhile (decision 061). */
   "security.manage": (actor: Actor) => actor.role === "owner",
+  /** Export or erase everything held for one email address (decision 069). */
+  "people.manage": managers,
 } satisfies Record<string, (actor: Actor) => boolean>;
 
 export type Permission = keyof typeof policy;
@@ -67,6 +69,7 @@ export const PERMISSION_WORDS: Record<Permission, string> = {
   "branding.manage": "change the brand",
   "audit.read": "read the audit log",
   "security.manage": "change the team's sign-in rules",
+  "people.manage": "export or erase a person's data",
 };
 
 /** A refusal a person understands: what their role cannot do, and whom to ask. */
@@ -105,6 +108,7 @@ export const SCOPE_FOR: Record<Permission, TokenScope | null> = {
   "audit.read": null,
   "branding.manage": null,
   "security.manage": null,
+  "people.manage": null,
 };
 
 /** The scopes `actor` may put on a token: those whose permissions the role has. */
@@ -155,6 +159,7 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
     GET: "forms.read",
     "POST update-details": "forms.write",
     "POST update-settings": "forms.write",
+    "POST update-retention": "forms.write",
   },
   "_dashboard.forms.$id.notifications": { GET: "forms.read", "POST update-notifications": "forms.write" },
   "_dashboard.forms.$id.share": { GET: "forms.read" },
@@ -178,6 +183,11 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   "_dashboard.leads.sources": { GET: "leads.read" },
   "_dashboard.leads.partial": { GET: "leads.read" },
   "_dashboard.settings.audit": { GET: "audit.read" },
+  "_dashboard.settings.privacy": {
+    GET: "people.manage",
+    "POST export": "people.manage",
+    "POST erase": "people.manage",
+  },
   "_dashboard.settings.security": { GET: "security.manage", POST: "security.manage" },
   "_dashboard.settings.branding": { GET: "branding.manage", POST: "branding.manage" },
   "_dashboard.settings.replies": { GET: "support.read", POST: "support.write" },
@@ -195,6 +205,9 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   "_dashboard.support.$reference": { GET: "support.read", POST: "support.write" },
   "api.$": { GET: "public", POST: "public" },
   "api.audit": { GET: "audit.read" },
+  "api.people.export": { GET: "people.manage" },
+  "api.people.erase": { POST: "people.manage" },
+  "settings.privacy.export": { GET: "public", POST: "people.manage" },
   "api.settings.security": { GET: "security.manage", PATCH: "security.manage" },
   "api.auth.login": { POST: "public" },
   "api.auth.logout": { POST: "public" },

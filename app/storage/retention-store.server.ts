@@ -248,3 +248,52 @@ export async function deleteAttachment(attachment: ExpiredAttachment, cutoff: Da
     }),
   );
 }
+
+/** A page of forms in id order, with the retention period their settings give (null: kept). */
+export async function formRetentionPage(
+  afterId: string | null,
+  size: number,
+): Promise<Array<{ id: string; retentionDays: number | null }>> {
+  const rows = await db.form.findMany({
+    where: afterId ? { id: { gt: afterId } } : {},
+    orderBy: { id: "asc" },
+    take: size,
+    select: { id: true, settings: true },
+  });
+  return rows.map((row) => {
+    const days = (row.settings as { retentionDays?: unknown } | null)?.retentionDays;
+    return { id: row.id, retentionDays: typeof days === "number" && Number.isInteger(days) && days >= 1 ? days : null };
+  });
+}
+
+/**
+ * Deletes a batch of one form's leads (spam or not: one walk of the [formId, isSpam, createdAt,
+ * id] index each) stored before `cutoff`, after `from` in (createdAt, id) order (decision 069).
+ * Their webhook events go in the same transaction, pending deliveries with them (cascade), and
+ * their tags and notes by cascade; nothing is announced (a lead.deleted would send the data out
+ * once more). Off the daily rollup too.
+ */
+export async function deleteOldFormLeads(
+  formId: string,
+  isSpam: boolean,
+  cutoff: Date,
+  size: number,
+  from: KeysetPosition | null,
+): Promise<BatchResult> {
+  const rows = await db.lead.findMany({
+    where: { formId, isSpam, createdAt: { lt: cutoff }, ...after("createdAt", from) },
+    orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+    take: size,
+    select: { id: true, createdAt: true },
+  });
+  const last = rows.at(-1);
+  if (!last) return { count: 0, scanned: 0, next: null };
+  const ids = rows.map((row) => row.id);
+  const gone = await retryWhileBusy(() =>
+    db.$transaction(async (tx) => {
+      await tx.webhookEvent.deleteMany({ where: { leadId: { in: ids } } });
+      return deleteLeadsReturning(tx, ids);
+    }),
+  );
+  return { count: gone.length, scanned: rows.length, next: { at: last.createdAt, id: last.id } };
+}

@@ -257,7 +257,9 @@ describe("a retention pass", () => {
       partialLeadDays: null,
       unconfirmedLeadDays: null,
     };
-    expect(Object.values(await runRetention({ now: NOW, periods: off, pauseMs: 1 }))).toEqual([0, 0, 0, 0, 0, 0, 0, 0]);
+    expect(Object.values(await runRetention({ now: NOW, periods: off, pauseMs: 1 }))).toEqual([
+      0, 0, 0, 0, 0, 0, 0, 0, 0,
+    ]);
     expect(await db.auditEntry.count({ where: { id: "aud_ancient" } })).toBe(1);
     expect(await exists.event(event.id)).toBe(true);
     expect(await db.outboxEmail.count({ where: { id: mail.id } })).toBe(1);
