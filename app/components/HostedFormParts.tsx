@@ -3,7 +3,7 @@
 import { useCallback, useEffect, useRef, useState, type FormEvent, type RefObject } from "react";
 import { CAPTCHA_WIDGETS, resetCaptcha, type CaptchaProvider } from "~/forms/captcha-widgets";
 import { shownKeys } from "~/forms/field-conditions";
-import type { FormField } from "~/forms/form-schema";
+import { isTickBox, type FormField } from "~/forms/form-schema";
 import { hostOf, sendFunnelEvent, watchStart, type BeaconSource } from "~/forms/funnel-beacon";
 
 type Problem = { path: string; message: string };
@@ -65,7 +65,7 @@ export function currentAnswers(element: HTMLFormElement, fields: FormField[]): R
   const data = new FormData(element);
   const answers: Record<string, unknown> = {};
   for (const field of fields) {
-    if (field.type === "checkbox") answers[field.key] = data.has(field.key);
+    if (isTickBox(field.type)) answers[field.key] = data.has(field.key);
     else if (field.type === "multiselect") answers[field.key] = data.getAll(field.key);
     else if (data.has(field.key)) answers[field.key] = data.get(field.key);
   }

@@ -21,7 +21,7 @@ import { Honeypot } from "~/components/Honeypot";
 import { CaptchaWidget, useFetchSubmit, useFunnelBeacons, useShownFields } from "~/components/HostedFormParts";
 import { StepFields, useSteps } from "~/components/HostedFormSteps";
 import { RouteError } from "~/components/RouteError";
-import { HttpUrlSchema, type FormField, type LeadValue } from "~/forms/form-schema";
+import { HttpUrlSchema, isTickBox, type FormField, type LeadValue } from "~/forms/form-schema";
 import { formSteps, PROGRESS_FIELD, STEP_FIELD, stepOf, type FormStep } from "~/forms/form-steps";
 import { HONEYPOT_FIELD, PARTIAL_FIELD, UTM_KEYS } from "~/leads/lead-fields";
 import { page } from "~/utils/http/page.server";
@@ -37,7 +37,7 @@ function shownValues(fields: FormField[], posted: DraftValues): Record<string, L
   const values: Record<string, LeadValue> = {};
   for (const field of fields) {
     const value = posted[field.key];
-    if (field.type === "checkbox") values[field.key] = CHECKED.has(String(value ?? "").toLowerCase());
+    if (isTickBox(field.type)) values[field.key] = CHECKED.has(String(value ?? "").toLowerCase());
     else if (value === undefined) continue;
     else if (field.type === "multiselect") values[field.key] = Array.isArray(value) ? value : [value];
     else values[field.key] = Array.isArray(value) ? (value[0] ?? "") : value;

@@ -1,0 +1,59 @@
+// A consent field's text (issue 32, item 3; decision 065): the exact words a visitor agrees
+// to, shown beside the box, with links written `[label](https://…)`. Nothing else in the text
+// is markup: it is shown as typed (React escapes it), and a link is only ever an http(s)
+// address, so a text cannot carry `javascript:` or any other scheme into the page. Shared by
+// the server (validation at save) and the browser (the hosted page, the builder's preview).
+
+export const CONSENT_TEXT_MAX = 5_000;
+
+/** A piece of a consent text: plain text, or a link. */
+export type ConsentPart = { text: string } | { text: string; href: string };
+
+// `[label](target)`: a label without brackets or line breaks, a target without spaces or
+// parentheses. Written to match in linear time (no nested quantifiers).
+const LINK = /\[([^[\]\n]{1,200})\]\(([^()\s]{1,2048})\)/g;
+
+/** The target of a link when it is an http(s) address, or null. */
+function httpHref(target: string): string | null {
+  try {
+    const url = new URL(target);
+    return url.protocol === "http:" || url.protocol === "https:" ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/** What is wrong with a consent text's links (one message per bad link), empty when nothing. */
+export function consentTextProblems(text: string): string[] {
+  const problems: string[] = [];
+  for (const match of text.matchAll(LINK)) {
+    if (!httpHref(match[2])) {
+      problems.push(
+        `The link "${match[1]}" must point to a full http:// or https:// address (not "${match[2].slice(0, 100)}").`,
+      );
+    }
+  }
+  return problems;
+}
+
+/** The text as plain pieces and links, in order (a link that is not http(s) stays plain text). */
+export function consentParts(text: string): ConsentPart[] {
+  const parts: ConsentPart[] = [];
+  let at = 0;
+  for (const match of text.matchAll(LINK)) {
+    const href = httpHref(match[2]);
+    if (!href) continue;
+    if (match.index > at) parts.push({ text: text.slice(at, match.index) });
+    parts.push({ text: match[1], href });
+    at = match.index + match[0].length;
+  }
+  if (at < text.length) parts.push({ text: text.slice(at) });
+  return parts;
+}
+
+/** The text as a reader sees it, links as `label (address)`: for exports and emails. */
+export function consentPlainText(text: string): string {
+  return consentParts(text)
+    .map((part) => ("href" in part ? `${part.text} (${part.href})` : part.text))
+    .join("");
+}
