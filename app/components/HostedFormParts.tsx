@@ -139,3 +139,14 @@ export function useFunnelBeacons(formRef: RefObject<HTMLFormElement | null>, for
     if (form && step >= 2) sendFunnelEvent(location.href, formId, { type: "step", step }, sourceOf(form));
   }, [formRef, formId, step]);
 }
+
+/** The form's privacy notice (settings.privacyUrl, decision 065), beside its Send button. */
+export function PrivacyNotice({ url }: { url: string }) {
+  return (
+    <p className="lc-privacy muted">
+      <a href={url} target="_blank" rel="noopener noreferrer">
+        Privacy notice
+      </a>
+    </p>
+  );
+}
