@@ -12,6 +12,9 @@ export type ConsentPart = { text: string } | { text: string; href: string };
 // `[label](target)`: a label without brackets or line breaks, a target without spaces or
 // parentheses. Written to match in linear time (no nested quantifiers).
 const LINK = /\[([^[\]\n]{1,200})\]\(([^()\s]{1,2048})\)/g;
+// Anything written like a link (`[…](…`), for validation: each must be a LINK to http(s).
+const LINK_LIKE = /\[([^[\]\n]{0,200})\]\(([^)\n]{0,2048})\)?/g;
+const WHOLE_LINK = new RegExp(`^${LINK.source}$`);
 
 /** The target of a link when it is an http(s) address, or null. */
 function httpHref(target: string): string | null {
@@ -26,10 +29,11 @@ function httpHref(target: string): string | null {
 /** What is wrong with a consent text's links (one message per bad link), empty when nothing. */
 export function consentTextProblems(text: string): string[] {
   const problems: string[] = [];
-  for (const match of text.matchAll(LINK)) {
-    if (!httpHref(match[2])) {
+  for (const match of text.matchAll(LINK_LIKE)) {
+    const link = WHOLE_LINK.exec(match[0]);
+    if (!link || !httpHref(link[2])) {
       problems.push(
-        `The link "${match[1]}" must point to a full http:// or https:// address (not "${match[2].slice(0, 100)}").`,
+        `The link "${match[1]}" must point to a full http:// or https:// address, without spaces or parentheses (not "${match[2].slice(0, 100)}").`,
       );
     }
   }
