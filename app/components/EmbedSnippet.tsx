@@ -37,7 +37,9 @@ function consentHtml(text: string): string {
 /** The privacy notice's link, below the Send button. */
 function privacyLink(url: string | undefined): string[] {
   if (!url) return [];
-  return [`  <p class="lc-privacy"><a href="${escapeHtml(url)}" target="_blank" rel="noopener noreferrer">Privacy notice</a></p>`];
+  return [
+    `  <p class="lc-privacy"><a href="${escapeHtml(url)}" target="_blank" rel="noopener noreferrer">Privacy notice</a></p>`,
+  ];
 }
 
 type Props = SnippetOptions & { formId: string; appUrl: string; fields?: FormField[] };

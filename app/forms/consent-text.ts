@@ -40,6 +40,27 @@ export function consentTextProblems(text: string): string[] {
   return problems;
 }
 
+/**
+ * What is wrong with a field as a consent field, or with a text on another type: `[path,
+ * message]` pairs for the field schema (form-schema.ts).
+ */
+export function consentFieldProblems(field: {
+  type: string;
+  text?: string;
+  defaultValue?: unknown;
+}): Array<[string, string]> {
+  if (field.type !== "consent") {
+    return field.text === undefined ? [] : [["text", "A text only applies to consent fields."]];
+  }
+  const problems: Array<[string, string]> = field.text
+    ? consentTextProblems(field.text).map((message) => ["text", message])
+    : [["text", "A consent field needs the text the visitor agrees to."]];
+  // Consent is given by ticking the box, never by leaving it as it was (GDPR art. 7, recital 32).
+  if (field.defaultValue !== undefined)
+    problems.push(["defaultValue", "A consent box starts unticked: give it no default."]);
+  return problems;
+}
+
 /** The text as plain pieces and links, in order (a link that is not http(s) stays plain text). */
 export function consentParts(text: string): ConsentPart[] {
   const parts: ConsentPart[] = [];

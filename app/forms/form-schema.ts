@@ -7,9 +7,12 @@ import { DEFAULT_SUCCESS_MESSAGE } from "../leads/lead-fields";
 import { EmailSchema } from "../staff/account-schemas";
 import { AutoresponderSchema } from "./autoresponder";
 import { CAPTCHA_PROVIDERS } from "./captcha-widgets";
-import { CONSENT_TEXT_MAX, consentTextProblems } from "./consent-text";
+import { CONSENT_TEXT_MAX, consentFieldProblems } from "./consent-text";
 import { ConditionSchema, conditionKeys, isShown } from "./field-conditions";
 import { MAX_STEPS, stepOrderProblems } from "./form-steps";
+import { HttpsUrlSchema, HttpUrlSchema } from "./url-schemas";
+
+export { HttpsUrlSchema, HttpUrlSchema };
 
 export const FIELD_TYPES = [
   "text",
@@ -126,14 +129,7 @@ export const FieldSchema = z
     if ((field.min !== undefined || field.max !== undefined) && field.type !== "number") {
       issue("min", "min and max only apply to number fields.");
     }
-    if (field.type === "consent") {
-      if (!field.text) issue("text", "A consent field needs the text the visitor agrees to.");
-      else for (const problem of consentTextProblems(field.text)) issue("text", problem);
-      // Consent is given by ticking the box, never by leaving it as it was (GDPR art. 7, recital 32).
-      if (field.defaultValue !== undefined) issue("defaultValue", "A consent box starts unticked: give it no default.");
-    } else if (field.text !== undefined) {
-      issue("text", "A text only applies to consent fields.");
-    }
+    for (const [path, message] of consentFieldProblems(field)) issue(path, message);
     if (field.pattern !== undefined) {
       if (!TEXT_TYPES.includes(field.type)) issue("pattern", "A pattern only applies to text fields.");
       else if (!compilePattern(field.pattern)) issue("pattern", "The pattern is not a valid regular expression.");
@@ -200,31 +196,6 @@ export const FormDescriptionSchema = z.string().trim().max(2000);
  * browser (Conform) and again on the server.
  */
 export const FormDetailsSchema = z.object({ name: FormNameSchema, description: FormDescriptionSchema.default("") });
-
-export const HttpUrlSchema = z
-  .string()
-  .trim()
-  .max(2048)
-  .refine((value) => {
-    try {
-      return ["http:", "https:"].includes(new URL(value).protocol);
-    } catch {
-      return false;
-    }
-  }, "Use a full http:// or https:// address.");
-
-/** An https:// address: a page a form links to for its visitors (its privacy notice). */
-export const HttpsUrlSchema = z
-  .string()
-  .trim()
-  .max(2048)
-  .refine((value) => {
-    try {
-      return new URL(value).protocol === "https:";
-    } catch {
-      return false;
-    }
-  }, "Use a full https:// address.");
 
 export { DEFAULT_SUCCESS_MESSAGE };
 

@@ -18,4 +18,11 @@ export type LeadSummary = Omit<
   "fields" | "referrerUrl" | "landingPageUrl" | "userAgent" | "confirmedAt" | "consents"
 >;
 
-export { leadDetailOf, utmOf, type Consent, type LeadDetail, type LeadOwner, type Utm } from "../webhooks/event-bodies.server";
+export {
+  leadDetailOf,
+  utmOf,
+  type Consent,
+  type LeadDetail,
+  type LeadOwner,
+  type Utm,
+} from "../webhooks/event-bodies.server";

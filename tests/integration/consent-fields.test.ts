@@ -118,7 +118,8 @@ describe("a consent field", () => {
     );
     expect(sent.map((res) => res.status)).toEqual(sent.map(() => 201));
     const records = await db.consentRecord.findMany({ where: { leadId: { in: sent.map((res) => res.body.id) } } });
-    const byLead = Map.groupBy(records, (record) => record.leadId);
+    const byLead = new Map<string, typeof records>();
+    for (const record of records) byLead.set(record.leadId, [...(byLead.get(record.leadId) ?? []), record]);
     sent.forEach((res, i) => {
       const expected = i % 2 === 1 ? [] : i % 4 === 0 ? ["news", "terms"] : ["terms"];
       expect((byLead.get(res.body.id) ?? []).map((record) => record.fieldKey).sort()).toEqual(expected);
@@ -147,7 +148,9 @@ describe("a consent field", () => {
     const record = await db.consentRecord.findFirstOrThrow({ where: { leadId: ticked.body.id, fieldKey: "terms" } });
     const expected = `${record.version} ${record.acceptedAt.toISOString()}`;
 
-    const csv = await fetch(`${server.url}/api/leads/export?format=csv&formId=${formId}`, { headers: { Cookie: cookie } });
+    const csv = await fetch(`${server.url}/api/leads/export?format=csv&formId=${formId}`, {
+      headers: { Cookie: cookie },
+    });
     expect(csv.status).toBe(200);
     const rows = Papa.parse<string[]>((await csv.text()).replace(/^\uFEFF/, ""), { skipEmptyLines: true }).data;
     const [headers, row] = rows;
@@ -178,8 +181,13 @@ describe("a consent field", () => {
     const sent = await submit(formId, { email: "hook@example.com", terms: true });
     await expect.poll(() => receiver.received.filter((r) => r.path === "/consent").length, { timeout: 15_000 }).toBe(1);
     const body = JSON.parse(receiver.received.find((r) => r.path === "/consent")!.body);
-    const { notes: _n, timeline: _t, history: _h, stage: _s, ...lead } = (await call("GET", `/api/leads/${sent.body.id}`))
-      .body.lead;
+    const {
+      notes: _n,
+      timeline: _t,
+      history: _h,
+      stage: _s,
+      ...lead
+    } = (await call("GET", `/api/leads/${sent.body.id}`)).body.lead;
     expect(lead.consents).toHaveLength(1);
     expect(body.data).toEqual(lead);
   });
@@ -215,9 +223,13 @@ describe("settings.privacyUrl", () => {
     const formId = await consentForm(TERMS_V1, { privacyUrl: "https://example.com/privacy" });
     const page = await fetch(`${server.url}/f/${formId}`, { headers: { "User-Agent": "Mozilla/5.0 (test)" } });
     const html = await page.text();
-    expect(html).toMatch(/<a href="https:\/\/example.com\/privacy"[^>]*rel="noopener noreferrer"[^>]*>Privacy notice<\/a>/);
+    expect(html).toMatch(
+      /<a href="https:\/\/example.com\/privacy"[^>]*rel="noopener noreferrer"[^>]*>Privacy notice<\/a>/,
+    );
     // The consent's link is drawn as a link, safely.
-    expect(html).toMatch(/<a href="https:\/\/example.com\/terms"[^>]*target="_blank" rel="noopener noreferrer">terms<\/a>/);
+    expect(html).toMatch(
+      /<a href="https:\/\/example.com\/terms"[^>]*target="_blank" rel="noopener noreferrer">terms<\/a>/,
+    );
 
     for (const privacyUrl of ["http://example.com/privacy", "javascript:alert(1)", "privacy"]) {
       const res = await call("PATCH", `/api/forms/${formId}`, { settings: { privacyUrl } });

@@ -25,7 +25,10 @@ describe("consent text", () => {
       "[a](",
     ]) {
       expect(consentTextProblems(text), text).toHaveLength(1);
-      expect(consentParts(text).some((part) => "href" in part), text).toBe(false);
+      expect(
+        consentParts(text).some((part) => "href" in part),
+        text,
+      ).toBe(false);
     }
   });
 });

@@ -4,8 +4,8 @@
 import { getFormProps, parse, useForm } from "@conform-to/react";
 import { useFetcher } from "@remix-run/react";
 import { useEffect, useState, type FormEvent, type InputHTMLAttributes } from "react";
-import { addFieldTo, fieldInputFromFormData, rulesFor, updateFieldIn, type BuilderResult } from "~/forms/form-builder";
 import { CONSENT_TEXT_MAX } from "~/forms/consent-text";
+import { addFieldTo, fieldInputFromFormData, rulesFor, updateFieldIn, type BuilderResult } from "~/forms/form-builder";
 import { FIELD_TYPES, type FormField } from "~/forms/form-schema";
 import { FieldPlacement } from "./FieldPlacement";
 import { useSayWhenSaved } from "./SavedAnnouncer";
@@ -283,8 +283,8 @@ function ConsentTextInput({ inputs }: { inputs: EditorInputs }) {
         aria-describedby={[idOf(inputs, "text-help"), error ? idOf(inputs, "text-error") : ""].join(" ").trim()}
       />
       <small id={idOf(inputs, "text-help")} className="muted">
-        Links as [privacy policy](https://example.com/privacy). Changing the text makes a new version; earlier
-        leads keep the text they agreed to.
+        Links as [privacy policy](https://example.com/privacy). Changing the text makes a new version; earlier leads
+        keep the text they agreed to.
       </small>
       <FieldError id={idOf(inputs, "text-error")} message={error} />
     </div>

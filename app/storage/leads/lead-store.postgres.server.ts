@@ -6,12 +6,7 @@
 import pg from "pg";
 import { isoFromUtcText, postgresPool } from "~/storage/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
-import {
-  addConsentParams,
-  consentInsertPostgres,
-  consentParams,
-  type NewConsent,
-} from "../consent-store.server";
+import { addConsentParams, consentInsertPostgres, consentParams, type NewConsent } from "../consent-store.server";
 import {
   addOutboxParams,
   OUTBOX_PARAMS,
@@ -117,12 +112,12 @@ partial AS (
   DELETE FROM "PartialLead" p
   USING lead, unnest(${arrays(PARTIAL_PARAM, ["text", "text"])}) AS c("leadId", "key")
   WHERE c."leadId" = lead."id" AND p."key" = c."key" AND p."formId" = lead."formId")${
-  consents
-    ? `,
+    consents
+      ? `,
 consent AS (
   ${consentInsertPostgres(SHARD_PARAM + 1, "lead")})`
-    : ""
-}
+      : ""
+  }
 SELECT "id" FROM lead`;
 // A batch with a lead that carries consents (decision 065) writes them in the same statement;
 // every other batch runs the statement it ran before consent fields existed.

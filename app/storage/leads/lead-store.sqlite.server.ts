@@ -119,7 +119,14 @@ async function flush(): Promise<void> {
   try {
     const connection = await idleSqlite();
     const [only] = batch;
-    if (batch.length === 1 && !only.event && only.emails.length === 0 && !only.daily && !only.partial && only.consents.length === 0) {
+    if (
+      batch.length === 1 &&
+      !only.event &&
+      only.emails.length === 0 &&
+      !only.daily &&
+      !only.partial &&
+      only.consents.length === 0
+    ) {
       // Alone, and spam (no rollup count): a single INSERT needs no transaction.
       writeLead(connection, only);
     } else {
