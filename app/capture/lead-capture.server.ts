@@ -19,6 +19,7 @@ import { leadNotifications } from "../notifications/notifications.server";
 import { kickOutbox, type StaffEmail } from "../notifications/outbox.server";
 import { nudgeWebhooks } from "../webhooks/webhook-delivery.server";
 import { leadCreatedEvent } from "../webhooks/webhook-events.server";
+import { acceptedConsents } from "./consent-records.server";
 import { isBotAgent } from "./form-views.server";
 import { confirmationEmail } from "./lead-confirmation.server";
 import { hashIp, isSpamBySignals, timestampVerdict } from "./lead-signatures.server";
@@ -266,6 +267,8 @@ async function insertLead(lead: ValidLead, form: PublicForm, meta: LeadMeta): Pr
     email: leadEmail(lead.data, form.fields),
     awaitingConfirmation: false,
   };
+  // What the visitor agreed to (decision 065), written in the lead's own transaction.
+  const consents = acceptedConsents(form, lead.data, stored.createdAt, row.ipHash);
   // Double opt-in (decision 067): the visitor confirms the address first; until then the lead
   // announces nothing, and the one email it sends is the confirmation link to that address.
   if (form.settings.doubleOptIn && row.email && !lead.isSpam) {
@@ -275,6 +278,7 @@ async function insertLead(lead: ValidLead, form: PublicForm, meta: LeadMeta): Pr
       null,
       [confirmationEmail({ ...row, email: row.email }, form.name)],
       meta.completesPartial,
+      consents,
     );
     kickOutbox();
     return stored;
@@ -286,7 +290,7 @@ async function insertLead(lead: ValidLead, form: PublicForm, meta: LeadMeta): Pr
   const detailOf = () => (detail ??= leadDetailOf({ ...row, formName: form.name, fields: form.fields }));
   const event = lead.isSpam ? null : await leadCreatedEvent(lead.formId, stored.createdAt);
   const emails = lead.isSpam ? NO_EMAILS : leadNotifications(form.settings.notifications, detailOf);
-  await leadStore.insert(row, event, emails, meta.completesPartial);
+  await leadStore.insert(row, event, emails, meta.completesPartial, consents);
   if (event) nudgeWebhooks();
   if (emails.length > 0) kickOutbox();
   return stored;

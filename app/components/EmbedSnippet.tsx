@@ -4,6 +4,7 @@
 // (see app/routes/embed[.]js.ts and docs/api/lead-capture.md); this is where they are shown.
 import { useState } from "react";
 import { useHydrated } from "~/components/form-builder/shared";
+import { consentParts } from "~/forms/consent-text";
 import type { FormField } from "~/forms/form-schema";
 import { formSteps } from "~/forms/form-steps";
 import { HONEYPOT_FIELD } from "~/leads/lead-fields";
@@ -18,7 +19,28 @@ type SnippetOptions = {
   stepTitles?: string[];
   /** settings.capturePartial: the script keeps a partial lead at each step (decision 060). */
   capturePartial?: boolean;
+  /** settings.privacyUrl: a "Privacy notice" link beside the Send button (decision 065). */
+  privacyUrl?: string;
 };
+
+/** A consent's text as HTML: escaped text, and its http(s) links opening in a new tab. */
+function consentHtml(text: string): string {
+  return consentParts(text)
+    .map((part) =>
+      "href" in part
+        ? `<a href="${escapeHtml(part.href)}" target="_blank" rel="noopener noreferrer">${escapeHtml(part.text)}</a>`
+        : escapeHtml(part.text),
+    )
+    .join("");
+}
+
+/** The privacy notice's link, below the Send button. */
+function privacyLink(url: string | undefined): string[] {
+  if (!url) return [];
+  return [
+    `  <p class="lc-privacy"><a href="${escapeHtml(url)}" target="_blank" rel="noopener noreferrer">Privacy notice</a></p>`,
+  ];
+}
 
 type Props = SnippetOptions & { formId: string; appUrl: string; fields?: FormField[] };
 
@@ -37,6 +59,10 @@ function inputsFor(fields: FormField[]): string[] {
         return `  ${open}${label} <textarea name="${field.key}"${required}></textarea></label>`;
       if (field.type === "checkbox")
         return `  ${open}<input type="checkbox" name="${field.key}"${required}> ${label}</label>`;
+      if (field.type === "consent") {
+        const mark = field.required ? ` <span aria-hidden="true">*</span>` : "";
+        return `  ${open}<input type="checkbox" name="${field.key}"${required}> ${consentHtml(field.text ?? field.label)}${mark}</label>`;
+      }
       if (field.type === "select" || field.type === "multiselect") {
         const options = (field.options ?? []).map((option) => `<option>${escapeHtml(option)}</option>`).join("");
         // A single select starts on an empty choice, so nothing is picked for the visitor
@@ -86,7 +112,7 @@ export function scriptSnippet(
   formId: string,
   appUrl: string,
   fields: FormField[],
-  { successMessage, captcha, stepTitles, capturePartial }: SnippetOptions = {},
+  { successMessage, captcha, stepTitles, capturePartial, privacyUrl }: SnippetOptions = {},
 ): string {
   const message =
     (successMessage ? ` data-success-message="${escapeHtml(successMessage)}"` : "") +
@@ -102,16 +128,18 @@ export function scriptSnippet(
     ...submitTarget(formId),
     ...stepInputs(fields, stepTitles),
     `  <button type="submit">Send</button>`,
+    ...privacyLink(privacyUrl),
     `</form>`,
   ].join("\n");
 }
 
-function htmlFormExample(formId: string, appUrl: string, fields: FormField[]): string {
+function htmlFormExample(formId: string, appUrl: string, fields: FormField[], privacyUrl?: string): string {
   return [
     `<form class="lc-form" method="post" action="${appUrl}/api/leads/submit">`,
     ...submitTarget(formId),
     ...inputsFor(fields),
     `  <button type="submit">Send</button>`,
+    ...privacyLink(privacyUrl),
     `</form>`,
   ].join("\n");
 }
@@ -157,7 +185,7 @@ export function EmbedSnippet({ formId, appUrl, fields = [], ...options }: Props)
       <CopyableCode label="embed code" code={scriptSnippet(formId, appUrl, fields, options)} />
       <details>
         <summary>Or a plain HTML form, without JavaScript</summary>
-        <CopyableCode label="HTML form" code={htmlFormExample(formId, appUrl, fields)} />
+        <CopyableCode label="HTML form" code={htmlFormExample(formId, appUrl, fields, options.privacyUrl)} />
       </details>
       <p>
         Or link to the hosted form: <a href={hostedUrl}>{hostedUrl}</a> (add <code>?utm_source=…</code> values to the

@@ -1,5 +1,6 @@
 // Renders a form's fields from its schema: the builder's live preview and the hosted
 // form page both use this, so what staff preview is what visitors get.
+import { consentParts } from "~/forms/consent-text";
 import type { FormField, LeadValue } from "~/forms/form-schema";
 
 type Props = {
@@ -108,7 +109,7 @@ function Field({ field, id, value, error, disabled }: FieldProps) {
   if (field.type === "hidden") {
     return <input type="hidden" name={field.key} defaultValue={asText(value)} />;
   }
-  if (field.type === "checkbox") {
+  if (field.type === "checkbox" || field.type === "consent") {
     return <CheckboxField field={field} common={common} value={value} error={error} />;
   }
   return (
@@ -123,10 +124,13 @@ function Field({ field, id, value, error, disabled }: FieldProps) {
   );
 }
 
-/** A single checkbox sits inside its label, so the label is the text beside the box. */
+/**
+ * A single checkbox sits inside its label, so the label is the text beside the box. A consent's
+ * text (decision 065) is the exact wording agreed to, its links opening in a new tab.
+ */
 function CheckboxField({ field, common, value, error }: ControlArgs & { error?: string }) {
   return (
-    <div className="form-field checkbox-field">
+    <div className={field.type === "consent" ? "form-field checkbox-field consent-field" : "form-field checkbox-field"}>
       <label htmlFor={common.id} className="choice">
         <input
           {...common}
@@ -134,11 +138,28 @@ function CheckboxField({ field, common, value, error }: ControlArgs & { error?: 
           value="on"
           defaultChecked={value === true || value === "on" || value === "true"}
         />{" "}
-        {field.label}
+        {field.type === "consent" && field.text ? <ConsentText text={field.text} /> : field.label}
         {field.required ? <span aria-hidden="true"> *</span> : null}
       </label>
       <FieldNotes id={common.id} helpText={field.helpText} error={error} />
     </div>
+  );
+}
+
+/** A consent's text: plain text, and its links (only ever http(s): consent-text.ts). */
+export function ConsentText({ text }: { text: string }) {
+  return (
+    <>
+      {consentParts(text).map((part, i) =>
+        "href" in part ? (
+          <a key={i} href={part.href} target="_blank" rel="noopener noreferrer">
+            {part.text}
+          </a>
+        ) : (
+          <span key={i}>{part.text}</span>
+        ),
+      )}
+    </>
   );
 }
 

@@ -3,7 +3,7 @@
 import { useCallback, useEffect, useRef, useState, type FormEvent, type RefObject } from "react";
 import { CAPTCHA_WIDGETS, resetCaptcha, type CaptchaProvider } from "~/forms/captcha-widgets";
 import { shownKeys } from "~/forms/field-conditions";
-import type { FormField } from "~/forms/form-schema";
+import { isTickBox, type FormField } from "~/forms/form-schema";
 import { hostOf, sendFunnelEvent, watchStart, type BeaconSource } from "~/forms/funnel-beacon";
 
 type Problem = { path: string; message: string };
@@ -65,7 +65,7 @@ export function currentAnswers(element: HTMLFormElement, fields: FormField[]): R
   const data = new FormData(element);
   const answers: Record<string, unknown> = {};
   for (const field of fields) {
-    if (field.type === "checkbox") answers[field.key] = data.has(field.key);
+    if (isTickBox(field.type)) answers[field.key] = data.has(field.key);
     else if (field.type === "multiselect") answers[field.key] = data.getAll(field.key);
     else if (data.has(field.key)) answers[field.key] = data.get(field.key);
   }
@@ -138,4 +138,15 @@ export function useFunnelBeacons(formRef: RefObject<HTMLFormElement | null>, for
     const form = formRef.current;
     if (form && step >= 2) sendFunnelEvent(location.href, formId, { type: "step", step }, sourceOf(form));
   }, [formRef, formId, step]);
+}
+
+/** The form's privacy notice (settings.privacyUrl, decision 065), beside its Send button. */
+export function PrivacyNotice({ url }: { url: string }) {
+  return (
+    <p className="lc-privacy muted">
+      <a href={url} target="_blank" rel="noopener noreferrer">
+        Privacy notice
+      </a>
+    </p>
+  );
 }

@@ -1,16 +1,16 @@
 // Where a field sits in a form in steps, and when it shows, as the builder's field editor
 // posts them (issue 31, item 9): a Step select and a one-condition editor that work without
 // JavaScript. Shared by server and browser, like form-builder.ts.
+import { isTickBox, type FormField } from "./form-schema";
 import { stepOf } from "./form-steps";
 import type { Condition } from "./condition-eval";
-import type { FormField } from "./form-schema";
 
 export const CONDITION_OPERATORS = ["equals", "in", "notEmpty"] as const;
 export type ConditionOperator = (typeof CONDITION_OPERATORS)[number];
 
 /** An answer as a condition compares it: a checkbox's true or false, a number, or the text. */
 function typedValue(raw: string, target: FormField | undefined): string | number | boolean {
-  if (target?.type === "checkbox") return ["true", "on", "yes", "1"].includes(raw.toLowerCase());
+  if (target && isTickBox(target.type)) return ["true", "on", "yes", "1"].includes(raw.toLowerCase());
   if (target?.type === "number" && raw !== "" && !Number.isNaN(Number(raw))) return Number(raw);
   return raw;
 }

@@ -29,7 +29,8 @@ export function rulesFor(type: string) {
     pattern: TEXT_TYPES.includes(t),
     range: t === "number",
     options: CHOICE_TYPES.includes(t),
-    placeholder: t !== "checkbox" && t !== "hidden" && t !== "multiselect",
+    placeholder: t !== "checkbox" && t !== "consent" && t !== "hidden" && t !== "multiselect",
+    text: t === "consent",
   };
 }
 
@@ -93,8 +94,10 @@ export function fieldInputFromFormData(form: FormData, fields: readonly FormFiel
       .filter(Boolean);
   }
   if (rules.placeholder) input.placeholder = text(form, "placeholder");
+  // A consent's wording (decision 065); it starts unticked, so it takes no default.
+  if (rules.text) input.text = text(form, "text");
   input.helpText = text(form, "helpText");
-  input.defaultValue = defaultValueFor(type, text(form, "defaultValue"));
+  if (!rules.text) input.defaultValue = defaultValueFor(type, text(form, "defaultValue"));
   // The step and the condition, when the editor posts them (null: the condition removed).
   input.step = number(form, "step");
   // Step 1 of a form without steps is no step: the field stays as it was stored.

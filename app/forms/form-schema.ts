@@ -7,8 +7,12 @@ import { DEFAULT_SUCCESS_MESSAGE } from "../leads/lead-fields";
 import { EmailSchema } from "../staff/account-schemas";
 import { AutoresponderSchema } from "./autoresponder";
 import { CAPTCHA_PROVIDERS } from "./captcha-widgets";
+import { CONSENT_TEXT_MAX, consentFieldProblems } from "./consent-text";
 import { ConditionSchema, conditionKeys, isShown } from "./field-conditions";
 import { MAX_STEPS, stepOrderProblems } from "./form-steps";
+import { HttpsUrlSchema, HttpUrlSchema } from "./url-schemas";
+
+export { HttpsUrlSchema, HttpUrlSchema };
 
 export const FIELD_TYPES = [
   "text",
@@ -22,8 +26,15 @@ export const FIELD_TYPES = [
   "multiselect",
   "checkbox",
   "hidden",
+  "consent",
 ] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
+
+/**
+ * A box ticked or not: a checkbox, or a consent (decision 065), which is a checkbox whose
+ * text is the exact wording agreed to and whose tick is kept as a consent record.
+ */
+export const isTickBox = (type: string): boolean => type === "checkbox" || type === "consent";
 
 const TEXT_TYPES: readonly FieldType[] = ["text", "textarea", "email", "tel", "url", "hidden"];
 const CHOICE_TYPES: readonly FieldType[] = ["select", "multiselect"];
@@ -84,6 +95,8 @@ export const FieldSchema = z
     options: z.array(z.string().trim().min(1, "An option cannot be empty.").max(200)).max(500).optional(),
     placeholder: optionalText(200),
     helpText: optionalText(500),
+    /** A consent field's exact wording, links as `[label](https://…)` (consent-text.ts). */
+    text: z.string().trim().min(1, "Give the text the visitor agrees to.").max(CONSENT_TEXT_MAX).optional(),
     defaultValue: z.union([z.string().max(10_000), z.number().finite(), z.boolean(), z.array(z.string())]).optional(),
     /** When the field is part of the form (field-conditions.ts); always when absent. */
     showIf: ConditionSchema.optional(),
@@ -116,6 +129,7 @@ export const FieldSchema = z
     if ((field.min !== undefined || field.max !== undefined) && field.type !== "number") {
       issue("min", "min and max only apply to number fields.");
     }
+    for (const [path, message] of consentFieldProblems(field)) issue(path, message);
     if (field.pattern !== undefined) {
       if (!TEXT_TYPES.includes(field.type)) issue("pattern", "A pattern only applies to text fields.");
       else if (!compilePattern(field.pattern)) issue("pattern", "The pattern is not a valid regular expression.");
@@ -182,18 +196,6 @@ export const FormDescriptionSchema = z.string().trim().max(2000);
  * browser (Conform) and again on the server.
  */
 export const FormDetailsSchema = z.object({ name: FormNameSchema, description: FormDescriptionSchema.default("") });
-
-export const HttpUrlSchema = z
-  .string()
-  .trim()
-  .max(2048)
-  .refine((value) => {
-    try {
-      return ["http:", "https:"].includes(new URL(value).protocol);
-    } catch {
-      return false;
-    }
-  }, "Use a full http:// or https:// address.");
 
 export { DEFAULT_SUCCESS_MESSAGE };
 
@@ -289,6 +291,10 @@ export const FormSettingsSchema = z
     autoresponder: AutoresponderSchema.nullable()
       .optional()
       .transform((autoresponder) => autoresponder ?? undefined),
+    /** The form's privacy notice, linked beside its Send button (decision 065); null removes it. */
+    privacyUrl: HttpsUrlSchema.nullable()
+      .optional()
+      .transform((url) => url ?? undefined),
   })
   .strict();
 export type FormSettings = z.output<typeof FormSettingsSchema>;
@@ -323,6 +329,7 @@ export const SettingsFormSchema = z.object({
   thankYouLinkText: z.string().trim().min(1).max(100).optional(),
   // One title per line, step 1 first (blank lines are skipped).
   stepTitles: z.preprocess(linesOf, FormSettingsSchema.shape.stepTitles),
+  privacyUrl: HttpsUrlSchema.optional(),
 });
 
 /** The builder's partial capture form: a plain checkbox, absent when unticked. */
@@ -397,7 +404,8 @@ function valueSchema(field: FormField, mode: SubmissionMode): z.ZodType<LeadValu
         return value;
       }, number);
     }
-    case "checkbox": {
+    case "checkbox":
+    case "consent": {
       const checkbox =
         mode === "form"
           ? z.preprocess(
@@ -450,7 +458,7 @@ function valueSchema(field: FormField, mode: SubmissionMode): z.ZodType<LeadValu
  */
 function fieldSchema(field: FormField, mode: SubmissionMode): z.ZodType {
   const schema = valueSchema(field, mode);
-  if (field.type === "checkbox" && mode === "form") return schema;
+  if (isTickBox(field.type) && mode === "form") return schema;
   if (field.required) {
     // A missing or empty value stops at "required" before the type's own message.
     const present = z.custom((value) => value !== undefined, { error: "This field is required." });

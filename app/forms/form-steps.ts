@@ -93,7 +93,8 @@ export function postedAnswers(fields: readonly Stepped[], values: Record<string,
   for (const field of fields) {
     const value = values[field.key];
     const first = Array.isArray(value) ? value[0] : value;
-    if (field.type === "checkbox") answers[field.key] = CHECKED.includes(String(first ?? "").toLowerCase());
+    if (field.type === "checkbox" || field.type === "consent")
+      answers[field.key] = CHECKED.includes(String(first ?? "").toLowerCase());
     else if (value !== undefined) answers[field.key] = value;
   }
   return answers;

@@ -42,6 +42,8 @@ export const action = builderAction({
             settings: {
               ...settings,
               redirectUrl: settings.redirectUrl ?? null,
+              // An emptied input removes the link; a post without the input keeps it.
+              ...(form.has("privacyUrl") ? { privacyUrl: settings.privacyUrl ?? null } : {}),
               // An emptied list clears the titles; a post without the input keeps them.
               stepTitles: form.has("stepTitles") ? (settings.stepTitles ?? []) : undefined,
               thankYou:

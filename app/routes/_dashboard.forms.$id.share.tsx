@@ -14,6 +14,7 @@ export default function ShareSection() {
       captcha={form.settings.captcha}
       stepTitles={form.settings.stepTitles}
       capturePartial={form.settings.capturePartial}
+      privacyUrl={form.settings.privacyUrl}
     />
   );
 }

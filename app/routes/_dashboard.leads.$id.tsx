@@ -7,7 +7,7 @@ import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-
 import { actorOf } from "~/audit/audit.server";
 import { ActionNotice } from "~/components/ActionNotice";
 import { LeadTimeline, NoteForm } from "~/components/leads/LeadTimeline";
-import { LeadSource, LeadValues } from "~/components/leads/LeadValues";
+import { LeadConsents, LeadSource, LeadValues } from "~/components/leads/LeadValues";
 import { LeadWorkForm } from "~/components/leads/LeadWorkForm";
 import { PersonHistory } from "~/components/leads/PersonHistory";
 import { LocalTime } from "~/components/LocalTime";
@@ -124,6 +124,7 @@ export default function LeadPage() {
         lastResult={refusal?.intent === "update" ? refusal.result : undefined}
       />
       <LeadValues lead={lead} />
+      <LeadConsents lead={lead} />
       <PersonHistory history={lead.history} />
       <section className="card" aria-labelledby="timeline-heading">
         <h2 id="timeline-heading">Notes and timeline</h2>

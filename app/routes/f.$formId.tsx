@@ -18,10 +18,16 @@ import { isSettled, leadDraftScope, takeDraft, type DraftValues } from "~/captur
 import { BrandHeader, brandStyle } from "~/components/BrandHeader";
 import { FormFields } from "~/components/FormFields";
 import { Honeypot } from "~/components/Honeypot";
-import { CaptchaWidget, useFetchSubmit, useFunnelBeacons, useShownFields } from "~/components/HostedFormParts";
+import {
+  CaptchaWidget,
+  PrivacyNotice,
+  useFetchSubmit,
+  useFunnelBeacons,
+  useShownFields,
+} from "~/components/HostedFormParts";
 import { StepFields, useSteps } from "~/components/HostedFormSteps";
 import { RouteError } from "~/components/RouteError";
-import { HttpUrlSchema, type FormField, type LeadValue } from "~/forms/form-schema";
+import { HttpUrlSchema, isTickBox, type FormField, type LeadValue } from "~/forms/form-schema";
 import { formSteps, PROGRESS_FIELD, STEP_FIELD, stepOf, type FormStep } from "~/forms/form-steps";
 import { HONEYPOT_FIELD, PARTIAL_FIELD, UTM_KEYS } from "~/leads/lead-fields";
 import { page } from "~/utils/http/page.server";
@@ -37,7 +43,7 @@ function shownValues(fields: FormField[], posted: DraftValues): Record<string, L
   const values: Record<string, LeadValue> = {};
   for (const field of fields) {
     const value = posted[field.key];
-    if (field.type === "checkbox") values[field.key] = CHECKED.has(String(value ?? "").toLowerCase());
+    if (isTickBox(field.type)) values[field.key] = CHECKED.has(String(value ?? "").toLowerCase());
     else if (value === undefined) continue;
     else if (field.type === "multiselect") values[field.key] = Array.isArray(value) ? value : [value];
     else values[field.key] = Array.isArray(value) ? (value[0] ?? "") : value;
@@ -54,7 +60,8 @@ const PREFILL_MAX_LENGTH = 10_000;
  * checked on submit like anything typed.
  */
 function prefillValues(fields: FormField[], params: URLSearchParams): Record<string, LeadValue> {
-  const given = fields.filter((field) => params.has(field.key));
+  // A consent is given by the visitor's own tick, never by a link (decision 065).
+  const given = fields.filter((field) => params.has(field.key) && field.type !== "consent");
   const posted: DraftValues = {};
   for (const field of given) posted[field.key] = params.getAll(field.key).map((v) => v.slice(0, PREFILL_MAX_LENGTH));
   return shownValues(given, posted);
@@ -153,6 +160,7 @@ export const loader = page(async function loader({ request, params, context }: L
         ? { provider: form.settings.captcha.provider, siteKey: form.settings.captcha.siteKey }
         : null,
       capturePartial: form.settings.capturePartial === true,
+      privacyUrl: form.settings.privacyUrl ?? null,
     },
     { status: form.status === "archived" ? 410 : 200, headers: { "Cache-Control": "private, no-store" } },
   );
@@ -194,6 +202,7 @@ export default function HostedForm() {
     steps,
     step,
     capturePartial,
+    privacyUrl,
   } = useLoaderData<typeof loader>();
   const { errors, busy, submitWithFetch } = useFetchSubmit(serverErrors, doneUrl, captcha);
   const { shown, formRef, onAnswer } = useShownFields(form.fields);
@@ -250,6 +259,7 @@ export default function HostedForm() {
               </p>
             </>
           )}
+          {privacyUrl ? <PrivacyNotice url={privacyUrl} /> : null}
         </form>
       )}
     </main>

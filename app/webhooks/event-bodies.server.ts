@@ -53,7 +53,12 @@ export type LeadDetail = {
   awaitingConfirmation: boolean;
   /** When its visitor confirmed the address (double opt-in), or null. */
   confirmedAt: string | null;
+  /** What its visitor agreed to by ticking consent fields (decision 065), in the fields' order. */
+  consents: Consent[];
 };
+
+/** A consent a lead's visitor gave: the field, the exact text shown, its version, when. */
+export type Consent = { field: string; text: string; version: string; acceptedAt: string };
 
 export function utmOf(lead: {
   utmSource: string | null;
@@ -105,6 +110,8 @@ export type LeadParts = Pick<
     data: LeadData;
     /** The fields of the schema version the lead was stored under. */
     fields: unknown;
+    /** Its consent records (a new lead's are not read back). */
+    consents?: ReadonlyArray<{ fieldKey: string; text: string; version: string; acceptedAt: Date }>;
   };
 
 /** A lead as `GET /api/leads/:id` shows it and its lead.created and lead.deleted carry it. */
@@ -134,8 +141,21 @@ export function leadDetailOf(lead: LeadParts): LeadDetail {
     userAgent: lead.userAgent,
     awaitingConfirmation: lead.awaitingConfirmation ?? false,
     confirmedAt: lead.confirmedAt?.toISOString() ?? null,
+    consents: (lead.consents ?? [])
+      .map((consent) => ({
+        field: consent.fieldKey,
+        text: consent.text,
+        version: consent.version,
+        acceptedAt: consent.acceptedAt.toISOString(),
+      }))
+      .sort((a, b) => fieldOrder(fields, a.field) - fieldOrder(fields, b.field)),
   };
 }
+
+const fieldOrder = (fields: LabelledField[], key: string) => {
+  const at = fields.findIndex((field) => field.key === key);
+  return at === -1 ? fields.length : at;
+};
 
 /**
  * The bodies of lead.created events written without one, by event id (the webhook worker

@@ -33,4 +33,23 @@ describe("the embed snippet", () => {
     const code = scriptSnippet("form1", "https://app.example", [fields[0]]);
     expect(code).not.toContain("fieldset");
   });
+
+  it("draws a consent's text escaped with its http(s) links, and the privacy notice under the Send button", () => {
+    const consent = FieldsSchema.parse([
+      {
+        key: "terms",
+        label: "Terms",
+        type: "consent",
+        required: true,
+        text: "I <agree> to the [terms](https://x.example/t?a=1&b=2).",
+      },
+    ]);
+    const code = scriptSnippet("form1", "https://app.example", consent, { privacyUrl: "https://x.example/privacy" });
+    expect(code).toContain(
+      '<label><input type="checkbox" name="terms" required> I &lt;agree&gt; to the <a href="https://x.example/t?a=1&amp;b=2" target="_blank" rel="noopener noreferrer">terms</a>. <span aria-hidden="true">*</span></label>',
+    );
+    expect(code).toMatch(
+      /<button type="submit">Send<\/button>\n {2}<p class="lc-privacy"><a href="https:\/\/x.example\/privacy" target="_blank" rel="noopener noreferrer">Privacy notice<\/a><\/p>\n<\/form>/,
+    );
+  });
 });

@@ -4,6 +4,7 @@
 import { getFormProps, parse, useForm } from "@conform-to/react";
 import { useFetcher } from "@remix-run/react";
 import { useEffect, useState, type FormEvent, type InputHTMLAttributes } from "react";
+import { CONSENT_TEXT_MAX } from "~/forms/consent-text";
 import { addFieldTo, fieldInputFromFormData, rulesFor, updateFieldIn, type BuilderResult } from "~/forms/form-builder";
 import { FIELD_TYPES, type FormField } from "~/forms/form-schema";
 import { FieldPlacement } from "./FieldPlacement";
@@ -150,7 +151,7 @@ function useFieldEditor({ mode, field, fields, idPrefix, actionData, onDraft }: 
 
 function shownInputs(type: string, hydrated: boolean): Shown {
   // Without JavaScript nothing hides an input when the type changes, so all of them show.
-  if (!hydrated) return { length: true, pattern: true, range: true, options: true, placeholder: true };
+  if (!hydrated) return { length: true, pattern: true, range: true, options: true, placeholder: true, text: true };
   return rulesFor(type);
 }
 
@@ -261,7 +262,32 @@ function RuleInputs({ inputs, shown }: { inputs: EditorInputs; shown: Shown }) {
           <FieldError id={idOf(inputs, "options-error")} message={error} />
         </div>
       ) : null}
+      {shown.text ? <ConsentTextInput inputs={inputs} /> : null}
     </>
+  );
+}
+
+/** A consent field's exact wording (decision 065): links as `[label](https://…)`, nothing else is markup. */
+function ConsentTextInput({ inputs }: { inputs: EditorInputs }) {
+  const error = inputs.errors.text;
+  return (
+    <div>
+      <label htmlFor={idOf(inputs, "text")}>Consent text (consent fields: exactly what the visitor agrees to)</label>
+      <textarea
+        id={idOf(inputs, "text")}
+        name="text"
+        rows={3}
+        maxLength={CONSENT_TEXT_MAX}
+        defaultValue={valueOf(inputs, "text")}
+        aria-invalid={error ? true : undefined}
+        aria-describedby={[idOf(inputs, "text-help"), error ? idOf(inputs, "text-error") : ""].join(" ").trim()}
+      />
+      <small id={idOf(inputs, "text-help")} className="muted">
+        Links as [privacy policy](https://example.com/privacy). Changing the text makes a new version; earlier leads
+        keep the text they agreed to.
+      </small>
+      <FieldError id={idOf(inputs, "text-error")} message={error} />
+    </div>
   );
 }
 

@@ -155,6 +155,24 @@ function StepTitlesInput({ initial, errorOf, described }: Parameters<typeof Than
   );
 }
 
+/** The form's privacy notice (settings.privacyUrl, decision 065): an https:// address, or none. */
+function PrivacyUrlInput({ initial, errorOf, described }: Parameters<typeof ThankYouFieldset>[0]) {
+  return (
+    <>
+      <label htmlFor="settings-privacyUrl">Privacy notice (optional; linked beside the Send button)</label>
+      <input
+        id="settings-privacyUrl"
+        name="privacyUrl"
+        type="url"
+        placeholder="https://www.example.com/privacy"
+        defaultValue={initial?.privacyUrl ?? ""}
+        {...described("privacyUrl", "settings-privacyUrl-error")}
+      />
+      <FieldError id="settings-privacyUrl-error" message={errorOf("privacyUrl")} />
+    </>
+  );
+}
+
 export function SettingsForm({
   settings,
   actionData,
@@ -165,6 +183,7 @@ export function SettingsForm({
     successMessage: string;
     thankYou?: { message?: string; linkUrl?: string; linkText?: string } | null;
     stepTitles?: string[];
+    privacyUrl?: string | null;
   };
   actionData: ActionResult | undefined;
 }) {
@@ -179,6 +198,7 @@ export function SettingsForm({
       thankYouLinkUrl: settings.thankYou?.linkUrl ?? "",
       thankYouLinkText: settings.thankYou?.linkText ?? "",
       stepTitles: (settings.stepTitles ?? []).join("\n"),
+      privacyUrl: settings.privacyUrl ?? "",
     },
     actionData,
   );
@@ -217,6 +237,7 @@ export function SettingsForm({
           {...described("successMessage", "settings-successMessage-error")}
         />
         <FieldError id="settings-successMessage-error" message={errorOf("successMessage")} />
+        <PrivacyUrlInput initial={initial} errorOf={errorOf} described={described} />
         <ThankYouFieldset initial={initial} errorOf={errorOf} described={described} />
         <StepTitlesInput initial={initial} errorOf={errorOf} described={described} />
         <PanelError errors={form.errors} />

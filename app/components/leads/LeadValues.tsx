@@ -1,7 +1,9 @@
 // A lead's submitted values, labelled by the schema version it was stored under (email
 // addresses as mailto: links), and where it came from (UTM parameters, referrer, page).
+import { ConsentText } from "~/components/FormFields";
+import { LocalTime } from "~/components/LocalTime";
 import type { LeadValue } from "~/forms/form-schema";
-import type { Utm } from "~/leads/lead-detail.server";
+import type { Consent, Utm } from "~/leads/lead-detail.server";
 
 type Field = { key: string; label: string; type: string };
 
@@ -69,6 +71,28 @@ export function LeadSource({ lead }: { lead: Source }) {
           ))}
         </tbody>
       </table>
+    </section>
+  );
+}
+
+/** What the visitor agreed to (decision 065): each consent's exact text, its version and when. */
+export function LeadConsents({ lead }: { lead: { fields: Field[]; consents: Consent[] } }) {
+  if (lead.consents.length === 0) return null;
+  const labelOf = (key: string) => lead.fields.find((field) => field.key === key)?.label ?? key;
+  return (
+    <section className="card" aria-labelledby="consents-heading">
+      <h2 id="consents-heading">Consents</h2>
+      <ul className="consents">
+        {lead.consents.map((consent) => (
+          <li key={consent.field}>
+            <strong>{labelOf(consent.field)}</strong>: agreed <LocalTime iso={consent.acceptedAt} seconds /> to
+            <blockquote style={{ whiteSpace: "pre-wrap" }}>
+              <ConsentText text={consent.text} />
+            </blockquote>
+            <small className="muted">Text version {consent.version}</small>
+          </li>
+        ))}
+      </ul>
     </section>
   );
 }

@@ -195,7 +195,13 @@ export async function streamLeadsXlsx(
   options: ExportOptions = {},
 ): Promise<ReadableStream<Uint8Array>> {
   const sheet = new LeadSheet(await exportColumns(filters), options.rowsPerSheet);
-  const reader = pageReader(filters, options.pageSize ?? EXPORT_PAGE_SIZE, options.signal, options.onEnd);
+  const reader = pageReader(
+    filters,
+    options.pageSize ?? EXPORT_PAGE_SIZE,
+    options.signal,
+    options.onEnd,
+    sheet.columns,
+  );
   let phase: "header" | "rows" | "finishing" = "header";
   return new ReadableStream<Uint8Array>(
     {

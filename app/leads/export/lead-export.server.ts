@@ -8,6 +8,7 @@ import type { FieldType, LeadValue } from "~/forms/form-schema";
 import { statusOf } from "~/leads/lead-detail.server";
 import type { Cursor, LeadFilters } from "~/leads/lead-filters.server";
 import { tagsAndOwners, type LeadOwner } from "~/leads/lead.server";
+import { consentsOf } from "~/storage/consent-store.server";
 import { db } from "~/storage/db.server";
 import { leadStore, type LeadRow } from "~/storage/index.server";
 import { xmlSafeText } from "~/utils/text-policy";
@@ -41,7 +42,7 @@ export type ExportOptions = {
  */
 export type ColumnKind = "text" | "time" | "day" | "number";
 
-type FieldColumn = { formId: string; key: string; header: string; kind: ColumnKind };
+type FieldColumn = { formId: string; key: string; header: string; kind: ColumnKind; consent?: boolean };
 
 export type ExportColumns = {
   headers: string[];
@@ -49,6 +50,8 @@ export type ExportColumns = {
   kinds: ColumnKind[];
   /** For each form, its field keys and the column each goes to. */
   fieldsByForm: Map<string, Array<{ key: string; index: number }>>;
+  /** For each form with consent fields, their keys and the column of each one's version and time (decision 065). */
+  consentsByForm: Map<string, Array<{ key: string; index: number }>>;
   formNames: Map<string, string>;
 };
 
@@ -138,19 +141,27 @@ export async function exportColumns(filters: LeadFilters): Promise<ExportColumns
         kind: kindOf(field.type),
         removed,
       });
+      // A consent's ticked box, then what was agreed to: the text's version and when.
+      if (field.type === "consent") {
+        const header = `${filters.formId ? label : `${form.name}: ${label}`} (consent version and time, UTC)`;
+        columns.push({ formId: form.id, key: field.key, header, kind: "text", removed, consent: true });
+      }
     }
   }
   const shown = await withoutEmptyRemovedFields(filters, columns);
   const fieldsByForm = new Map<string, Array<{ key: string; index: number }>>();
+  const consentsByForm = new Map<string, Array<{ key: string; index: number }>>();
   shown.forEach((column, i) => {
-    const list = fieldsByForm.get(column.formId) ?? [];
+    const byForm = column.consent ? consentsByForm : fieldsByForm;
+    const list = byForm.get(column.formId) ?? [];
     list.push({ key: column.key, index: LEADING_COLUMNS.length + i });
-    fieldsByForm.set(column.formId, list);
+    byForm.set(column.formId, list);
   });
   return {
     headers: [...LEADING_COLUMNS, ...shown.map((column) => column.header), ...TRAILING_COLUMNS],
     kinds: [...LEADING_KINDS, ...shown.map((column) => column.kind), ...TRAILING_COLUMNS.map((): ColumnKind => "text")],
     fieldsByForm,
+    consentsByForm,
     formNames: new Map(forms.map((form) => [form.id, form.name])),
   };
 }
@@ -198,8 +209,12 @@ export type ExportRow = Pick<
   | "landingPageUrl"
 >;
 
-/** A lead as an export writes it: its row, its owner and its tags. */
-export type ExportLead = ExportRow & { owner: LeadOwner | null; tags: string[] };
+/** A lead as an export writes it: its row, its owner and its tags (and its consents, for a form with consent fields). */
+export type ExportLead = ExportRow & {
+  owner: LeadOwner | null;
+  tags: string[];
+  consents?: Map<string, { version: string; acceptedAt: Date }>;
+};
 
 export type PageReader = { next: () => Promise<ExportLead[] | null>; close: () => void };
 
@@ -209,6 +224,7 @@ export function pageReader(
   pageSize: number,
   signal?: AbortSignal,
   onEnd?: ExportOptions["onEnd"],
+  columns?: Pick<ExportColumns, "consentsByForm">,
 ): PageReader {
   let cursor: Cursor | undefined;
   let done = false;
@@ -245,6 +261,7 @@ export function pageReader(
         lead.owner = (lead.ownerId && owners.get(lead.ownerId)) || null;
         lead.tags = tags.get(lead.id) ?? [];
       }
+      await addConsents(leads, columns?.consentsByForm);
       return leads as ExportLead[];
     },
     close() {
@@ -252,6 +269,20 @@ export function pageReader(
       end(false);
     },
   };
+}
+
+/** The consents of a page's leads whose form has consent columns: one query, only then. */
+async function addConsents(
+  leads: Array<{ id: string; formId: string } & Partial<ExportLead>>,
+  consentsByForm: ExportColumns["consentsByForm"] | undefined,
+): Promise<void> {
+  if (!consentsByForm || consentsByForm.size === 0) return;
+  const consenting = leads.filter((lead) => consentsByForm.has(lead.formId));
+  const byId = new Map(consenting.map((lead) => [lead.id, lead]));
+  for (const consent of await consentsOf([...byId.keys()])) {
+    const lead = byId.get(consent.leadId)!;
+    (lead.consents ??= new Map()).set(consent.fieldKey, consent);
+  }
 }
 
 // ---------------------------------------------------------------------------
@@ -318,6 +349,10 @@ export function rowCells(lead: ExportLead, columns: ExportColumns, write: CellWr
   if (fields) {
     for (const field of fields) cells[field.index] = cellOf(lead.data[field.key], columns.kinds[field.index], write);
   }
+  for (const consent of columns.consentsByForm.get(lead.formId) ?? []) {
+    const given = lead.consents?.get(consent.key);
+    if (given) cells[consent.index] = `${given.version} ${given.acceptedAt.toISOString()}`;
+  }
   const tail = columns.headers.length - TRAILING_COLUMNS.length;
   cells[tail] = text(lead.utmSource);
   cells[tail + 1] = text(lead.utmMedium);
@@ -344,7 +379,7 @@ export async function streamLeadsCsv(
   options: ExportOptions = {},
 ): Promise<ReadableStream<Uint8Array>> {
   const columns = await exportColumns(filters);
-  const reader = pageReader(filters, options.pageSize ?? EXPORT_PAGE_SIZE, options.signal, options.onEnd);
+  const reader = pageReader(filters, options.pageSize ?? EXPORT_PAGE_SIZE, options.signal, options.onEnd, columns);
   const encoder = new TextEncoder();
   let started = false;
   return new ReadableStream<Uint8Array>(

@@ -4,6 +4,7 @@
 // Here, below both, so the webhooks area builds a lead's body without importing the leads
 // area, which announces its changes through it (decision 045).
 import { db, type Prisma } from "~/storage/db.server";
+import { consentsOf, type StoredConsent } from "../consent-store.server";
 
 /** The columns of a lead that a lead's detail shows. */
 export const leadDetailSelect = {
@@ -49,7 +50,7 @@ export async function leadsWithFields(ids: readonly string[], client: Prisma.Tra
           select: { formId: true, version: true, fields: true },
         });
   const fieldsOf = new Map(versions.map((version) => [`${version.formId}:${version.version}`, version.fields]));
-  return leads.map(({ form, ...lead }) => ({
+  const withFields = leads.map(({ form, ...lead }) => ({
     ...lead,
     formName: form.name,
     fields:
@@ -57,4 +58,16 @@ export async function leadsWithFields(ids: readonly string[], client: Prisma.Tra
         ? form.fields
         : (fieldsOf.get(`${lead.formId}:${lead.schemaVersion}`) ?? form.fields),
   }));
+  // Consent records (decision 065): read only for leads stored under fields with a consent.
+  const consenting = withFields.filter((lead) => hasConsentField(lead.fields)).map((lead) => lead.id);
+  const consents = new Map<string, StoredConsent[]>();
+  for (const consent of await consentsOf(consenting, client)) {
+    consents.set(consent.leadId, [...(consents.get(consent.leadId) ?? []), consent]);
+  }
+  return withFields.map((lead) => ({ ...lead, consents: consents.get(lead.id) ?? [] }));
+}
+
+/** Whether a stored field list (JSON) has a consent field. */
+export function hasConsentField(fields: unknown): boolean {
+  return Array.isArray(fields) && fields.some((field) => (field as { type?: unknown } | null)?.type === "consent");
 }

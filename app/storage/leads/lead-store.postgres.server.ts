@@ -6,6 +6,7 @@
 import pg from "pg";
 import { isoFromUtcText, postgresPool } from "~/storage/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
+import { addConsentParams, consentInsertPostgres, consentParams, type NewConsent } from "../consent-store.server";
 import {
   addOutboxParams,
   OUTBOX_PARAMS,
@@ -92,7 +93,7 @@ const LEAD_PARAMS = NEW_LEAD_COLUMNS.length;
 const PARTIAL_PARAM = LEAD_PARAMS + LEAD_CREATED_PARAMS + OUTBOX_PARAMS + 1;
 /** The last parameter: the batch's shard of the daily rollup. */
 const SHARD_PARAM = PARTIAL_PARAM + 2;
-const BATCH_INSERT = `WITH lead AS (
+const batchInsert = (consents: boolean) => `WITH lead AS (
   INSERT INTO "Lead" (${quoted(NEW_LEAD_COLUMNS)})
   SELECT ${NEW_LEAD_COLUMNS.map((column) => `i."${column}"${LEAD_CASTS[column] ?? ""}`).join(", ")}
   FROM unnest(${arrays(
@@ -110,8 +111,18 @@ email AS (
 partial AS (
   DELETE FROM "PartialLead" p
   USING lead, unnest(${arrays(PARTIAL_PARAM, ["text", "text"])}) AS c("leadId", "key")
-  WHERE c."leadId" = lead."id" AND p."key" = c."key" AND p."formId" = lead."formId")
+  WHERE c."leadId" = lead."id" AND p."key" = c."key" AND p."formId" = lead."formId")${
+    consents
+      ? `,
+consent AS (
+  ${consentInsertPostgres(SHARD_PARAM + 1, "lead")})`
+      : ""
+  }
 SELECT "id" FROM lead`;
+// A batch with a lead that carries consents (decision 065) writes them in the same statement;
+// every other batch runs the statement it ran before consent fields existed.
+const BATCH_INSERT = batchInsert(false);
+const BATCH_INSERT_CONSENTS = batchInsert(true);
 
 type Pending = {
   lead: NewLead;
@@ -119,6 +130,8 @@ type Pending = {
   emails: readonly StaffEmail[];
   /** The stored key of the partial lead it finishes, deleted with it. */
   partialKey: string | null;
+  /** What its visitor agreed to (decision 065): written with it. */
+  consents: readonly NewConsent[];
   resolve: () => void;
   reject: (error: unknown) => void;
 };
@@ -155,15 +168,28 @@ function takeShard(): number {
   return shard;
 }
 
+/** The consents of the batch's leads as consentInsertPostgres's arrays, or null when none has any. */
+function batchConsents(batch: readonly Pending[]): unknown[][] | null {
+  if (!batch.some((pending) => pending.consents.length > 0)) return null;
+  const params = consentParams();
+  for (const { lead, consents } of batch) addConsentParams(params, lead.id, consents);
+  return params;
+}
+
 /** Writes a batch; the ids of the leads a repeated idempotency key kept out are refused. */
 async function writeBatch(batch: readonly Pending[]): Promise<Set<string>> {
   const shard = takeShard();
+  const consents = batchConsents(batch);
   try {
-    const { rows } = await postgresPool().query<{ id: string }>({
-      name: "lead-batch-insert",
-      text: BATCH_INSERT,
-      values: [...batchParams(batch), shard],
-    });
+    const { rows } = await postgresPool().query<{ id: string }>(
+      consents
+        ? {
+            name: "lead-batch-insert-consents",
+            text: BATCH_INSERT_CONSENTS,
+            values: [...batchParams(batch), shard, ...consents],
+          }
+        : { name: "lead-batch-insert", text: BATCH_INSERT, values: [...batchParams(batch), shard] },
+    );
     return new Set(rows.map((row) => row.id));
   } finally {
     shardsInUse.delete(shard);
@@ -198,6 +224,7 @@ async function settle(batch: readonly Pending[]): Promise<void> {
 }
 
 const MAX_BATCH = 64;
+const NO_CONSENTS: readonly NewConsent[] = [];
 let queue: Pending[] = [];
 let flushScheduled = false;
 
@@ -211,9 +238,9 @@ function flush() {
 }
 
 export const postgresLeadStore: LeadStore = {
-  insert(lead, event, emails = [], completesPartial = null) {
+  insert(lead, event, emails = [], completesPartial = null, consents = NO_CONSENTS) {
     return new Promise<void>((resolve, reject) => {
-      queue.push({ lead, event, emails, partialKey: completesPartial, resolve, reject });
+      queue.push({ lead, event, emails, partialKey: completesPartial, consents, resolve, reject });
       if (queue.length >= MAX_BATCH) flush();
       else if (!flushScheduled) {
         flushScheduled = true;

@@ -3,6 +3,7 @@
 // `+00:00`), booleans as 0/1, the data as JSON text, so Prisma reads these rows unchanged.
 import { idleSqlite, isoFromUtcText, prepared, sqliteTime, type SqliteConnection } from "~/storage/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
+import { writeConsentsSqlite, type NewConsent } from "../consent-store.server";
 import { writeOutboxEmailsSqlite, type StaffEmail } from "../outbox-store.server";
 import {
   writeLeadCreatedSqlite,
@@ -74,12 +75,13 @@ const DELETE_PARTIAL = `DELETE FROM "PartialLead" WHERE "key" = ? AND "formId" =
 
 /** One lead with its event and emails: written in a savepoint of its batch's transaction. */
 function writeLead(connection: SqliteConnection, pending: Pending) {
-  const { id, values, event, emails, partial } = pending;
+  const { id, values, event, emails, partial, consents } = pending;
   prepared(connection, values.length === NEW_LEAD_COLUMNS.length ? INSERT_AWAITING : INSERT).run(values);
   // The event's and the emails' rows as their pipelines write them (decision 045).
   if (event) writeLeadCreatedSqlite(connection, id, event);
   writeOutboxEmailsSqlite(connection, emails);
   if (partial) prepared(connection, DELETE_PARTIAL).run(partial.key, partial.formId);
+  if (consents.length > 0) writeConsentsSqlite(connection, id, consents);
 }
 
 // Group commit: the leads submitted in one turn of the event loop are written in one
@@ -97,10 +99,13 @@ type Pending = {
   emails: readonly StaffEmail[];
   /** The partial lead it finishes, deleted with it. */
   partial: { key: string; formId: string } | null;
+  /** What its visitor agreed to (decision 065): written with it. */
+  consents: readonly NewConsent[];
   resolve: () => void;
   reject: (error: unknown) => void;
 };
 const MAX_BATCH = 64;
+const NO_CONSENTS: readonly NewConsent[] = [];
 let queue: Pending[] = [];
 let flushScheduled = false;
 
@@ -114,7 +119,14 @@ async function flush(): Promise<void> {
   try {
     const connection = await idleSqlite();
     const [only] = batch;
-    if (batch.length === 1 && !only.event && only.emails.length === 0 && !only.daily && !only.partial) {
+    if (
+      batch.length === 1 &&
+      !only.event &&
+      only.emails.length === 0 &&
+      !only.daily &&
+      !only.partial &&
+      only.consents.length === 0
+    ) {
       // Alone, and spam (no rollup count): a single INSERT needs no transaction.
       writeLead(connection, only);
     } else {
@@ -143,13 +155,13 @@ async function flush(): Promise<void> {
 }
 
 export const sqliteLeadStore: LeadStore = {
-  insert(lead, event, emails = [], completesPartial = null) {
+  insert(lead, event, emails = [], completesPartial = null, consents = NO_CONSENTS) {
     const values = newLeadValues(lead, sqlite);
     if (!lead.awaitingConfirmation) values.pop();
     const daily = lead.isSpam ? null : { ...pickDailyKey(lead), day: dayOf(lead.createdAt) };
     const partial = completesPartial ? { key: completesPartial, formId: lead.formId } : null;
     return new Promise<void>((resolve, reject) => {
-      queue.push({ id: lead.id, values, daily, event, emails, partial, resolve, reject });
+      queue.push({ id: lead.id, values, daily, event, emails, partial, consents, resolve, reject });
       if (queue.length >= MAX_BATCH) void flush();
       else if (!flushScheduled) {
         flushScheduled = true;

@@ -6,6 +6,7 @@
 import type { Lead } from "~/storage/db.server";
 import { histogram } from "~/utils/metrics.server";
 import { dayRange, spamValues, type Cursor, type LeadData, type LeadQuery, type LeadStatusValue } from "./lead-types";
+import type { NewConsent } from "../consent-store.server";
 import type { StaffEmail } from "../outbox-store.server";
 import type { LeadCreatedEventRow, LeadUpdatedEventRow } from "../webhooks/webhook-event-store.server";
 
@@ -159,13 +160,15 @@ export interface LeadStore {
    * notification emails it sends, if any; a second lead with the same (formId,
    * idempotencyKey) throws a unique violation. `completesPartial`, the stored key of the
    * partial lead this one finishes (decision 060), deletes that partial of the same form in
-   * the same transaction: stored together, or neither.
+   * the same transaction: stored together, or neither. `consents`, what the visitor agreed
+   * to by ticking consent fields (decision 065), are written with it too.
    */
   insert(
     lead: NewLead,
     event?: LeadCreatedEventRow | null,
     emails?: readonly StaffEmail[],
     completesPartial?: string | null,
+    consents?: readonly NewConsent[],
   ): Promise<void>;
   /** One keyset page of the leads matching the filters, newest first (createdAt desc, id desc). */
   page(filters: LeadQuery, cursor: Cursor | undefined, take: number): Promise<LeadRow[]>;
