@@ -274,7 +274,9 @@ function namesAddress(email: string): Prisma.Sql {
 /** Every kind, in the order an erasure runs them. */
 export const PERSON_KINDS: readonly PersonKind[] = [
   leadChild("leadActivity", (client) => client.leadActivity),
-  // Consent records and lead files (issue 32, item 3) go here, one leadChild line each.
+  // What each person agreed to (decision 065): exported with their leads, erased before them.
+  leadChild("consentRecords", (client) => client.consentRecord),
+  // Lead files (issue 31, item 4) go here, one leadChild line.
   ...webhookEvents,
   leads,
   partialLeads,

@@ -33,6 +33,7 @@ beforeAll(async () => {
       { key: "name", label: "Name", type: "text", required: true },
       { key: "email", label: "Email", type: "email", required: true },
       { key: "message", label: "Message", type: "textarea" },
+      { key: "terms", label: "Terms", type: "consent", text: "You may contact me about my request.", required: true },
     ],
     settings: { notifications: { recipients: ["sales@team.example"], mode: "instant" } },
   });
@@ -57,7 +58,7 @@ async function seedPerson(address: string, marker: string): Promise<Seeded> {
   const typed = address.replace(/^./, (first) => first.toUpperCase());
   const lead = await call("POST", "/api/leads/submit", {
     formId,
-    data: { name: `Person ${marker}`, email: typed, message: `Hello from ${marker}` },
+    data: { name: `Person ${marker}`, email: typed, message: `Hello from ${marker}`, terms: true },
   });
   expect(lead.status, lead.text).toBe(201);
   const leadId = lead.body.id as string;
@@ -166,6 +167,10 @@ describe("a person's data", () => {
     expect(document.leads).toHaveLength(1);
     expect(document.leads[0]).toMatchObject({ id: ada.leadId, data: { name: "Person mark-ada" }, status: "contacted" });
     expect(document.leadActivity.some((row: { body: string | null }) => row.body === "Called mark-ada")).toBe(true);
+    // What the person agreed to, with the text they saw (decision 065).
+    expect(document.consentRecords).toEqual([
+      expect.objectContaining({ fieldKey: "terms", text: "You may contact me about my request." }),
+    ]);
     expect(document.partialLeads).toHaveLength(1);
     expect(document.supportRequests).toHaveLength(1);
     const request = document.supportRequests[0];
@@ -226,7 +231,8 @@ describe("a person's data", () => {
     }
     // The lead (deleted before the tickets) and everything else are back.
     expect(await db.lead.count({ where: { id: ada.leadId } })).toBe(1);
-    expect(await db.webhookDelivery.count({ where: { event: { leadId: ada.leadId }, status: "pending" } })).toBe(2);
+    // Every delivery (the worker may be trying one at this moment: pending or not, it is back).
+    expect(await db.webhookDelivery.count({ where: { event: { leadId: ada.leadId } } })).toBe(2);
     expect(await db.partialLead.count({ where: { email: ada.address } })).toBe(1);
     expect(await db.auditEntry.count({ where: { target: `person:${ada.address}` } })).toBe(1);
     expect(await tablesNaming(ada.address)).toEqual(
@@ -254,6 +260,7 @@ describe("a person's data", () => {
     });
     expect(erased.body.erased.emails).toBeGreaterThanOrEqual(2);
     expect(erased.body.erased.leadActivity).toBeGreaterThanOrEqual(2);
+    expect(erased.body.erased.consentRecords).toBe(1);
 
     // Searched for in every row of every table: only hashes are left.
     expect(await tablesNaming(ada.address)).toEqual([]);
