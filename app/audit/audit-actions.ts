@@ -28,6 +28,8 @@ export const AUDIT_ACTIONS = [
   "two_factor.disable",
   "two_factor.recovery_used",
   "two_factor.recovery_regenerate",
+  "passkey.add",
+  "passkey.remove",
   "security.update",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
@@ -61,5 +63,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   "two_factor.disable": "Two-factor turned off",
   "two_factor.recovery_used": "Recovery code used",
   "two_factor.recovery_regenerate": "Recovery codes replaced",
+  "passkey.add": "Passkey added",
+  "passkey.remove": "Passkey removed",
   "security.update": "Sign-in rules changed",
 };
