@@ -142,11 +142,7 @@ export default function LoginPage() {
     <main className="centered" style={brandStyle(brand)}>
       <BrandHeader brand={brand} />
       <h1>Log in</h1>
-      {searchParams.get("reset") === "1" ? (
-        <p className="notice" role="status">
-          Your password was changed. Log in with the new one.
-        </p>
-      ) : null}
+      {searchParams.get("reset") === "1" ? <PasswordChanged /> : null}
       <Form method="post" action="/login" {...getFormProps(form)}>
         <input type="hidden" name="redirectTo" value={redirectTo} />
         <input type="hidden" name="timeZone" value={timeZone} />
@@ -192,11 +188,19 @@ export default function LoginPage() {
           </button>
         </p>
       </Form>
-      <PasskeySignIn redirectTo={redirectTo} timeZone={timeZone} />
+      <PasskeySignIn redirectTo={redirectTo} />
       <p>
         <Link to="/forgot-password">Forgot your password?</Link>
       </p>
     </main>
+  );
+}
+
+function PasswordChanged() {
+  return (
+    <p className="notice" role="status">
+      Your password was changed. Log in with the new one.
+    </p>
   );
 }
 

@@ -65,18 +65,18 @@ const CredentialSchema = z.object({
   authenticatorAttachment: z.enum(["platform", "cross-platform"]).optional(),
 });
 
-export const PasskeyNameSchema = z
+const PasskeyNameSchema = z
   .string()
   .trim()
   .min(1, "Name the passkey (for example the device it lives on).")
   .max(60, "Keep the name under 60 characters.");
 
-export const RegistrationBodySchema = z.strictObject({
+const RegistrationBodySchema = z.strictObject({
   name: PasskeyNameSchema,
   response: CredentialSchema,
 });
 
-export const SignInBodySchema = z.strictObject({
+const SignInBodySchema = z.strictObject({
   response: CredentialSchema,
   redirectTo: z.string().max(2000).optional(),
   timeZone: z.string().max(100).optional(),

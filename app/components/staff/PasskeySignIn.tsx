@@ -5,7 +5,7 @@ import { useState } from "react";
 import { useHydrated } from "~/components/form-builder/shared";
 import { browserHasPasskeys, signInWithPasskey } from "./passkey-client";
 
-export function PasskeySignIn({ redirectTo, timeZone }: { redirectTo: string; timeZone: string }) {
+export function PasskeySignIn({ redirectTo }: { redirectTo: string }) {
   const hydrated = useHydrated();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<string | null>(null);
@@ -13,6 +13,8 @@ export function PasskeySignIn({ redirectTo, timeZone }: { redirectTo: string; ti
     setBusy(true);
     setError(null);
     try {
+      // The browser's zone, the dashboard's default until the user picks one (as the password form sends it).
+      const timeZone = Intl.DateTimeFormat().resolvedOptions().timeZone ?? "";
       window.location.assign(await signInWithPasskey(redirectTo, timeZone));
     } catch (thrown) {
       setError(thrown instanceof Error ? thrown.message : "The passkey sign-in failed.");
