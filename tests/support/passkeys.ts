@@ -102,9 +102,9 @@ export class SoftwareAuthenticator {
       JSON.stringify({ type: "webauthn.create", challenge: options.challenge, origin }),
     );
     const attestationObject = isoCBOR.encode(
-      new Map<string, string | Uint8Array | Map<string, never>>([
+      new Map<string, string | Uint8Array | Map<string, string>>([
         ["fmt", "none"],
-        ["attStmt", new Map()],
+        ["attStmt", new Map<string, string>()],
         ["authData", this.authData(true)],
       ]),
     );
