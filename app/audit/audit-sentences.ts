@@ -120,6 +120,11 @@ function token({ entry, names, details }: Parts): string {
   return name ? `the API token “${name}”` : "an API token";
 }
 
+function passkey(details: Record<string, unknown>): string {
+  const name = text(details.name);
+  return name ? `the passkey “${name}”` : "a passkey";
+}
+
 function branding({ details }: Parts): string {
   const fields = Array.isArray(details.fields) ? details.fields.map(String) : [];
   const logo = details.logo === "replaced" ? "a new logo" : details.logo === "removed" ? "no logo" : null;
@@ -129,12 +134,14 @@ function branding({ details }: Parts): string {
 
 /** What follows the actor's name, for each action: a missing action fails to compile. */
 const PREDICATES: Record<AuditAction, (parts: Parts) => string> = {
-  "session.login": () => "signed in",
+  "session.login": ({ details }) => (details.method === "passkey" ? "signed in with a passkey" : "signed in"),
   // The address typed is kept only when it is one (auth.server.ts keeps no stray password).
   "session.login_failed": ({ details }) =>
-    text(details.email)?.includes("@")
-      ? `failed to sign in as ${String(details.email)}`
-      : "failed to sign in with something that is not an email address",
+    details.method === "passkey"
+      ? "failed to sign in with a passkey"
+      : text(details.email)?.includes("@")
+        ? `failed to sign in as ${String(details.email)}`
+        : "failed to sign in with something that is not an email address",
   "password.reset": () => "set a new password from a reset link",
   "password.change": ({ details }) =>
     `changed their password, ending ${plural(count(details.sessionsEnded), "other session")} and revoking ${plural(count(details.tokensRevoked), "API token")}`,
@@ -173,6 +180,8 @@ const PREDICATES: Record<AuditAction, (parts: Parts) => string> = {
   "two_factor.recovery_used": ({ details }) =>
     `signed in with a recovery code (${plural(count(details.remaining), "code")} left)`,
   "two_factor.recovery_regenerate": () => "replaced their two-factor recovery codes",
+  "passkey.add": ({ details }) => `added ${passkey(details)}`,
+  "passkey.remove": ({ details }) => `removed ${passkey(details)}`,
   "security.update": ({ details }) =>
     details.requireTwoFactor === true
       ? "required two-factor sign-in for the team"

@@ -1,13 +1,16 @@
 // /account/security: two-factor sign-in (docs/api/auth.md#two-factor, decision 061). Set up
 // with a QR code drawn on the server and the secret in text, confirmed with a first code; the
 // ten recovery codes shown once; new codes and turning off after the password is entered
-// again. Plain forms: everything works without JavaScript.
+// again. Plain forms: everything works without JavaScript, except adding a passkey (decision
+// 068), which the browser does through /api/auth/passkeys; removing one is a plain form.
 import { data } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { ActionNotice } from "~/components/ActionNotice";
 import { RouteError } from "~/components/RouteError";
+import { PasskeyList } from "~/components/staff/PasskeyList";
 import { passwordIsRecent, requireRecentPassword } from "~/staff/account-password.server";
 import { requireUserSession } from "~/staff/auth.server";
+import { listPasskeys, removePasskey } from "~/staff/passkeys.server";
 import {
   disableTwoFactor,
   enableTwoFactor,
@@ -33,7 +36,8 @@ export const headers: HeadersFunction = ({ actionHeaders }) => ({
 export const loader = page(async function loader({ request }: LoaderFunctionArgs) {
   const session = await requireUserSession(request);
   const required = new URL(request.url).searchParams.get("required") === "1";
-  return { enabled: await hasTwoFactor(session.user.id), needsPassword: !passwordIsRecent(session), required };
+  const [enabled, passkeys] = await Promise.all([hasTwoFactor(session.user.id), listPasskeys(session.user.id)]);
+  return { enabled, passkeys, needsPassword: !passwordIsRecent(session), required };
 });
 
 type Answer = {
@@ -65,6 +69,10 @@ export const action = page(async function action({ request, context }: ActionFun
         await requirePasswordAgain(session, password);
         await disableTwoFactor(user, ip);
         return data<Answer>({ done: "Two-factor sign-in is off." });
+      case "remove-passkey":
+        await requireRecentPassword(session, password || undefined);
+        await removePasskey(user, String(form.get("passkeyId") ?? ""), ip);
+        return data<Answer>({ done: "Passkey removed." });
       default:
         throw new Response("Unknown action.", { status: 400 });
     }
@@ -76,14 +84,14 @@ export const action = page(async function action({ request, context }: ActionFun
 });
 
 export default function SecurityPage() {
-  const { enabled, needsPassword, required } = useLoaderData<typeof loader>();
+  const { enabled, passkeys, needsPassword, required } = useLoaderData<typeof loader>();
   const answer = useActionData<typeof action>() as Answer | undefined;
   return (
     <>
       <h1>Security</h1>
-      {required && !enabled ? (
+      {required && !enabled && passkeys.length === 0 ? (
         <p className="notice" role="status">
-          Your team requires two-factor sign-in: set it up to continue.
+          Your team requires two-factor sign-in: set it up, or add a passkey, to continue.
         </p>
       ) : null}
       <ActionNotice done={answer?.done ?? null} error={answer?.error} />
@@ -108,6 +116,7 @@ export default function SecurityPage() {
           )}
         </>
       )}
+      <PasskeyList passkeys={passkeys} needsPassword={needsPassword} />
     </>
   );
 }

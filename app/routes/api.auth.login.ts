@@ -1,7 +1,12 @@
 import { z } from "zod";
 import { InvalidCredentialsError, LoginSchema, assertSameOrigin, withLoginLimits } from "~/staff/auth.server";
 import { commitUserSession } from "~/staff/session-cookie.server";
-import { requireSecondFactor, SecondFactorRequiredError, WrongSecondFactorError } from "~/staff/two-factor.server";
+import {
+  PasskeyRequiredError,
+  requireSecondFactor,
+  SecondFactorRequiredError,
+  WrongSecondFactorError,
+} from "~/staff/two-factor.server";
 import { verifyLogin } from "~/staff/user.server";
 import { apiRoute, fail, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/http/api.server";
 import { clientIp } from "~/utils/http/request.server";
@@ -29,6 +34,7 @@ export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) 
     if (error instanceof SecondFactorRequiredError) {
       fail(401, "second_factor_required", error.message, { details: [{ path: "code", message: error.message }] });
     }
+    if (error instanceof PasskeyRequiredError) fail(401, "passkey_required", error.message);
     if (error instanceof WrongSecondFactorError) {
       fail(401, "invalid_second_factor", "That code is wrong or was already used.", {
         details: [{ path: "code", message: "That code is wrong or was already used." }],

@@ -2,7 +2,8 @@
 // login limits; Conform only reads the form for the page: the browser checks it with the
 // strategy's own fields, and a refusal comes back next to them, with the email kept. An
 // account with two-factor gets a second step asking for the code (decision 061): a signed
-// cookie names the user meanwhile, never the password.
+// cookie names the user meanwhile, never the password. A passkey signs in without either
+// (decision 068, through /api/auth/passkeys/login).
 import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "@remix-run/node";
@@ -11,6 +12,7 @@ import { useEffect, useState } from "react";
 import { z } from "zod";
 import { getBrand } from "~/brand/brand.server";
 import { BrandHeader, brandStyle } from "~/components/BrandHeader";
+import { PasskeySignIn } from "~/components/staff/PasskeySignIn";
 import { LoginFormSchema } from "~/staff/account-schemas";
 import {
   InvalidCredentialsError,
@@ -22,7 +24,12 @@ import {
 } from "~/staff/auth.server";
 import { endPendingSignIn, pendingSignInUser, startPendingSignIn } from "~/staff/pending-sign-in.server";
 import { commitUserSession } from "~/staff/session-cookie.server";
-import { requireSecondFactor, SecondFactorRequiredError, WrongSecondFactorError } from "~/staff/two-factor.server";
+import {
+  PasskeyRequiredError,
+  requireSecondFactor,
+  SecondFactorRequiredError,
+  WrongSecondFactorError,
+} from "~/staff/two-factor.server";
 import { defaultTimeZone } from "~/staff/user.server";
 import { RateLimited } from "~/utils/domain-error";
 import { clientIp } from "~/utils/http/request.server";
@@ -101,6 +108,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
         headers: { "Retry-After": String(error.retryAfterSeconds) },
       });
     }
+    if (error instanceof PasskeyRequiredError) return refuse(error.message, { status: 401 });
     if (error instanceof InvalidCredentialsError || error instanceof z.ZodError) {
       return refuse("Invalid email or password.", { status: 401 });
     }
@@ -134,11 +142,7 @@ export default function LoginPage() {
     <main className="centered" style={brandStyle(brand)}>
       <BrandHeader brand={brand} />
       <h1>Log in</h1>
-      {searchParams.get("reset") === "1" ? (
-        <p className="notice" role="status">
-          Your password was changed. Log in with the new one.
-        </p>
-      ) : null}
+      {searchParams.get("reset") === "1" ? <PasswordChanged /> : null}
       <Form method="post" action="/login" {...getFormProps(form)}>
         <input type="hidden" name="redirectTo" value={redirectTo} />
         <input type="hidden" name="timeZone" value={timeZone} />
@@ -184,10 +188,19 @@ export default function LoginPage() {
           </button>
         </p>
       </Form>
+      <PasskeySignIn redirectTo={redirectTo} />
       <p>
         <Link to="/forgot-password">Forgot your password?</Link>
       </p>
     </main>
+  );
+}
+
+function PasswordChanged() {
+  return (
+    <p className="notice" role="status">
+      Your password was changed. Log in with the new one.
+    </p>
   );
 }
 

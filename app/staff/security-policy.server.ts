@@ -53,7 +53,24 @@ export async function mustSetUpTwoFactor(userId: string, viaToken: boolean): Pro
   return mustSetUpTwoFactorOwn(userId);
 }
 
+/** A user has two-factor with TOTP on or with a passkey (decision 068). */
 async function mustSetUpTwoFactorOwn(userId: string): Promise<boolean> {
-  const user = await db.user.findUnique({ where: { id: userId }, select: { totpEnabledAt: true } });
-  return !user?.totpEnabledAt;
+  const user = await db.user.findUnique({
+    where: { id: userId },
+    select: { totpEnabledAt: true, _count: { select: { passkeys: true } } },
+  });
+  return !user?.totpEnabledAt && !user?._count.passkeys;
+}
+
+/**
+ * Whether the password alone must be refused because the team requires two-factor and this
+ * user's second factor is a passkey (no TOTP to ask for): they sign in with the passkey.
+ */
+export async function mustSignInWithPasskey(userId: string): Promise<boolean> {
+  if (!(await getSecurityPolicy()).requireTwoFactor) return false;
+  const user = await db.user.findUnique({
+    where: { id: userId },
+    select: { totpEnabledAt: true, _count: { select: { passkeys: true } } },
+  });
+  return !user?.totpEnabledAt && Boolean(user?._count.passkeys);
 }

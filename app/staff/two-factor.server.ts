@@ -16,6 +16,7 @@ import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
 import { recordAudit } from "../audit/audit.server";
 import { checkOwnPassword } from "./account-password.server";
 import { InvalidCredentialsError } from "./auth.server";
+import { mustSignInWithPasskey } from "./security-policy.server";
 import type { ActiveSession } from "./session.server";
 
 const ISSUER = "Lead Capture";
@@ -214,11 +215,22 @@ export class SecondFactorRequiredError extends Error {
 /** A wrong code: counted by withLoginLimits as a wrong password is. */
 export class WrongSecondFactorError extends InvalidCredentialsError {}
 
-/** Throws when the user needs a code and `code` is missing or wrong (for withLoginLimits). */
+/** The password was right, but the team requires two-factor and this user's is a passkey (decision 068). */
+export class PasskeyRequiredError extends Error {
+  constructor() {
+    super("Your team requires two-factor sign-in, and yours is a passkey: sign in with your passkey.");
+  }
+}
+
+/**
+ * Throws when the user needs a code and `code` is missing or wrong (for withLoginLimits), or
+ * when the password alone is not enough because their second factor is a passkey.
+ */
 export async function requireSecondFactor(user: Who, code: string | undefined, ip: string): Promise<void> {
   const outcome = await checkSecondFactor(user, code, ip);
   if (outcome === "missing") throw new SecondFactorRequiredError(user.id);
   if (outcome === "wrong") throw new WrongSecondFactorError();
+  if (outcome === "none" && (await mustSignInWithPasskey(user.id))) throw new PasskeyRequiredError();
 }
 
 /** For turning two-factor off and new recovery codes: the password, every time (422 naming it when wrong). */
