@@ -2,7 +2,9 @@
 // login limits; Conform only reads the form for the page: the browser checks it with the
 // strategy's own fields, and a refusal comes back next to them, with the email kept. An
 // account with two-factor gets a second step asking for the code (decision 061): a signed
-// cookie names the user meanwhile, never the password.
+// cookie names the user meanwhile, never the password. With single sign-on configured, a
+// "Sign in with <OIDC_NAME>" link starts it (decision 062); when the owners require it, a
+// non-owner's right password is refused with that advice.
 import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "@remix-run/node";
@@ -11,6 +13,7 @@ import { useEffect, useState } from "react";
 import { z } from "zod";
 import { getBrand } from "~/brand/brand.server";
 import { BrandHeader, brandStyle } from "~/components/BrandHeader";
+import { SsoButton } from "~/components/staff/SsoButton";
 import { LoginFormSchema } from "~/staff/account-schemas";
 import {
   InvalidCredentialsError,
@@ -21,10 +24,12 @@ import {
   withLoginLimits,
 } from "~/staff/auth.server";
 import { endPendingSignIn, pendingSignInUser, startPendingSignIn } from "~/staff/pending-sign-in.server";
+import { refusePasswordUnderSso, SsoRequiredError } from "~/staff/security-policy.server";
 import { commitUserSession } from "~/staff/session-cookie.server";
 import { requireSecondFactor, SecondFactorRequiredError, WrongSecondFactorError } from "~/staff/two-factor.server";
 import { defaultTimeZone } from "~/staff/user.server";
 import { RateLimited } from "~/utils/domain-error";
+import { env } from "~/utils/env.server";
 import { clientIp } from "~/utils/http/request.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
@@ -34,7 +39,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   // Checked here too, so the form never carries a target the action would refuse.
   const redirectTo = safeRedirect(new URL(request.url).searchParams.get("redirectTo"), "/");
   if (await getOptionalUser(request)) throw redirect(redirectTo);
-  return { redirectTo, brand: await getBrand() };
+  return { redirectTo, brand: await getBrand(), sso: env.OIDC ? env.OIDC.name : null };
 }
 
 type CodeStepData = { step: "code"; redirectTo: string; error?: string };
@@ -51,6 +56,7 @@ async function codeStep(request: Request, form: FormData, ip: string) {
   const refuse = (error: string, init: ResponseInit) => data<CodeStepData>({ step: "code", redirectTo, error }, init);
   try {
     const user = await withLoginLimits(ip, pending.email, async () => {
+      await refusePasswordUnderSso(pending, ip);
       await requireSecondFactor(pending, code, ip);
       return pending;
     });
@@ -63,6 +69,7 @@ async function codeStep(request: Request, form: FormData, ip: string) {
       const retry = { "Retry-After": String(error.retryAfterSeconds) };
       return refuse("Too many wrong codes. Wait a few minutes and try again.", { status: 429, headers: retry });
     }
+    if (error instanceof SsoRequiredError) return refuse(error.message, { status: 403 });
     if (error instanceof SecondFactorRequiredError) return refuse("Enter the code.", { status: 401 });
     if (error instanceof WrongSecondFactorError)
       return refuse("That code is wrong or was already used.", { status: 401 });
@@ -81,6 +88,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   try {
     const user = await withLoginLimits(clientIp(context), email, async () => {
       const found = await authenticator.authenticate("form", request);
+      await refusePasswordUnderSso(found, clientIp(context));
       await requireSecondFactor(found, undefined, clientIp(context));
       return found;
     });
@@ -101,6 +109,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
         headers: { "Retry-After": String(error.retryAfterSeconds) },
       });
     }
+    if (error instanceof SsoRequiredError) return refuse(error.message, { status: 403 });
     if (error instanceof InvalidCredentialsError || error instanceof z.ZodError) {
       return refuse("Invalid email or password.", { status: 401 });
     }
@@ -109,7 +118,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function LoginPage() {
-  const { brand, redirectTo } = useLoaderData<typeof loader>();
+  const { brand, redirectTo, sso } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const codeStep = actionData && "step" in actionData ? (actionData as CodeStepData) : null;
   const [form, fields] = useForm({
@@ -184,6 +193,7 @@ export default function LoginPage() {
           </button>
         </p>
       </Form>
+      {sso ? <SsoButton name={sso} redirectTo={redirectTo} /> : null}
       <p>
         <Link to="/forgot-password">Forgot your password?</Link>
       </p>
