@@ -158,8 +158,8 @@ const PREDICATES: Record<AuditAction, (parts: Parts) => string> = {
     details.reason === "sso_required"
       ? `was refused a password sign-in as ${String(details.email)}: the team requires single sign-on`
       : text(details.email)?.includes("@")
-      ? `failed to sign in as ${String(details.email)}`
-      : "failed to sign in with something that is not an email address",
+        ? `failed to sign in as ${String(details.email)}`
+        : "failed to sign in with something that is not an email address",
   "session.sso_login": ({ details }) =>
     details.joined === "created"
       ? "signed in through single sign-on for the first time and joined the team as an agent"

@@ -121,7 +121,11 @@ export async function finishSsoFlow(request: Request): Promise<{ claims: SsoClai
     });
   }
   if (!secretsMatch(params.get("state") ?? "", flow.data.state)) {
-    throw new SsoRefusal("state_mismatch", "This sign-in answer does not belong to the sign-in started here. Start again.", 400);
+    throw new SsoRefusal(
+      "state_mismatch",
+      "This sign-in answer does not belong to the sign-in started here. Start again.",
+      400,
+    );
   }
   let tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>;
   try {
@@ -132,11 +136,51 @@ export async function finishSsoFlow(request: Request): Promise<{ claims: SsoClai
       idTokenExpected: true,
     });
   } catch (error) {
-    const message = error instanceof Error ? error.message.slice(0, 200) : "unknown";
-    log.warn(`single sign-on: the sign-in answer was refused: ${message}`);
-    throw new SsoRefusal("token_rejected", "The sign-in could not be completed. Start again.", 403, { error: message });
+    const details = whatWentWrong(error);
+    log.warn("single sign-on: the sign-in answer was refused", details);
+    throw new SsoRefusal("token_rejected", "The sign-in could not be completed. Start again.", 403, details);
   }
-  return { claims: claimsOf(tokens.claims()), redirectTo: flow.data.redirectTo };
+  return { claims: claimsOf(await withUserInfo(config, tokens)), redirectTo: flow.data.redirectTo };
+}
+
+/**
+ * The ID token's claims, with the UserInfo endpoint's when the token carries no email (a
+ * provider that follows the specification to the letter puts scope claims there only). The
+ * UserInfo answer must name the ID token's subject.
+ */
+async function withUserInfo(
+  config: oidc.Configuration,
+  tokens: Awaited<ReturnType<typeof oidc.authorizationCodeGrant>>,
+): Promise<Record<string, unknown> | undefined> {
+  const idToken = tokens.claims();
+  if (!idToken || idToken.email !== undefined || !tokens.access_token) return idToken;
+  try {
+    const userInfo = await oidc.fetchUserInfo(config, tokens.access_token, idToken.sub);
+    return { ...userInfo, ...idToken, email: userInfo.email, email_verified: userInfo.email_verified };
+  } catch (error) {
+    const details = whatWentWrong(error);
+    log.warn("single sign-on: the provider's UserInfo answer was refused", details);
+    throw new SsoRefusal("token_rejected", "The sign-in could not be completed. Start again.", 403, details);
+  }
+}
+
+/**
+ * What openid-client refused, for the log and the audit entry: its message and code, the
+ * provider's error (invalid_grant for a code used twice) or the claim that failed (aud for an
+ * ID token issued to another client). Never a token.
+ */
+function whatWentWrong(error: unknown): Record<string, string> {
+  if (!(error instanceof Error)) return { error: "unknown" };
+  // openid-client wraps oauth4webapi's error, whose own cause names the claim.
+  const inner = error.cause instanceof Error ? error.cause : error;
+  const fields = error as Error & { code?: unknown; error?: unknown };
+  const claim = (inner.cause as { claim?: unknown } | undefined)?.claim;
+  return {
+    error: inner.message.slice(0, 200),
+    ...(typeof fields.code === "string" ? { code: fields.code } : {}),
+    ...(typeof fields.error === "string" ? { providerError: fields.error.slice(0, 100) } : {}),
+    ...(typeof claim === "string" ? { claim } : {}),
+  };
 }
 
 /**
@@ -144,10 +188,10 @@ export async function finishSsoFlow(request: Request): Promise<{ claims: SsoClai
  * Microsoft Entra ID never sends that claim for work accounts, and says instead, through the
  * optional claim `xms_edov: true`, that the tenant owns the address's domain (decision 062).
  */
-function claimsOf(claims: oidc.IDToken | undefined): SsoClaims {
-  const email = typeof claims?.email === "string" ? claims.email.trim().toLowerCase() : null;
+function claimsOf(claims: Record<string, unknown> | undefined): SsoClaims {
+  const email = typeof claims?.email === "string" ? claims.email.trim().toLowerCase().slice(0, 254) : null;
   const verified =
     claims?.email_verified === true || (claims?.email_verified === undefined && claims?.xms_edov === true);
   const name = typeof claims?.name === "string" ? claims.name.trim().slice(0, 100) || null : null;
-  return { subject: String(claims?.sub ?? "").slice(0, 255), email: email?.slice(0, 254) ?? null, emailVerified: verified, name };
+  return { subject: String(claims?.sub ?? "").slice(0, 255), email, emailVerified: verified, name };
 }

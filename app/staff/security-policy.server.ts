@@ -46,7 +46,10 @@ export async function updateSecurityPolicy(
   // Else nobody but the owners could sign in at all.
   if (changes.requireSso && !env.OIDC) {
     throw invalidFields([
-      { path: "requireSso", message: "Single sign-on is not configured (OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET)." },
+      {
+        path: "requireSso",
+        message: "Single sign-on is not configured (OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET).",
+      },
     ]);
   }
   const before = await getSecurityPolicy();
@@ -66,7 +69,9 @@ export async function updateSecurityPolicy(
 /** A right password of a user who must sign in through the provider (the owners require it). */
 export class SsoRequiredError extends Error {
   constructor() {
-    super(`Your team signs in with ${env.OIDC?.name ?? "single sign-on"}: use "Sign in with ${env.OIDC?.name ?? "single sign-on"}" instead of your password.`);
+    super(
+      `Your team signs in with ${env.OIDC?.name ?? "single sign-on"}: use "Sign in with ${env.OIDC?.name ?? "single sign-on"}" instead of your password.`,
+    );
   }
 }
 

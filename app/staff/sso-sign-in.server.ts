@@ -66,12 +66,9 @@ async function staffUserFor(claims: SsoClaims): Promise<{ user: SessionUser; joi
   if (found) return { user: await joinByInvitation(found.id, email), joined: "invitation" };
   const domain = email.slice(email.lastIndexOf("@") + 1);
   if (!env.OIDC?.allowedDomains.includes(domain)) {
-    throw new SsoRefusal(
-      "unknown_user",
-      `${email} has no account here. Ask an owner or admin to invite you.`,
-      403,
-      { email },
-    );
+    throw new SsoRefusal("unknown_user", `${email} has no account here. Ask an owner or admin to invite you.`, 403, {
+      email,
+    });
   }
   return { user: await createAgent(email, claims.name), joined: "created" };
 }
@@ -85,7 +82,10 @@ async function unusablePassword(): Promise<string> {
 }
 
 async function joinByInvitation(userId: string, email: string): Promise<SessionUser> {
-  await db.user.updateMany({ where: { id: userId, passwordHash: null }, data: { passwordHash: await unusablePassword() } });
+  await db.user.updateMany({
+    where: { id: userId, passwordHash: null },
+    data: { passwordHash: await unusablePassword() },
+  });
   const user = await db.user.findUniqueOrThrow({ where: { id: userId }, select: sessionUserSelect });
   if (user.disabledAt) throw new SsoRefusal("user_disabled", "Your account here is disabled.", 403, { email });
   return sessionUserOf(user);
