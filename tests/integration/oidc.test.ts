@@ -275,3 +275,31 @@ describe("requiring single sign-on", () => {
     }
   });
 });
+
+describe("without single sign-on configured", () => {
+  it("refuses to start with an issuer that is not https://, naming it", async () => {
+    await expect(
+      startServer({ ...provider.env(), OIDC_ISSUER: provider.issuer.replace("https:", "http:") }),
+    ).rejects.toThrow(/OIDC_ISSUER: must be the provider's https:\/\/ issuer URL/);
+  });
+
+  it("shows no button, answers /auth/oidc with a page, and lets no owner require it", async () => {
+    const plain = await startServer({ TRUST_PROXY: "true" });
+    try {
+      expect(await (await fetch(`${plain.url}/login`)).text()).not.toContain("/auth/oidc");
+      const startPage = await fetch(`${plain.url}/auth/oidc`, { redirect: "manual" });
+      expect(startPage.status).toBe(404);
+      expect(await startPage.text()).toContain("Single sign-on is not set up here.");
+      const owner = await staffSession(
+        plain.url,
+        { email: "owner@no-sso.example", password: PASSWORD, role: "owner" },
+        ownClientAddress(),
+      );
+      const refused = await owner.call("PATCH", "/api/settings/security", { requireSso: true });
+      expect(refused.status).toBe(422);
+      expect(refused.body.error.details).toEqual([{ path: "requireSso", message: expect.any(String) }]);
+    } finally {
+      await plain.stop();
+    }
+  });
+});
