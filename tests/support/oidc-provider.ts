@@ -68,6 +68,8 @@ export async function startOidcProvider(appUrl: string) {
     claims: { openid: ["sub"], email: ["email", "email_verified"], profile: ["name"] },
     cookies: { keys: [randomBytes(16).toString("hex")] },
     pkce: { required: () => true },
+    // Set, so that the provider does not warn of its defaults in every test's output.
+    ttl: { AuthorizationCode: 60, Interaction: 600, Session: 3600, Grant: 3600, AccessToken: 600, IdToken: 600 },
     async findAccount(_ctx, id) {
       const account = accounts.get(id);
       if (!account) return undefined;
