@@ -7,8 +7,8 @@ import { ActionNotice } from "~/components/ActionNotice";
 import { RouteError } from "~/components/RouteError";
 import { authorize } from "~/staff/auth.server";
 import { getSecurityPolicy, updateSecurityPolicy } from "~/staff/security-policy.server";
-import { page } from "~/utils/http/page.server";
 import { env } from "~/utils/env.server";
+import { page } from "~/utils/http/page.server";
 import { clientIp } from "~/utils/http/request.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 

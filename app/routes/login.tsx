@@ -132,8 +132,8 @@ export default function LoginPage() {
   const emailError = fields.email.errors?.[0];
   const passwordError = fields.password.errors?.[0];
   const [searchParams] = useSearchParams();
-  const navigation = useNavigation();
-  const busy = navigation.state !== "idle" && navigation.formAction === "/login";
+  // formAction is set only while a submission is under way.
+  const busy = useNavigation().formAction === "/login";
   // The browser's zone, the dashboard's default until the user picks one on /account.
   // Empty until hydrated (and without JavaScript): the dashboard then stays in UTC.
   const [timeZone, setTimeZone] = useState("");

@@ -90,7 +90,8 @@ export async function startOidcProvider(appUrl: string) {
   });
   // Its warnings (development interactions are on) are expected here.
   provider.on("server_error", (_ctx, error) => console.error("oidc-provider:", error));
-  server.on("request", provider.callback());
+  const handle = provider.callback();
+  server.on("request", (request, response) => void handle(request, response));
 
   return {
     issuer,
