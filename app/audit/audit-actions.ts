@@ -3,6 +3,8 @@
 export const AUDIT_ACTIONS = [
   "session.login",
   "session.login_failed",
+  "session.sso_login",
+  "session.sso_refused",
   "password.reset",
   "password.change",
   "staff.join",
@@ -41,6 +43,8 @@ export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   "session.login": "Sign-in",
   "session.login_failed": "Failed sign-in",
+  "session.sso_login": "Single sign-on",
+  "session.sso_refused": "Single sign-on refused",
   "password.reset": "Password reset",
   "password.change": "Password change",
   "staff.join": "Invitation accepted",

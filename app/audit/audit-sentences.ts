@@ -132,6 +132,29 @@ function branding({ details }: Parts): string {
   return `changed the brand${what ? `: ${what}` : ""}`;
 }
 
+/** Why single sign-on was refused (app/staff/sso-sign-in.server.ts), in words. */
+const SSO_REFUSALS: Record<string, string> = {
+  flow_expired: "the sign-in was not started in this browser or took too long",
+  state_mismatch: "the answer's state did not match",
+  provider_error: "the provider did not sign them in",
+  provider_unreachable: "the provider could not be reached",
+  token_rejected: "the provider's answer failed its checks",
+  email_missing: "no email address",
+  email_unverified: "the email address is not verified",
+  user_disabled: "the account is disabled",
+  unknown_user: "no account, and the domain is not allowed",
+};
+
+function securityChange({ details }: Parts): string {
+  const changes = [
+    details.requireTwoFactor === true ? "required two-factor sign-in" : null,
+    details.requireTwoFactor === false ? "stopped requiring two-factor sign-in" : null,
+    details.requireSso === true ? "required single sign-on for everybody but owners" : null,
+    details.requireSso === false ? "stopped requiring single sign-on" : null,
+  ].filter(Boolean);
+  return changes.length ? `${changes.join(" and ")} for the team` : "changed the team's sign-in rules";
+}
+
 /** What follows the actor's name, for each action: a missing action fails to compile. */
 const PREDICATES: Record<AuditAction, (parts: Parts) => string> = {
   "session.login": ({ details }) => (details.method === "passkey" ? "signed in with a passkey" : "signed in"),
@@ -139,9 +162,19 @@ const PREDICATES: Record<AuditAction, (parts: Parts) => string> = {
   "session.login_failed": ({ details }) =>
     details.method === "passkey"
       ? "failed to sign in with a passkey"
-      : text(details.email)?.includes("@")
-        ? `failed to sign in as ${String(details.email)}`
-        : "failed to sign in with something that is not an email address",
+      : details.reason === "sso_required"
+        ? `was refused a password sign-in as ${String(details.email)}: the team requires single sign-on`
+        : text(details.email)?.includes("@")
+          ? `failed to sign in as ${String(details.email)}`
+          : "failed to sign in with something that is not an email address",
+  "session.sso_login": ({ details }) =>
+    details.joined === "created"
+      ? "signed in through single sign-on for the first time and joined the team as an agent"
+      : details.joined === "invitation"
+        ? "signed in through single sign-on, accepting their invitation"
+        : "signed in through single sign-on",
+  "session.sso_refused": ({ details }) =>
+    `was refused single sign-on${text(details.email) ? ` as ${String(details.email)}` : ""} (${SSO_REFUSALS[String(details.reason)] ?? String(details.reason ?? "no reason given")})`,
   "password.reset": () => "set a new password from a reset link",
   "password.change": ({ details }) =>
     `changed their password, ending ${plural(count(details.sessionsEnded), "other session")} and revoking ${plural(count(details.tokensRevoked), "API token")}`,
@@ -182,12 +215,7 @@ const PREDICATES: Record<AuditAction, (parts: Parts) => string> = {
   "two_factor.recovery_regenerate": () => "replaced their two-factor recovery codes",
   "passkey.add": ({ details }) => `added ${passkey(details)}`,
   "passkey.remove": ({ details }) => `removed ${passkey(details)}`,
-  "security.update": ({ details }) =>
-    details.requireTwoFactor === true
-      ? "required two-factor sign-in for the team"
-      : details.requireTwoFactor === false
-        ? "stopped requiring two-factor sign-in"
-        : "changed the team's sign-in rules",
+  "security.update": securityChange,
   // The target names the address until the person is erased, then only its hash (decision 069).
   "people.export": ({ entry }) => `exported the data held for ${personOf(entry.target)}`,
   "people.erase": ({ details }) => {

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { InvalidCredentialsError, LoginSchema, assertSameOrigin, withLoginLimits } from "~/staff/auth.server";
+import { refusePasswordUnderSso, SsoRequiredError } from "~/staff/security-policy.server";
 import { commitUserSession } from "~/staff/session-cookie.server";
 import {
   PasskeyRequiredError,
@@ -26,11 +27,13 @@ export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) 
     const user = await withLoginLimits(ip, email, async () => {
       const found = await verifyLogin(email, password);
       if (!found) throw new InvalidCredentialsError();
+      await refusePasswordUnderSso(found, ip);
       await requireSecondFactor(found, code, ip);
       return found;
     });
     return json({ user }, { headers: { "Set-Cookie": await commitUserSession(user.id, request, ip) } });
   } catch (error) {
+    if (error instanceof SsoRequiredError) fail(403, "sso_required", error.message);
     if (error instanceof SecondFactorRequiredError) {
       fail(401, "second_factor_required", error.message, { details: [{ path: "code", message: error.message }] });
     }

@@ -3,7 +3,9 @@
 // strategy's own fields, and a refusal comes back next to them, with the email kept. An
 // account with two-factor gets a second step asking for the code (decision 061): a signed
 // cookie names the user meanwhile, never the password. A passkey signs in without either
-// (decision 068, through /api/auth/passkeys/login).
+// (decision 068, through /api/auth/passkeys/login). With single sign-on configured, a
+// "Sign in with <OIDC_NAME>" link starts it (decision 062); when the owners require it, a
+// non-owner's right password is refused with that advice.
 import { getFormProps, useForm, type SubmissionResult } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "@remix-run/node";
@@ -13,6 +15,7 @@ import { z } from "zod";
 import { getBrand } from "~/brand/brand.server";
 import { BrandHeader, brandStyle } from "~/components/BrandHeader";
 import { PasskeySignIn } from "~/components/staff/PasskeySignIn";
+import { SsoButton } from "~/components/staff/SsoButton";
 import { LoginFormSchema } from "~/staff/account-schemas";
 import {
   InvalidCredentialsError,
@@ -23,6 +26,7 @@ import {
   withLoginLimits,
 } from "~/staff/auth.server";
 import { endPendingSignIn, pendingSignInUser, startPendingSignIn } from "~/staff/pending-sign-in.server";
+import { refusePasswordUnderSso, SsoRequiredError } from "~/staff/security-policy.server";
 import { commitUserSession } from "~/staff/session-cookie.server";
 import {
   PasskeyRequiredError,
@@ -32,6 +36,7 @@ import {
 } from "~/staff/two-factor.server";
 import { defaultTimeZone } from "~/staff/user.server";
 import { RateLimited } from "~/utils/domain-error";
+import { env } from "~/utils/env.server";
 import { clientIp } from "~/utils/http/request.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
@@ -41,7 +46,7 @@ export async function loader({ request }: LoaderFunctionArgs) {
   // Checked here too, so the form never carries a target the action would refuse.
   const redirectTo = safeRedirect(new URL(request.url).searchParams.get("redirectTo"), "/");
   if (await getOptionalUser(request)) throw redirect(redirectTo);
-  return { redirectTo, brand: await getBrand() };
+  return { redirectTo, brand: await getBrand(), sso: env.OIDC ? env.OIDC.name : null };
 }
 
 type CodeStepData = { step: "code"; redirectTo: string; error?: string };
@@ -58,6 +63,7 @@ async function codeStep(request: Request, form: FormData, ip: string) {
   const refuse = (error: string, init: ResponseInit) => data<CodeStepData>({ step: "code", redirectTo, error }, init);
   try {
     const user = await withLoginLimits(ip, pending.email, async () => {
+      await refusePasswordUnderSso(pending, ip);
       await requireSecondFactor(pending, code, ip);
       return pending;
     });
@@ -70,6 +76,7 @@ async function codeStep(request: Request, form: FormData, ip: string) {
       const retry = { "Retry-After": String(error.retryAfterSeconds) };
       return refuse("Too many wrong codes. Wait a few minutes and try again.", { status: 429, headers: retry });
     }
+    if (error instanceof SsoRequiredError) return refuse(error.message, { status: 403 });
     if (error instanceof SecondFactorRequiredError) return refuse("Enter the code.", { status: 401 });
     if (error instanceof WrongSecondFactorError)
       return refuse("That code is wrong or was already used.", { status: 401 });
@@ -88,6 +95,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   try {
     const user = await withLoginLimits(clientIp(context), email, async () => {
       const found = await authenticator.authenticate("form", request);
+      await refusePasswordUnderSso(found, clientIp(context));
       await requireSecondFactor(found, undefined, clientIp(context));
       return found;
     });
@@ -109,6 +117,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
       });
     }
     if (error instanceof PasskeyRequiredError) return refuse(error.message, { status: 401 });
+    if (error instanceof SsoRequiredError) return refuse(error.message, { status: 403 });
     if (error instanceof InvalidCredentialsError || error instanceof z.ZodError) {
       return refuse("Invalid email or password.", { status: 401 });
     }
@@ -117,7 +126,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
 }
 
 export default function LoginPage() {
-  const { brand, redirectTo } = useLoaderData<typeof loader>();
+  const { brand, redirectTo, sso } = useLoaderData<typeof loader>();
   const actionData = useActionData<typeof action>();
   const codeStep = actionData && "step" in actionData ? (actionData as CodeStepData) : null;
   const [form, fields] = useForm({
@@ -131,8 +140,8 @@ export default function LoginPage() {
   const emailError = fields.email.errors?.[0];
   const passwordError = fields.password.errors?.[0];
   const [searchParams] = useSearchParams();
-  const navigation = useNavigation();
-  const busy = navigation.state !== "idle" && navigation.formAction === "/login";
+  // formAction is set only while a submission is under way.
+  const busy = useNavigation().formAction === "/login";
   // The browser's zone, the dashboard's default until the user picks one on /account.
   // Empty until hydrated (and without JavaScript): the dashboard then stays in UTC.
   const [timeZone, setTimeZone] = useState("");
@@ -189,6 +198,7 @@ export default function LoginPage() {
         </p>
       </Form>
       <PasskeySignIn redirectTo={redirectTo} />
+      {sso ? <SsoButton name={sso} redirectTo={redirectTo} /> : null}
       <p>
         <Link to="/forgot-password">Forgot your password?</Link>
       </p>

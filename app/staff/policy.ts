@@ -257,6 +257,8 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   "api.webhooks.$id.test": { POST: "webhooks.manage" },
   "brand.logo.$hash": { GET: "public" },
   "embed[.]js": { GET: "public" },
+  "auth.oidc": { GET: "public" },
+  "auth.oidc_.callback": { GET: "public" },
   "forgot-password": { GET: "public", POST: "public" },
   "invite.$token": { GET: "public", POST: "public" },
   "reset-password.$token": { GET: "public", POST: "public" },

@@ -1,24 +1,33 @@
 // The team's sign-in rules (decision 061, docs/api/auth.md#requiring-two-factor): owners may
 // require two-factor for everybody; a user still without it can then only set it up, and
-// their API tokens keep working only if the owners allow it (off by default).
+// their API tokens keep working only if the owners allow it (off by default). Owners may also
+// require single sign-on (decision 062): password sign-in is then refused to all but owners.
 import { z } from "zod";
 import { db } from "~/storage/db.server";
 import { invalidFields, zodDetails } from "~/utils/domain-error";
+import { env } from "~/utils/env.server";
 import { recordAudit } from "../audit/audit.server";
 
-export type SecurityPolicyJson = { requireTwoFactor: boolean; tokensWithoutTwoFactor: boolean };
+export type SecurityPolicyJson = { requireTwoFactor: boolean; tokensWithoutTwoFactor: boolean; requireSso: boolean };
 
 export const SecurityPolicySchema = z.strictObject({
   requireTwoFactor: z.boolean().optional(),
   tokensWithoutTwoFactor: z.boolean().optional(),
+  requireSso: z.boolean().optional(),
 });
 
-export async function getSecurityPolicy(): Promise<SecurityPolicyJson> {
-  const row = await db.securityPolicy.findUnique({ where: { id: "security" } });
+type PolicyRow = { requireTwoFactor: boolean; tokensWithoutTwoFactor: boolean; requireSso: boolean } | null;
+
+function policyJson(row: PolicyRow): SecurityPolicyJson {
   return {
     requireTwoFactor: row?.requireTwoFactor ?? false,
     tokensWithoutTwoFactor: row?.tokensWithoutTwoFactor ?? false,
+    requireSso: row?.requireSso ?? false,
   };
+}
+
+export async function getSecurityPolicy(): Promise<SecurityPolicyJson> {
+  return policyJson(await db.securityPolicy.findUnique({ where: { id: "security" } }));
 }
 
 /** Changes the rules (the caller has checked the permission); audited as `security.update`. */
@@ -34,13 +43,54 @@ export async function updateSecurityPolicy(
   if (changes.requireTwoFactor && (await mustSetUpTwoFactorOwn(actor.id))) {
     throw invalidFields([{ path: "requireTwoFactor", message: "Turn on two-factor for yourself first." }]);
   }
+  // Else nobody but the owners could sign in at all.
+  if (changes.requireSso && !env.OIDC) {
+    throw invalidFields([
+      {
+        path: "requireSso",
+        message: "Single sign-on is not configured (OIDC_ISSUER, OIDC_CLIENT_ID, OIDC_CLIENT_SECRET).",
+      },
+    ]);
+  }
+  const before = await getSecurityPolicy();
   const row = await db.securityPolicy.upsert({
     where: { id: "security" },
     create: { id: "security", ...changes },
     update: changes,
   });
-  await recordAudit({ action: "security.update", actor, target: "security", ip, details: changes });
-  return { requireTwoFactor: row.requireTwoFactor, tokensWithoutTwoFactor: row.tokensWithoutTwoFactor };
+  // What changed (the page sends every box, ticked or not), so the log reads as what was done.
+  const changed = Object.fromEntries(
+    Object.entries(changes).filter(([key, value]) => before[key as keyof SecurityPolicyJson] !== value),
+  );
+  await recordAudit({ action: "security.update", actor, target: "security", ip, details: changed });
+  return policyJson(row);
+}
+
+/** A right password of a user who must sign in through the provider (the owners require it). */
+export class SsoRequiredError extends Error {
+  constructor() {
+    super(
+      `Your team signs in with ${env.OIDC?.name ?? "single sign-on"}: use "Sign in with ${env.OIDC?.name ?? "single sign-on"}" instead of your password.`,
+    );
+  }
+}
+
+/**
+ * Refuses a password sign-in (after the right password) when the owners require single
+ * sign-on, it is configured, and the user is no owner: owners keep their password, so that
+ * nobody is locked out while the provider is down or misconfigured. Audited as
+ * `session.login_failed` with the reason.
+ */
+export async function refusePasswordUnderSso(user: { id: string; email: string; role: string }, ip: string) {
+  if (!env.OIDC || user.role === "owner" || !(await getSecurityPolicy()).requireSso) return;
+  await recordAudit({
+    action: "session.login_failed",
+    actor: null,
+    ip,
+    target: `user:${user.id}`,
+    details: { email: user.email, reason: "sso_required" },
+  });
+  throw new SsoRequiredError();
 }
 
 /**

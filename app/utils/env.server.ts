@@ -4,6 +4,7 @@ import proxyaddr from "proxy-addr";
 import { z } from "zod";
 import { DEFAULT_DATABASE_URL, databaseProvider } from "../storage/database-url";
 import { ConfigError } from "./config-error";
+import { checkOidcFields, OIDC_FIELDS, oidcConfigOf } from "./oidc-env";
 import { secretWeakness } from "./secret-strength";
 
 export { PLACEHOLDER_SECRETS } from "./secret-strength";
@@ -267,8 +268,11 @@ const EnvSchema = z
       .default("text")
       .transform((value) => value.trim().toLowerCase())
       .pipe(z.enum(["text", "json"], { error: "must be text or json" })),
+    // Single sign-on with OpenID Connect (decision 062): all unset, no button on /login.
+    ...OIDC_FIELDS,
   })
   .superRefine((env, ctx) => {
+    checkOidcFields(env, ctx);
     // One leaked secret must not open a second door.
     DISTINCT_SECRETS.forEach((name, index) => {
       const same = DISTINCT_SECRETS.slice(0, index).find((earlier) => env[earlier] && env[earlier] === env[name]);
@@ -302,6 +306,7 @@ const EnvSchema = z
       RATE_LIMIT_STORE: env.RATE_LIMIT_STORE ?? (provider === "postgresql" ? "database" : "memory"),
       // On https the session cookie is Secure and named __Host-session (bound to this host).
       COOKIE_SECURE: appUrl.startsWith("https://"),
+      OIDC: oidcConfigOf(env),
     };
   });
 

@@ -226,7 +226,7 @@ describe("requiring two-factor for the team", () => {
     try {
       const on = await owner.call("PATCH", "/api/settings/security", { requireTwoFactor: true });
       expect(on.status, on.text).toBe(200);
-      expect(on.body).toEqual({ requireTwoFactor: true, tokensWithoutTwoFactor: false });
+      expect(on.body).toEqual({ requireTwoFactor: true, tokensWithoutTwoFactor: false, requireSso: false });
       expect(await db.auditEntry.count({ where: { action: "security.update", actorId: owner.id } })).toBe(1);
 
       const refused = await agent.call("GET", "/api/leads");
