@@ -3,10 +3,10 @@
 // and emails built here, with CRLF line endings as an MTA hands them on.
 import fs from "node:fs";
 import path from "node:path";
-import { repoRoot } from "./provider-samples";
+import { sharedFixtures } from "./provider-samples";
 import { inboundSecret } from "./support-desk";
 
-export const talonDir = path.resolve(repoRoot, "..", "shared", "fixtures", "talon", "standard_replies");
+export const talonDir = path.join(sharedFixtures, "talon", "standard_replies");
 
 /** A talon reply as its client wrote it. */
 export const talonReply = (name: string): Buffer => fs.readFileSync(path.join(talonDir, name));
@@ -22,6 +22,11 @@ export function withHeader(email: Buffer, name: string, value: string): Buffer {
   const line = new RegExp(`^${name}:[^\\r\\n]*(?:\\r?\\n[ \\t][^\\r\\n]*)*`, "im");
   const changed = line.test(head) ? head.replace(line, `${name}: ${value}`) : `${name}: ${value}\r\n${head}`;
   return Buffer.from(changed + text.slice(headerEnd), "latin1");
+}
+
+/** The email with a header added above all others, as a receiving server adds its trace. */
+export function prependHeader(email: Buffer, name: string, value: string): Buffer {
+  return Buffer.concat([Buffer.from(`${name}: ${value}\r\n`, "latin1"), email]);
 }
 
 export type Attachment = { filename: string; contentType: string; data: Buffer };
