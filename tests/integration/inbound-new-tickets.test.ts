@@ -273,6 +273,7 @@ describe("spam verdicts", () => {
   it.each([
     ["X-Spam-Flag: YES", { "X-Spam-Flag": "YES" }, true],
     ["X-Spam-Status: Yes, score=9.1", { "X-Spam-Status": "Yes, score=9.1 required=5.0 tests=GTUBE" }, true],
+    ["Amazon SES's X-SES-Spam-Verdict: FAIL", { "X-SES-Spam-Verdict": "FAIL" }, true],
     ["X-Spam-Status: No, score=0.1", { "X-Spam-Status": "No, score=0.1 required=5.0" }, false],
   ])("raw MIME with %s", async (_name, headers, spam) => {
     const from = sender("scored");

@@ -64,13 +64,15 @@ function isBounce(raw: Raw, from: string): boolean {
 
 /**
  * A spam verdict (decision 063): the provider's own (SendGrid's spam_score, Mailgun's
- * X-Mailgun-Sflag), or SpamAssassin's X-Spam-Flag: YES / X-Spam-Status: Yes as the
- * receiving server (or Postmark) writes them. A sender could write those headers too, but
+ * X-Mailgun-Sflag, Amazon SES's X-SES-Spam-Verdict: FAIL), or SpamAssassin's X-Spam-Flag: YES /
+ * X-Spam-Status: Yes as the receiving server (or Postmark) writes them. A sender could write those headers too, but
  * only to flag their own message: nothing here ever clears a verdict.
  */
 function isSpam(raw: Raw): boolean {
   if (raw.spam) return true;
   if (raw.headers.get("x-spam-flag")?.trim().toLowerCase() === "yes") return true;
+  // Amazon SES's receipt verdict, above the message's headers.
+  if (raw.headers.get("x-ses-spam-verdict")?.trim().toLowerCase() === "fail") return true;
   return /^\s*yes\b/i.test(raw.headers.get("x-spam-status") ?? "");
 }
 
