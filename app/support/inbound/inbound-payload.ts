@@ -49,8 +49,15 @@ export function isAutoReply(headers: HeaderMap): boolean {
   if (submitted && submitted !== "no") return true;
   if (headers.has("x-autoreply") || headers.has("x-autorespond")) return true;
   const precedence = headers.get("precedence")?.trim().toLowerCase();
-  return ["bulk", "auto_reply", "junk", "list"].includes(precedence ?? "");
+  return precedence === "bulk" || precedence === "auto_reply" || precedence === "junk";
 }
+
+/**
+ * Mailing-list mail (Precedence: list). Not an auto-reply: a customer's reply may come
+ * through a list (a Google Group as the support address) and still counts; but no
+ * acknowledgement goes to a list (RFC 3834).
+ */
+const isListMail = (headers: HeaderMap) => headers.get("precedence")?.trim().toLowerCase() === "list";
 
 /**
  * A bounce: a null return path (`Return-Path: <>`, as the delivering server writes it),
@@ -162,6 +169,7 @@ export function normalize(raw: Raw): DecodedEmail {
     },
     messageId: messageId && messageId.length <= 1000 ? messageId : null,
     isAutoReply: isAutoReply(raw.headers),
+    isListMail: isListMail(raw.headers),
     isBounce: isBounce(raw, from),
     spam: isSpam(raw),
     recipients: addressesIn([
