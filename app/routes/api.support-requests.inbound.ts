@@ -1,5 +1,6 @@
-// POST: an email reply from a customer, posted by an email provider (JSON as in the
-// spec, or SendGrid / Postmark / Mailgun native posts) behind a shared secret.
+// POST: an email from a customer, posted by an email provider (JSON as in the spec,
+// SendGrid / Postmark / Mailgun native posts, or the whole email as message/rfc822) behind
+// a shared secret: a reply filed to its ticket, or (INBOUND_NEW_TICKETS) a new ticket.
 // Reference: docs/api/support.md.
 import { checkSecretGuess } from "~/staff/auth.server";
 import { assertInboundType, readInboundEmail } from "~/support/inbound/inbound-email.server";
@@ -18,8 +19,11 @@ export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) 
   const contentType = request.headers.get("Content-Type") ?? "";
   assertInboundType(contentType); // before reading up to 25 MB
   const email = await readInboundEmail(await readBodyShared(request, INBOUND_BODY_LIMIT), contentType);
-  const { duplicate, ticketReference, messageId } = await recordInboundEmail(email);
-  return json({ ticketReference, messageId, ...(duplicate ? { duplicate } : {}) }, duplicate ? 200 : 201);
+  const { duplicate, created, ticketReference, messageId } = await recordInboundEmail(email);
+  return json(
+    { ticketReference, messageId, ...(duplicate ? { duplicate } : {}), ...(created ? { created } : {}) },
+    duplicate ? 200 : 201,
+  );
 });
 
 /** The password of an HTTP Basic header (the user name is ignored), or undefined. */

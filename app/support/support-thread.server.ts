@@ -18,6 +18,7 @@ export const listSelect = {
   status: true,
   lastMessageAt: true,
   createdAt: true,
+  spam: true,
   assignee: { select: { id: true, email: true, name: true } },
 } as const;
 

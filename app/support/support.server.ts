@@ -125,17 +125,12 @@ function notFound(idOrReference: string): never {
 // Writing
 
 /**
- * Opens a ticket with the customer's first message and queues the acknowledgement
- * email (which carries the reference) in the same write. Anyone can open a request for
- * any address, so the acknowledgement carries no word the requester chose: not the
- * name, subject or message, which would make us send a stranger's text to anyone.
+ * The acknowledgement of a new request, as an outbox row: its reference and nothing the
+ * requester wrote (see createTicket). Also sent for requests opened by email.
  */
-export async function createTicket(input: z.output<typeof CreateTicketSchema>) {
-  const number = await nextTicketNumber();
-  const reference = `${env.SUPPORT_TICKET_PREFIX}-${number}`;
-  const threadMessageId = newMessageId(reference);
+export function acknowledgement(reference: string, toEmail: string, threadMessageId: string) {
   const composed = composeSupportEmail({
-    toEmail: input.email,
+    toEmail,
     subject: "",
     reference,
     messageId: threadMessageId,
@@ -148,7 +143,20 @@ export async function createTicket(input: z.output<typeof CreateTicketSchema>) {
       "If you did not ask us for help, you can ignore this email.",
     ].join("\n"),
   });
-  const ack = { ...composed, subject: `We received your support request [#${reference}]` };
+  return { ...composed, subject: `We received your support request [#${reference}]` };
+}
+
+/**
+ * Opens a ticket with the customer's first message and queues the acknowledgement
+ * email (which carries the reference) in the same write. Anyone can open a request for
+ * any address, so the acknowledgement carries no word the requester chose: not the
+ * name, subject or message, which would make us send a stranger's text to anyone.
+ */
+export async function createTicket(input: z.output<typeof CreateTicketSchema>) {
+  const number = await nextTicketNumber();
+  const reference = `${env.SUPPORT_TICKET_PREFIX}-${number}`;
+  const threadMessageId = newMessageId(reference);
+  const ack = acknowledgement(reference, input.email, threadMessageId);
   const ticket = await writeWithTicketEvents(
     ["support_request.created"],
     (client) =>
@@ -218,6 +226,21 @@ export async function limitSupportRequestsFor(email: string): Promise<void> {
       email,
       "Too many support requests for this email address today. Try again tomorrow.",
     );
+  }
+}
+
+/**
+ * Counts one acknowledgement for the recipient address; false past
+ * SUPPORT_ACKS_PER_RECIPIENT_PER_DAY. For requests opened by email, which are filed
+ * without an acknowledgement then rather than refused (decision 063).
+ */
+export async function mayAcknowledge(email: string): Promise<boolean> {
+  try {
+    await limitSupportRequestsFor(email);
+    return true;
+  } catch (refusal) {
+    if (refusal instanceof DomainError && refusal.code === "rate_limited") return false;
+    throw refusal;
   }
 }
 

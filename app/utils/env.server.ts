@@ -180,6 +180,8 @@ const EnvSchema = z
           .regex(/^[a-z0-9.-]{1,253}$/, "must be a host name such as mx.google.com")
           .optional(),
       ),
+    // An inbound email that names no ticket opens a new one (decision 063); false: 422.
+    INBOUND_NEW_TICKETS: flag,
     SUBMIT_RATE_LIMIT_PER_MINUTE: integer(30),
     // Each CAPTCHA provider's siteverify address (app/capture/captcha.server.ts): the
     // provider's own unless set, as tests and air-gapped installs do.

@@ -3,10 +3,16 @@
 // history and the "reply above this line" marker cut off); the whole text is kept.
 import { createHash } from "node:crypto";
 import { DomainError } from "~/utils/domain-error";
+import { INBOUND_TYPES_MESSAGE } from "./inbound-payload";
 import { readEmailInWorker } from "./inbound-worker.server";
 import type { DecodedEmail } from "./inbound-types";
 
-const INBOUND_TYPES = new Set(["application/json", "multipart/form-data", "application/x-www-form-urlencoded"]);
+const INBOUND_TYPES = new Set([
+  "application/json",
+  "multipart/form-data",
+  "application/x-www-form-urlencoded",
+  "message/rfc822",
+]);
 
 export type InboundEmail = Omit<DecodedEmail, "body"> & {
   /** The whole body as plain text (the html converted when there is no text part). */
@@ -19,16 +25,13 @@ export type InboundEmail = Omit<DecodedEmail, "body"> & {
 export function assertInboundType(contentType: string): void {
   const type = contentType.split(";")[0].trim().toLowerCase();
   if (!INBOUND_TYPES.has(type) && !type.endsWith("+json")) {
-    throw new DomainError(
-      "unsupported_media_type",
-      "Send JSON, multipart/form-data or application/x-www-form-urlencoded.",
-    );
+    throw new DomainError("unsupported_media_type", INBOUND_TYPES_MESSAGE);
   }
 }
 
 /**
  * Reads an inbound email post (JSON: the spec's shape or Postmark's; multipart or
- * urlencoded form: SendGrid's or Mailgun's) in a worker thread. Throws DomainError when
+ * urlencoded form: SendGrid's or Mailgun's; message/rfc822: the whole email) in a worker thread. Throws DomainError when
  * it is not an email (no sender, no subject, a body that cannot be parsed).
  */
 export async function readInboundEmail(bytes: Uint8Array, contentType: string): Promise<InboundEmail> {

@@ -5,7 +5,7 @@
 // of it holds the server, and the pool stops a task that runs past its budget.
 // Built to build/node/workers/ by vite.node.config.ts.
 import { cleanEmailBody, type CleanedBody } from "~/support/inbound/email-body";
-import { decodeInboundPayload } from "~/support/inbound/inbound-payload";
+import { decodeInbound } from "~/support/inbound/inbound-payload";
 import type { DecodedEmail } from "~/support/inbound/inbound-types";
 import { DomainError } from "~/utils/domain-error";
 
@@ -27,7 +27,7 @@ function refusalOf(thrown: unknown): Refusal {
 /** Reads the post and cleans its body: the usual case, one round trip. */
 export async function parse({ bytes, contentType }: Input): Promise<WorkerResult<ParsedEmail>> {
   try {
-    const { body, ...email } = decodeInboundPayload(bytes, contentType);
+    const { body, ...email } = await decodeInbound(bytes, contentType);
     return { ok: true, value: { ...email, cleaned: cleanEmailBody(body) } };
   } catch (thrown) {
     return { ok: false, refusal: refusalOf(thrown) };
@@ -37,7 +37,7 @@ export async function parse({ bytes, contentType }: Input): Promise<WorkerResult
 /** Reads the post only (linear work): for an email whose body could not be cleaned in time. */
 export async function decode({ bytes, contentType }: Input): Promise<WorkerResult<DecodedEmail>> {
   try {
-    return { ok: true, value: decodeInboundPayload(bytes, contentType) };
+    return { ok: true, value: await decodeInbound(bytes, contentType) };
   } catch (thrown) {
     return { ok: false, refusal: refusalOf(thrown) };
   }

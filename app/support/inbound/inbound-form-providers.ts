@@ -80,7 +80,11 @@ const SendGridShape = z.object({
   SPF: z.string().optional(),
   dkim: z.string().optional(),
   "attachment-info": z.string().optional(),
+  spam_score: z.string().optional(),
 });
+
+/** SpamAssassin's default threshold ("required_score 5.0"), which SendGrid's spam_score is scored against. */
+const SENDGRID_SPAM_SCORE = 5;
 
 const MailgunShape = z.object({
   sender: z.string().optional(),
@@ -158,6 +162,8 @@ function fromSendGrid(form: FormInput, fields: Record<string, string>): Raw {
     messageId: headerMap(headerLines).get("message-id"),
     ...sendGridEvidence(mail, headerLines),
     attachments: files,
+    spam: Number(mail.spam_score) >= SENDGRID_SPAM_SCORE,
+    bounce: nullSender(jsonObject(mail.envelope).from),
   };
 }
 
@@ -184,6 +190,9 @@ function mailgunEvidence(
     dkim: dkim ? [{ result: dkim, domain }] : undefined,
   };
 }
+
+/** An envelope sender that is there and empty (`<>`): a bounce. */
+const nullSender = (value: unknown) => typeof value === "string" && value.replace(/[<>\s]/g, "") === "";
 
 function mailgunHeaderLines(value: string | undefined): Array<[string, string]> {
   try {
@@ -217,6 +226,9 @@ function fromMailgun(form: FormInput, fields: Record<string, string>): Raw {
     messageId: headers.get("message-id") ?? mail["Message-Id"],
     recipients: [mail.recipient, mail.To],
     auth: mailgunEvidence(form, mail.sender, headerLines),
+    // Mailgun's spam filter posts its verdict at the top level of the form.
+    spam: form.fields.some(([name, value]) => name.toLowerCase() === "x-mailgun-sflag" && /^yes$/i.test(value.trim())),
+    bounce: nullSender(mail.sender),
     attachments: form.files
       .filter((file) => /^attachment-\d{1,4}$/.test(file.name))
       .map((file) => ({ filename: file.filename, contentType: file.contentType, data: file.data })),

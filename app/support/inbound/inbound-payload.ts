@@ -9,6 +9,7 @@ import { DomainError, invalidFields, parseJson } from "~/utils/domain-error";
 import { stripForbiddenText } from "~/utils/text-policy";
 import { readMultipartForm } from "../../capture/multipart-form";
 import { formFromParts, formFromUrlEncoded, fromForm } from "./inbound-form-providers";
+import { fromMime } from "./inbound-mime";
 import { fromJson, type Raw } from "./inbound-providers";
 import type { DecodedEmail, HeaderMap, InboundAttachment } from "./inbound-types";
 
@@ -47,8 +48,39 @@ export function isAutoReply(headers: HeaderMap): boolean {
   const submitted = headers.get("auto-submitted")?.toLowerCase();
   if (submitted && submitted !== "no") return true;
   if (headers.has("x-autoreply") || headers.has("x-autorespond")) return true;
-  const precedence = headers.get("precedence")?.toLowerCase();
+  const precedence = headers.get("precedence")?.trim().toLowerCase();
   return precedence === "bulk" || precedence === "auto_reply" || precedence === "junk";
+}
+
+/**
+ * Mailing-list mail (Precedence: list). Not an auto-reply: a customer's reply may come
+ * through a list (a Google Group as the support address) and still counts; but no
+ * acknowledgement goes to a list (RFC 3834).
+ */
+const isListMail = (headers: HeaderMap) => headers.get("precedence")?.trim().toLowerCase() === "list";
+
+/**
+ * A bounce: a null return path (`Return-Path: <>`, as the delivering server writes it),
+ * the provider's envelope saying so, or a delivery status report from MAILER-DAEMON.
+ */
+function isBounce(raw: Raw, from: string): boolean {
+  if (raw.bounce) return true;
+  if (raw.headers.get("return-path")?.replace(/\s+/g, "") === "<>") return true;
+  return from.startsWith("mailer-daemon@");
+}
+
+/**
+ * A spam verdict (decision 063): the provider's own (SendGrid's spam_score, Mailgun's
+ * X-Mailgun-Sflag, Amazon SES's X-SES-Spam-Verdict: FAIL), or SpamAssassin's X-Spam-Flag: YES /
+ * X-Spam-Status: Yes as the receiving server (or Postmark) writes them. A sender could write those headers too, but
+ * only to flag their own message: nothing here ever clears a verdict.
+ */
+function isSpam(raw: Raw): boolean {
+  if (raw.spam) return true;
+  if (raw.headers.get("x-spam-flag")?.trim().toLowerCase() === "yes") return true;
+  // Amazon SES's receipt verdict, above the message's headers.
+  if (raw.headers.get("x-ses-spam-verdict")?.trim().toLowerCase() === "fail") return true;
+  return /^\s*yes\b/i.test(raw.headers.get("x-spam-status") ?? "");
 }
 
 function senderAddress(from: string | undefined): string {
@@ -115,7 +147,7 @@ function cutBody(name: string, value: string | undefined, notKept: string[]): st
   return value.slice(0, BODY_TEXT_LIMIT);
 }
 
-function normalize(raw: Raw): DecodedEmail {
+export function normalize(raw: Raw): DecodedEmail {
   const from = senderAddress(raw.from);
   // An email whose only file could not be read is still kept: its thread says so.
   if (!raw.text?.trim() && !raw.html?.trim() && !raw.attachments?.length && !raw.unreadable?.length) {
@@ -137,6 +169,9 @@ function normalize(raw: Raw): DecodedEmail {
     },
     messageId: messageId && messageId.length <= 1000 ? messageId : null,
     isAutoReply: isAutoReply(raw.headers),
+    isListMail: isListMail(raw.headers),
+    isBounce: isBounce(raw, from),
+    spam: isSpam(raw),
     recipients: addressesIn([
       raw.headers.get("to"),
       raw.headers.get("cc"),
@@ -173,8 +208,18 @@ export function decodeInboundPayload(bytes: Uint8Array, contentType: string): De
     const body = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
     return normalize(fromForm(formFromUrlEncoded(new URLSearchParams(body))));
   }
-  throw new DomainError(
-    "unsupported_media_type",
-    "Send JSON, multipart/form-data or application/x-www-form-urlencoded.",
-  );
+  throw new DomainError("unsupported_media_type", INBOUND_TYPES_MESSAGE);
+}
+
+/** A raw email's media type: the whole message as received (RFC 5322, MIME). */
+export const isRawEmailType = (contentType: string) =>
+  contentType.split(";")[0].trim().toLowerCase() === "message/rfc822";
+
+export const INBOUND_TYPES_MESSAGE =
+  "Send JSON, multipart/form-data, application/x-www-form-urlencoded, or the whole email as message/rfc822.";
+
+/** decodeInboundPayload, and the whole email as message/rfc822 (read with mailparser). */
+export async function decodeInbound(bytes: Uint8Array, contentType: string): Promise<DecodedEmail> {
+  if (isRawEmailType(contentType)) return normalize(await fromMime(bytes));
+  return decodeInboundPayload(bytes, contentType);
 }

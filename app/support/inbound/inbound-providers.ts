@@ -60,6 +60,10 @@ export type Raw = {
   attachments?: RawAttachment[];
   /** Attachments that could not be read, one line each, for the thread to say. */
   unreadable?: string[];
+  /** The provider's own spam verdict (a field only it writes), when it gives one. */
+  spam?: boolean;
+  /** The provider's envelope says the message is a bounce (a null sender). */
+  bounce?: boolean;
 };
 
 // Any character base64 (or its URL-safe form, which Buffer also reads) cannot hold. A

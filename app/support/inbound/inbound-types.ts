@@ -2,7 +2,7 @@
 // (inbound-payload.ts) and the providers' readers (inbound-providers.ts,
 // inbound-form-providers.ts), so that neither imports the other's module for a type.
 
-export type InboundProvider = "json" | "sendgrid" | "postmark" | "mailgun";
+export type InboundProvider = "json" | "sendgrid" | "postmark" | "mailgun" | "mime";
 
 /**
  * What the receiving provider said about the sender's domain, taken only from where that
@@ -30,6 +30,12 @@ export type DecodedEmail = {
   body: { text?: string; html?: string; stripped?: string };
   messageId: string | null;
   isAutoReply: boolean;
+  /** Precedence: list: no acknowledgement to a new ticket from it (decision 063). */
+  isListMail: boolean;
+  /** A bounce: a null return path (`<>`), a delivery status report, or MAILER-DAEMON (decision 063). */
+  isBounce: boolean;
+  /** The provider's or the receiving server's spam verdict said spam (decision 063). */
+  spam: boolean;
   /** Every address it was delivered to: To, Cc and the envelope recipients, lower-cased. */
   recipients: string[];
   /** The Message-IDs it answers (In-Reply-To and References), bare and lower-cased. */

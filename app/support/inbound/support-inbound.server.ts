@@ -9,18 +9,16 @@ import { discardAttachments, storeUnlinkedAttachments } from "../attachment-stor
 import { writeWithTicketEvents } from "../support-thread.server";
 import { referenceInSubject } from "../ticket-reference.server";
 import { dedupeKeyOf, type InboundEmail } from "./inbound-email.server";
+import { findByDedupeKey, openTicketFromEmail, type InboundResult } from "./inbound-new-ticket.server";
 import { bareMessageId, carriesReplyToken, providerVouchesFor, referenceInReplyAddress } from "./sender-trust.server";
 import type { WebhookEventType } from "../../webhooks/webhook-schemas";
 
-export type InboundResult = {
-  duplicate: boolean;
-  ticketReference: string;
-  messageId: string;
-};
+export type { InboundResult };
 
 /**
  * Records an inbound email in the thread its subject (or its recipient, the ticket's reply
- * address with a valid token) names. 422 without a reference,
+ * address with a valid token) names. Without a reference: a new ticket when
+ * INBOUND_NEW_TICKETS is on (inbound-new-ticket.server.ts), else 422;
  * 404 for a reference to no ticket. A redelivery (same Message-ID, or same sender,
  * subject and body on the same day) returns the first copy with `duplicate: true`.
  */
@@ -28,11 +26,8 @@ export async function recordInboundEmail(email: InboundEmail, receivedAt = new D
   // The subject names the ticket; a reply to the ticket's own reply address does too.
   const reference = referenceInSubject(email.subject) ?? referenceInReplyAddress(email.recipients);
   if (!reference) {
-    throw new DomainError(
-      "ticket_reference_missing",
-      `The subject names no ticket (it must contain #${env.SUPPORT_TICKET_PREFIX}-<number>) and no recipient is a ticket's reply address.`,
-      [{ path: "subject", message: `Expected a reference such as #${env.SUPPORT_TICKET_PREFIX}-1042.` }],
-    );
+    if (env.INBOUND_NEW_TICKETS) return openTicketFromEmail(email, receivedAt);
+    referenceMissing();
   }
   const ticket = await db.ticket.findUnique({
     where: { reference },
@@ -114,6 +109,14 @@ export async function recordInboundEmail(email: InboundEmail, receivedAt = new D
   }
 }
 
+function referenceMissing(): never {
+  throw new DomainError(
+    "ticket_reference_missing",
+    `The subject names no ticket (it must contain #${env.SUPPORT_TICKET_PREFIX}-<number>) and no recipient is a ticket's reply address.`,
+    [{ path: "subject", message: `Expected a reference such as #${env.SUPPORT_TICKET_PREFIX}-1042.` }],
+  );
+}
+
 /**
  * Something a stranger cannot forge: our reply address with the ticket's token among the
  * recipients, an answer to one of the ticket's Message-IDs, or the provider's word.
@@ -132,12 +135,4 @@ async function provesCustomer(ticket: { id: string; reference: string }, email: 
       .map((id) => bareMessageId(id!)),
   );
   return email.answers.some((id) => ids.has(id));
-}
-
-async function findByDedupeKey(dedupeKey: string): Promise<InboundResult | null> {
-  const message = await db.ticketMessage.findUnique({
-    where: { dedupeKey },
-    select: { id: true, ticket: { select: { reference: true } } },
-  });
-  return message ? { duplicate: true, ticketReference: message.ticket.reference, messageId: message.id } : null;
 }
