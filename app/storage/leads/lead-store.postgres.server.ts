@@ -21,6 +21,7 @@ import {
   leadUpdatedInsertPostgres,
   type LeadCreatedEventRow,
 } from "../webhooks/webhook-event-store.server";
+import { filesGone, linkFilesSql } from "../lead-file-store.server";
 import { leadDailyFromSql, POSTGRES_DAY } from "./lead-daily-sql";
 import {
   LEAD_ROW_COLUMNS,
@@ -124,7 +125,7 @@ type Pending = {
 };
 
 /** The batch statement's parameters: one array per column of each part. */
-function batchParams(batch: readonly Pending[]): unknown[] {
+function batchParams(batch: ReadonlyArray<Omit<Pending, "resolve" | "reject">>): unknown[] {
   const leadColumns: unknown[][] = NEW_LEAD_COLUMNS.map(() => []);
   // The event's and the emails' rows as their pipelines write them (decision 045).
   const events = leadCreatedParams();
@@ -210,8 +211,41 @@ function flush() {
   void settle(batch);
 }
 
+const LINK_FILES = linkFilesSql({ lead: "$1", ids: 'SELECT unnest($2::text[])' });
+
+/**
+ * A lead with uploaded files (decision 064) takes its own transaction beside the group
+ * commit, so the batch statement stays the one every other lead shares: the same statement
+ * for one lead, then its files linked; a repeated idempotency key or a file no longer there
+ * rolls both back.
+ */
+async function insertWithFiles(pending: Omit<Pending, "resolve" | "reject">, files: readonly string[]): Promise<void> {
+  const client = await postgresPool().connect();
+  try {
+    await client.query("BEGIN");
+    const shard = takeShard();
+    let stored: number | null;
+    try {
+      const values = [...batchParams([pending]), shard];
+      ({ rowCount: stored } = await client.query({ name: "lead-batch-insert", text: BATCH_INSERT, values }));
+    } finally {
+      shardsInUse.delete(shard);
+    }
+    if (stored !== 1) throw refusedAsDuplicate();
+    const { rowCount } = await client.query(LINK_FILES, [pending.lead.id, files]);
+    if (rowCount !== files.length) throw filesGone();
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
 export const postgresLeadStore: LeadStore = {
-  insert(lead, event, emails = [], completesPartial = null) {
+  insert(lead, event, emails = [], completesPartial = null, files = []) {
+    if (files.length > 0) return insertWithFiles({ lead, event, emails, partialKey: completesPartial }, files);
     return new Promise<void>((resolve, reject) => {
       queue.push({ lead, event, emails, partialKey: completesPartial, resolve, reject });
       if (queue.length >= MAX_BATCH) flush();

@@ -3,6 +3,7 @@
 // `+00:00`), booleans as 0/1, the data as JSON text, so Prisma reads these rows unchanged.
 import { idleSqlite, isoFromUtcText, prepared, sqliteTime, type SqliteConnection } from "~/storage/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
+import { filesGone, linkFilesSql } from "../lead-file-store.server";
 import { writeOutboxEmailsSqlite, type StaffEmail } from "../outbox-store.server";
 import {
   writeLeadCreatedSqlite,
@@ -72,14 +73,21 @@ const INSERT_ACTIVITY = `INSERT INTO "LeadActivity" ("id", "leadId", "kind", "fr
 
 const DELETE_PARTIAL = `DELETE FROM "PartialLead" WHERE "key" = ? AND "formId" = ?`;
 
+const linkFiles = (count: number) =>
+  linkFilesSql({ lead: "?", ids: Array.from({ length: count }, () => "?").join(", ") });
+
 /** One lead with its event and emails: written in a savepoint of its batch's transaction. */
 function writeLead(connection: SqliteConnection, pending: Pending) {
-  const { id, values, event, emails, partial } = pending;
+  const { id, values, event, emails, partial, files } = pending;
   prepared(connection, values.length === NEW_LEAD_COLUMNS.length ? INSERT_AWAITING : INSERT).run(values);
   // The event's and the emails' rows as their pipelines write them (decision 045).
   if (event) writeLeadCreatedSqlite(connection, id, event);
   writeOutboxEmailsSqlite(connection, emails);
   if (partial) prepared(connection, DELETE_PARTIAL).run(partial.key, partial.formId);
+  // Its uploaded files, in its own savepoint: linked with it, or the lead is not stored.
+  if (files && prepared(connection, linkFiles(files.length)).run(id, ...files).changes !== files.length) {
+    throw filesGone();
+  }
 }
 
 // Group commit: the leads submitted in one turn of the event loop are written in one
@@ -97,6 +105,8 @@ type Pending = {
   emails: readonly StaffEmail[];
   /** The partial lead it finishes, deleted with it. */
   partial: { key: string; formId: string } | null;
+  /** The ids of its uploaded files (decision 064), linked with it; null for most leads. */
+  files: readonly string[] | null;
   resolve: () => void;
   reject: (error: unknown) => void;
 };
@@ -114,7 +124,7 @@ async function flush(): Promise<void> {
   try {
     const connection = await idleSqlite();
     const [only] = batch;
-    if (batch.length === 1 && !only.event && only.emails.length === 0 && !only.daily && !only.partial) {
+    if (batch.length === 1 && !only.event && only.emails.length === 0 && !only.daily && !only.partial && !only.files) {
       // Alone, and spam (no rollup count): a single INSERT needs no transaction.
       writeLead(connection, only);
     } else {
@@ -143,13 +153,23 @@ async function flush(): Promise<void> {
 }
 
 export const sqliteLeadStore: LeadStore = {
-  insert(lead, event, emails = [], completesPartial = null) {
+  insert(lead, event, emails = [], completesPartial = null, files = []) {
     const values = newLeadValues(lead, sqlite);
     if (!lead.awaitingConfirmation) values.pop();
     const daily = lead.isSpam ? null : { ...pickDailyKey(lead), day: dayOf(lead.createdAt) };
     const partial = completesPartial ? { key: completesPartial, formId: lead.formId } : null;
     return new Promise<void>((resolve, reject) => {
-      queue.push({ id: lead.id, values, daily, event, emails, partial, resolve, reject });
+      queue.push({
+        id: lead.id,
+        values,
+        daily,
+        event,
+        emails,
+        partial,
+        files: files.length > 0 ? files : null,
+        resolve,
+        reject,
+      });
       if (queue.length >= MAX_BATCH) void flush();
       else if (!flushScheduled) {
         flushScheduled = true;

@@ -159,13 +159,16 @@ export interface LeadStore {
    * notification emails it sends, if any; a second lead with the same (formId,
    * idempotencyKey) throws a unique violation. `completesPartial`, the stored key of the
    * partial lead this one finishes (decision 060), deletes that partial of the same form in
-   * the same transaction: stored together, or neither.
+   * the same transaction: stored together, or neither. `files`, the ids of the files uploaded
+   * with it (written unlinked: ../lead-file-store.server.ts), are linked to it in the same
+   * transaction too; one no longer there fails the lead (decision 064).
    */
   insert(
     lead: NewLead,
     event?: LeadCreatedEventRow | null,
     emails?: readonly StaffEmail[],
     completesPartial?: string | null,
+    files?: readonly string[],
   ): Promise<void>;
   /** One keyset page of the leads matching the filters, newest first (createdAt desc, id desc). */
   page(filters: LeadQuery, cursor: Cursor | undefined, take: number): Promise<LeadRow[]>;
