@@ -14,6 +14,7 @@ import { startRetention } from "~/retention/retention.server";
 import { startSessionCleanup } from "~/staff/session.server";
 import { db } from "~/storage/db.server";
 import { startAttachmentCleanup } from "~/support/attachment-store.server";
+import { startLeadFileCleanup } from "~/capture/lead-uploads.server";
 import { startInboundWorkers } from "~/support/inbound/inbound-worker.server";
 import { NonceProvider } from "~/utils/http/nonce";
 import { documentSecurityHeaders } from "~/utils/http/security-headers.server";
@@ -92,6 +93,7 @@ export async function startBackgroundWork(load?: { recentPeakInFlight: () => num
     startSessionCleanup(),
     startDraftCleanup(),
     startAttachmentCleanup(),
+    startLeadFileCleanup(),
     startInboundWorkers(),
     startFormViewFlush(),
     startRetention(),

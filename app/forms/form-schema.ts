@@ -7,6 +7,7 @@ import { DEFAULT_SUCCESS_MESSAGE } from "../leads/lead-fields";
 import { EmailSchema } from "../staff/account-schemas";
 import { AutoresponderSchema } from "./autoresponder";
 import { CAPTCHA_PROVIDERS } from "./captcha-widgets";
+import { AcceptSchema, FILE_MAX_SIZE_MB, MAX_FILES_PER_FIELD } from "./file-field";
 import { ConditionSchema, conditionKeys, isShown } from "./field-conditions";
 import { MAX_STEPS, stepOrderProblems } from "./form-steps";
 
@@ -22,6 +23,7 @@ export const FIELD_TYPES = [
   "multiselect",
   "checkbox",
   "hidden",
+  "file",
 ] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
@@ -85,6 +87,19 @@ export const FieldSchema = z
     placeholder: optionalText(200),
     helpText: optionalText(500),
     defaultValue: z.union([z.string().max(10_000), z.number().finite(), z.boolean(), z.array(z.string())]).optional(),
+    /** A file field's types, size in MB and number of files (file-field.ts, decision 064). */
+    accept: AcceptSchema.optional(),
+    maxSizeMb: z
+      .number({ error: "Use a number of megabytes." })
+      .positive("Use more than 0 MB.")
+      .max(FILE_MAX_SIZE_MB, `A file may weigh at most ${FILE_MAX_SIZE_MB} MB.`)
+      .optional(),
+    maxFiles: z
+      .number({ error: "Use a number of files." })
+      .int("Use a whole number of files.")
+      .min(1, "Allow at least one file.")
+      .max(MAX_FILES_PER_FIELD, `A field takes at most ${MAX_FILES_PER_FIELD} files.`)
+      .optional(),
     /** When the field is part of the form (field-conditions.ts); always when absent. */
     showIf: ConditionSchema.optional(),
     /** The page of a form in steps the field is on (form-steps.ts); 1 when absent. */
@@ -115,6 +130,13 @@ export const FieldSchema = z
     }
     if ((field.min !== undefined || field.max !== undefined) && field.type !== "number") {
       issue("min", "min and max only apply to number fields.");
+    }
+    if (field.type !== "file") {
+      for (const key of ["accept", "maxSizeMb", "maxFiles"] as const) {
+        if (field[key] !== undefined) issue(key, `${key} only applies to file fields.`);
+      }
+    } else if (field.defaultValue !== undefined) {
+      issue("defaultValue", "A file field cannot have a default value.");
     }
     if (field.pattern !== undefined) {
       if (!TEXT_TYPES.includes(field.type)) issue("pattern", "A pattern only applies to text fields.");
@@ -394,6 +416,13 @@ function valueSchema(field: FormField, mode: SubmissionMode): z.ZodType<LeadValu
       });
       const list = z.array(choice).max(field.options!.length);
       return mode === "form" ? z.preprocess((value) => (Array.isArray(value) ? value : [value]), list) : list;
+    }
+    case "file": {
+      // A form post's value is set from the files that came (app/capture/lead-uploads.server.ts):
+      // their names. JSON cannot carry a file.
+      if (mode === "json") return z.never({ error: "Send files as multipart/form-data." });
+      const name = z.string().max(255);
+      return z.preprocess((value) => (Array.isArray(value) ? value : [value]), z.array(name).max(field.maxFiles ?? 1));
     }
     case "date":
       return z

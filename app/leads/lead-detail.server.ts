@@ -13,6 +13,9 @@ export const statusOf = (lead: { status: string; isSpam: boolean }): LeadStatusV
   lead.isSpam ? "spam" : (lead.status as Stage);
 
 /** A lead as a page of leads shows it. */
-export type LeadSummary = Omit<LeadDetail, "fields" | "referrerUrl" | "landingPageUrl" | "userAgent" | "confirmedAt">;
+export type LeadSummary = Omit<
+  LeadDetail,
+  "fields" | "referrerUrl" | "landingPageUrl" | "userAgent" | "confirmedAt" | "files"
+>;
 
 export { leadDetailOf, utmOf, type LeadDetail, type LeadOwner, type Utm } from "../webhooks/event-bodies.server";

@@ -180,6 +180,8 @@ const EnvSchema = z
           .optional(),
       ),
     SUBMIT_RATE_LIMIT_PER_MINUTE: integer(30),
+    // The most the files of one submission may weigh together, in MB (decision 064).
+    UPLOAD_MAX_TOTAL_MB: integer(50),
     // Each CAPTCHA provider's siteverify address (app/capture/captcha.server.ts): the
     // provider's own unless set, as tests and air-gapped installs do.
     CAPTCHA_VERIFY_URL_TURNSTILE: z.url().default("https://challenges.cloudflare.com/turnstile/v0/siteverify"),

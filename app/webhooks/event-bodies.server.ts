@@ -8,7 +8,10 @@ import type { FormField, LeadData } from "~/forms/form-schema";
 import { db, type Lead, type LeadStatus, type Prisma } from "~/storage/db.server";
 import { leadsWithFields } from "~/storage/leads/lead-detail-store.server";
 import type { UnbuiltEvent } from "~/storage/webhooks/webhook-event-store.server";
+import { env } from "~/utils/env.server";
 import { log } from "~/utils/log.server";
+
+const APP_URL = env.APP_URL.replace(/\/+$/, "");
 
 /** A Standard Webhooks body: `{type, timestamp, data}`. */
 export function eventBody(type: string, createdAt: Date, data: unknown): string {
@@ -26,6 +29,16 @@ export type Utm = {
 export type LeadOwner = { id: string; name: string | null; email: string };
 
 export type LabelledField = Pick<FormField, "key" | "label" | "type">;
+
+/** A file uploaded with a lead (decision 064); `url` downloads it with a token that reads leads. */
+export type LeadFileDetail = {
+  id: string;
+  field: string;
+  filename: string;
+  contentType: string;
+  size: number;
+  url: string;
+};
 
 /** A lead as the `lead.created` and `lead.deleted` webhooks carry it (and GET /api/leads/:id shows it). */
 export type LeadDetail = {
@@ -53,6 +66,8 @@ export type LeadDetail = {
   awaitingConfirmation: boolean;
   /** When its visitor confirmed the address (double opt-in), or null. */
   confirmedAt: string | null;
+  /** The files uploaded with it, in the order they came. */
+  files: LeadFileDetail[];
 };
 
 export function utmOf(lead: {
@@ -105,7 +120,14 @@ export type LeadParts = Pick<
     data: LeadData;
     /** The fields of the schema version the lead was stored under. */
     fields: unknown;
+    /** Its uploaded files (none when absent). */
+    files?: ReadonlyArray<Omit<LeadFileDetail, "url">>;
   };
+
+/** Where a lead's file is downloaded through the API (the dashboard's is the same without /api). */
+export function leadFilePath(leadId: string, fileId: string): string {
+  return `/api/leads/${encodeURIComponent(leadId)}/files/${encodeURIComponent(fileId)}`;
+}
 
 /** A lead as `GET /api/leads/:id` shows it and its lead.created and lead.deleted carry it. */
 export function leadDetailOf(lead: LeadParts): LeadDetail {
@@ -134,6 +156,14 @@ export function leadDetailOf(lead: LeadParts): LeadDetail {
     userAgent: lead.userAgent,
     awaitingConfirmation: lead.awaitingConfirmation ?? false,
     confirmedAt: lead.confirmedAt?.toISOString() ?? null,
+    files: (lead.files ?? []).map((file) => ({
+      id: file.id,
+      field: file.field,
+      filename: file.filename,
+      contentType: file.contentType,
+      size: file.size,
+      url: `${APP_URL}${leadFilePath(lead.id, file.id)}`,
+    })),
   };
 }
 

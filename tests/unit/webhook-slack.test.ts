@@ -28,6 +28,7 @@ const lead: LeadDetail = {
   userAgent: null,
   awaitingConfirmation: false,
   confirmedAt: null,
+  files: [],
 };
 
 const body = (type: string, data: unknown) => JSON.stringify({ type, timestamp: lead.createdAt, data });
