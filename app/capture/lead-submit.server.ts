@@ -122,7 +122,8 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
     }
     await limitSubmissions(form.id, meta.ip);
     const idempotencyKey = idempotencyKeyOf(request.headers.get("Idempotency-Key"));
-    if (staged.length > 0 || form.fields.some((field) => field.type === "file")) {
+    // A form post's file fields take their values from its files; JSON cannot carry one.
+    if (submission.mode === "form" && (staged.length > 0 || form.fields.some((field) => field.type === "file"))) {
       applyUploads(form.fields, submission, staged);
     }
     const lead = validateSubmission(form, submission, Date.now(), request.headers.get("User-Agent"));
