@@ -85,6 +85,11 @@ describe("a lead with files", () => {
       expect(page.status).toBe(200);
       expect(Buffer.from(await page.arrayBuffer()).equals(bytes)).toBe(true);
     }
+    // The export names each file with its dashboard link.
+    const csv = await call("GET", `/api/leads/export?format=csv&formId=${formId}`);
+    expect(csv.status).toBe(200);
+    const link = (file: Listed) => `https?://[^ ]+/leads/${res.body.id}/files/${file.id}`;
+    expect(csv.text).toMatch(new RegExp(`scan\\.png \\(${link(files[0])}\\), quote\\.pdf \\(${link(files[1])}\\)`));
   });
 
   it("needs a login or a token that reads leads to download, and deletes the files with their lead", async () => {

@@ -194,8 +194,10 @@ export async function streamLeadsXlsx(
   filters: LeadFilters,
   options: ExportOptions = {},
 ): Promise<ReadableStream<Uint8Array>> {
-  const sheet = new LeadSheet(await exportColumns(filters), options.rowsPerSheet);
-  const reader = pageReader(filters, options.pageSize ?? EXPORT_PAGE_SIZE, options.signal, options.onEnd);
+  const columns = await exportColumns(filters);
+  const sheet = new LeadSheet(columns, options.rowsPerSheet);
+  const withFiles = columns.kinds.includes("file");
+  const reader = pageReader(filters, options.pageSize ?? EXPORT_PAGE_SIZE, options.signal, options.onEnd, withFiles);
   let phase: "header" | "rows" | "finishing" = "header";
   return new ReadableStream<Uint8Array>(
     {

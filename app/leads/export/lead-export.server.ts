@@ -3,6 +3,7 @@
 // read only when the client has taken the previous one, so memory stays flat whatever
 // the row count, the first bytes leave before the last row is read, and a client that
 // disconnects (stream cancelled, request aborted) stops the reading.
+import { fileCellText, filesOfLeads, type ExportFile } from "./lead-export-files.server";
 import Papa from "papaparse";
 import type { FieldType, LeadValue } from "~/forms/form-schema";
 import { statusOf } from "~/leads/lead-detail.server";
@@ -39,7 +40,7 @@ export type ExportOptions = {
  * What a column holds, for the formats that type their cells: `time` an instant (UTC),
  * `day` a calendar day, `number` a number; `text` is everything else.
  */
-export type ColumnKind = "text" | "time" | "day" | "number";
+export type ColumnKind = "text" | "time" | "day" | "number" | "file";
 
 type FieldColumn = { formId: string; key: string; header: string; kind: ColumnKind };
 
@@ -76,6 +77,7 @@ function storedFields(fields: unknown): StoredField[] {
 }
 
 function kindOf(type: FieldType | undefined): ColumnKind {
+  if (type === "file") return "file";
   return type === "date" ? "day" : type === "number" ? "number" : "text";
 }
 
@@ -199,7 +201,7 @@ export type ExportRow = Pick<
 >;
 
 /** A lead as an export writes it: its row, its owner and its tags. */
-export type ExportLead = ExportRow & { owner: LeadOwner | null; tags: string[] };
+export type ExportLead = ExportRow & { owner: LeadOwner | null; tags: string[]; files?: ExportFile[] };
 
 export type PageReader = { next: () => Promise<ExportLead[] | null>; close: () => void };
 
@@ -209,6 +211,7 @@ export function pageReader(
   pageSize: number,
   signal?: AbortSignal,
   onEnd?: ExportOptions["onEnd"],
+  withFiles = false,
 ): PageReader {
   let cursor: Cursor | undefined;
   let done = false;
@@ -239,11 +242,13 @@ export function pageReader(
       const tail = rows[rows.length - 1];
       cursor = { createdAt: new Date(tail.createdAt), id: tail.id };
       const { tags, owners } = await tagsAndOwners(rows);
+      const files = withFiles ? await filesOfLeads(rows.map((row) => row.id)) : null;
       // The rows are this page's own: completed in place rather than copied, a row at a time.
       const leads = rows as Array<(typeof rows)[number] & Partial<ExportLead>>;
       for (const lead of leads) {
         lead.owner = (lead.ownerId && owners.get(lead.ownerId)) || null;
         lead.tags = tags.get(lead.id) ?? [];
+        if (files) lead.files = files.get(lead.id);
       }
       return leads as ExportLead[];
     },
@@ -316,7 +321,11 @@ export function rowCells(lead: ExportLead, columns: ExportColumns, write: CellWr
   cells[5] = text(lead.tags.join(", "));
   const fields = columns.fieldsByForm.get(lead.formId);
   if (fields) {
-    for (const field of fields) cells[field.index] = cellOf(lead.data[field.key], columns.kinds[field.index], write);
+    for (const { key, index } of fields) {
+      const kind = columns.kinds[index];
+      const value = kind === "file" && lead.files ? fileCellText(lead.id, key, lead.files) : lead.data[key];
+      cells[index] = cellOf(value, kind, write);
+    }
   }
   const tail = columns.headers.length - TRAILING_COLUMNS.length;
   cells[tail] = text(lead.utmSource);
@@ -344,7 +353,8 @@ export async function streamLeadsCsv(
   options: ExportOptions = {},
 ): Promise<ReadableStream<Uint8Array>> {
   const columns = await exportColumns(filters);
-  const reader = pageReader(filters, options.pageSize ?? EXPORT_PAGE_SIZE, options.signal, options.onEnd);
+  const withFiles = columns.kinds.includes("file");
+  const reader = pageReader(filters, options.pageSize ?? EXPORT_PAGE_SIZE, options.signal, options.onEnd, withFiles);
   const encoder = new TextEncoder();
   let started = false;
   return new ReadableStream<Uint8Array>(
