@@ -6,10 +6,8 @@ import { fileRules, isAccepted } from "~/forms/file-field";
 import type { FormField } from "~/forms/form-schema";
 import { DomainError, invalidFields, type ErrorDetail } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
-import { CHUNK_BYTES, type StagedFile, type UploadLimits } from "./lead-uploads.server";
 import { isPlainObject, type Submission } from "./lead-submission.server";
-
-export { CHUNK_BYTES };
+import type { StagedFile, UploadLimits } from "./lead-uploads.server";
 
 const MB = 1024 * 1024;
 /** The most files one submission carries, whatever its form. */
@@ -35,6 +33,9 @@ const mb = (bytes: number) => `${Math.round((bytes / MB) * 10) / 10} MB`;
  * the field does not accept or that the bytes contradict.
  */
 export function applyUploads(fields: readonly FormField[], submission: Submission, files: readonly StagedFile[]): void {
+  // JSON cannot carry a file: its value for a file field is refused by the field's validator.
+  if (submission.mode !== "form") return;
+  if (files.length === 0 && !fields.some((field) => field.type === "file")) return;
   const data = isPlainObject(submission.data) ? submission.data : (submission.data = Object.create(null));
   const details: ErrorDetail[] = [];
   for (const file of files) {

@@ -26,8 +26,8 @@ import {
   SUBMISSION_BODY_LIMIT,
   validateSubmission,
 } from "./lead-capture.server";
-import { parseSubmission, submissionKind, type Submission } from "./lead-submission.server";
 import { applyUploads, keptFiles, uploadLimits } from "./lead-files.server";
+import { parseSubmission, submissionKind, type Submission } from "./lead-submission.server";
 import { discardFiles, readMultipartSubmission, type StagedFile } from "./lead-uploads.server";
 import { completedPartialKey } from "./partial-lead.server";
 import { findOpenForm, isOriginAllowed, type PublicForm } from "./public-form.server";
@@ -91,17 +91,7 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
   let submission: Submission | null = null;
   let staged: StagedFile[] = [];
   try {
-    const contentType = request.headers.get("Content-Type") ?? "";
-    // An unsupported type is refused before the body is read; a multipart post is read as it
-    // streams in, its files written unlinked until the lead links them (decision 064).
-    if (submissionKind(contentType) === "multipart") {
-      const upload = await readMultipartSubmission(request, uploadLimits(SUBMISSION_BODY_LIMIT));
-      staged = upload.files;
-      submission = await parseSubmission({ contentType, body: upload.fields, referer: request.headers.get("Referer") });
-    } else {
-      const body = await readBodyText(request, SUBMISSION_BODY_LIMIT);
-      submission = await parseSubmission({ contentType, body, referer: request.headers.get("Referer") });
-    }
+    ({ submission, staged } = await readSubmission(request));
     form = await findOpenForm(submission.formId);
     const ownOrigin = () => new URL(request.url).origin;
     if (!isOriginAllowed(form, origin, ownOrigin) && origin !== APP_ORIGIN) {
@@ -122,10 +112,7 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
     }
     await limitSubmissions(form.id, meta.ip);
     const idempotencyKey = idempotencyKeyOf(request.headers.get("Idempotency-Key"));
-    // A form post's file fields take their values from its files; JSON cannot carry one.
-    if (submission.mode === "form" && (staged.length > 0 || form.fields.some((field) => field.type === "file"))) {
-      applyUploads(form.fields, submission, staged);
-    }
+    applyUploads(form.fields, submission, staged);
     const lead = validateSubmission(form, submission, Date.now(), request.headers.get("User-Agent"));
     const files = keptFiles(staged, lead.data);
     // Last, once the answers are good: a token is spent by its check.
@@ -182,6 +169,27 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
     if (staged.length > 0) {
       await discardFiles(staged.map((file) => file.id)).catch((error) => log.error("deleting unlinked files", error));
     }
+  }
+}
+
+/**
+ * The submission, in any body kind: an unsupported type is refused before the body is read;
+ * a multipart post is read as it streams in, its files written unlinked until the lead links
+ * them (decision 064), and deleted again if the post turns out unreadable.
+ */
+async function readSubmission(request: Request): Promise<{ submission: Submission; staged: StagedFile[] }> {
+  const contentType = request.headers.get("Content-Type") ?? "";
+  const referer = request.headers.get("Referer");
+  if (submissionKind(contentType) !== "multipart") {
+    const body = await readBodyText(request, SUBMISSION_BODY_LIMIT);
+    return { submission: await parseSubmission({ contentType, body, referer }), staged: [] };
+  }
+  const upload = await readMultipartSubmission(request, uploadLimits(SUBMISSION_BODY_LIMIT));
+  try {
+    return { submission: await parseSubmission({ contentType, body: upload.fields, referer }), staged: upload.files };
+  } catch (error) {
+    await discardFiles(upload.files.map((file) => file.id)).catch(() => {});
+    throw error;
   }
 }
 

@@ -43,7 +43,10 @@ const tooLarge = (message: string) => new DomainError("payload_too_large", messa
 function cleanName(filename: string): string {
   const base = filename.split(/[\\/]/).pop() ?? "";
   // Control characters (C0, DEL, C1) dropped: they have no place in a file's name.
-  const clean = [...base].filter((c) => c >= " " && !(c >= "\x7f" && c <= "\x9f")).join("").trim();
+  const clean = [...base]
+    .filter((c) => c >= " " && !(c >= "\x7f" && c <= "\x9f"))
+    .join("")
+    .trim();
   return (clean || "file").slice(0, 255);
 }
 
@@ -190,7 +193,9 @@ export async function discardFiles(ids: readonly string[]): Promise<void> {
 
 /** Deletes files left unlinked an hour ago or more (a crash between their write and their lead's). */
 export async function deleteUnlinkedFiles(now = Date.now()): Promise<number> {
-  const { count } = await db.leadFile.deleteMany({ where: { leadId: null, createdAt: { lt: new Date(now - HOUR_MS) } } });
+  const { count } = await db.leadFile.deleteMany({
+    where: { leadId: null, createdAt: { lt: new Date(now - HOUR_MS) } },
+  });
   return count;
 }
 

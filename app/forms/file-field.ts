@@ -25,6 +25,22 @@ export const AcceptEntrySchema = z
 
 export const AcceptSchema = z.array(AcceptEntrySchema).min(1, "Name at least one type.").max(30);
 
+/** The keys only a file field takes, as the field schema (form-schema.ts) checks them. */
+export const FILE_FIELD_KEYS = {
+  accept: AcceptSchema.optional(),
+  maxSizeMb: z
+    .number({ error: "Use a number of megabytes." })
+    .positive("Use more than 0 MB.")
+    .max(FILE_MAX_SIZE_MB, `A file may weigh at most ${FILE_MAX_SIZE_MB} MB.`)
+    .optional(),
+  maxFiles: z
+    .number({ error: "Use a number of files." })
+    .int("Use a whole number of files.")
+    .min(1, "Allow at least one file.")
+    .max(MAX_FILES_PER_FIELD, `A field takes at most ${MAX_FILES_PER_FIELD} files.`)
+    .optional(),
+};
+
 /** A file field's settings, with their defaults. */
 export function fileRules(field: { accept?: string[]; maxSizeMb?: number; maxFiles?: number }) {
   return {

@@ -7,8 +7,8 @@ import { DEFAULT_SUCCESS_MESSAGE } from "../leads/lead-fields";
 import { EmailSchema } from "../staff/account-schemas";
 import { AutoresponderSchema } from "./autoresponder";
 import { CAPTCHA_PROVIDERS } from "./captcha-widgets";
-import { AcceptSchema, FILE_MAX_SIZE_MB, MAX_FILES_PER_FIELD } from "./file-field";
 import { ConditionSchema, conditionKeys, isShown } from "./field-conditions";
+import { FILE_FIELD_KEYS } from "./file-field";
 import { MAX_STEPS, stepOrderProblems } from "./form-steps";
 
 export const FIELD_TYPES = [
@@ -88,18 +88,7 @@ export const FieldSchema = z
     helpText: optionalText(500),
     defaultValue: z.union([z.string().max(10_000), z.number().finite(), z.boolean(), z.array(z.string())]).optional(),
     /** A file field's types, size in MB and number of files (file-field.ts, decision 064). */
-    accept: AcceptSchema.optional(),
-    maxSizeMb: z
-      .number({ error: "Use a number of megabytes." })
-      .positive("Use more than 0 MB.")
-      .max(FILE_MAX_SIZE_MB, `A file may weigh at most ${FILE_MAX_SIZE_MB} MB.`)
-      .optional(),
-    maxFiles: z
-      .number({ error: "Use a number of files." })
-      .int("Use a whole number of files.")
-      .min(1, "Allow at least one file.")
-      .max(MAX_FILES_PER_FIELD, `A field takes at most ${MAX_FILES_PER_FIELD} files.`)
-      .optional(),
+    ...FILE_FIELD_KEYS,
     /** When the field is part of the form (field-conditions.ts); always when absent. */
     showIf: ConditionSchema.optional(),
     /** The page of a form in steps the field is on (form-steps.ts); 1 when absent. */

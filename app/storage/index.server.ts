@@ -6,12 +6,12 @@ import {
   sqliteAttachmentChunkStore,
   type AttachmentChunkStore,
 } from "./attachment-chunk-store.server";
+import { postgresFormViewStore, sqliteFormViewStore, type FormViewStore } from "./form-view-store.server";
 import {
   postgresLeadFileChunkStore,
   sqliteLeadFileChunkStore,
   type LeadFileChunkStore,
 } from "./lead-file-store.server";
-import { postgresFormViewStore, sqliteFormViewStore, type FormViewStore } from "./form-view-store.server";
 import { postgresLeadLabelStore, sqliteLeadLabelStore, type LeadLabelStore } from "./leads/lead-label-store.server";
 import { postgresLeadStore } from "./leads/lead-store.postgres.server";
 import { sqliteLeadStore } from "./leads/lead-store.sqlite.server";

@@ -20,8 +20,7 @@ export const sqliteLeadFileChunkStore: LeadFileChunkStore = {
   },
   async read(fileId, seq) {
     const row = prepared(await idleSqlite(), `${SELECT} ? AND "seq" = ?`).get(fileId, seq) as
-      | { data: Buffer }
-      | undefined;
+      { data: Buffer } | undefined;
     return row?.data ?? null;
   },
 };

@@ -75,7 +75,9 @@ describe("a lead with files", () => {
       [files[0], png],
       [files[1], pdf],
     ] as const) {
-      const api = await fetch(`${server.url}/api/leads/${res.body.id}/files/${file.id}`, { headers: { Cookie: cookie } });
+      const api = await fetch(`${server.url}/api/leads/${res.body.id}/files/${file.id}`, {
+        headers: { Cookie: cookie },
+      });
       expect(api.status).toBe(200);
       expect(Buffer.from(await api.arrayBuffer()).equals(bytes)).toBe(true);
       expect(api.headers.get("content-disposition")).toMatch(/^attachment; filename="/);
@@ -124,13 +126,16 @@ describe("a lead with files", () => {
     expect(endpoint.status, endpoint.text).toBe(201);
     const res = await submit(uploadForm(formId, [{ bytes: pdfBytes(5000), name: "brief.pdf" }]));
     expect(res.status, res.text).toBe(201);
-    await expect
-      .poll(() => receiver.received.filter((r) => r.path === "/files").length, { timeout: 15_000 })
-      .toBe(1);
+    await expect.poll(() => receiver.received.filter((r) => r.path === "/files").length, { timeout: 15_000 }).toBe(1);
     const [request] = receiver.received.filter((r) => r.path === "/files");
     const event = new Webhook(endpoint.body.secret).verify(request.body, request.headers) as { data: any };
-    const { notes: _n, timeline: _t, history: _h, stage: _s, ...lead } = (await call("GET", `/api/leads/${res.body.id}`))
-      .body.lead;
+    const {
+      notes: _n,
+      timeline: _t,
+      history: _h,
+      stage: _s,
+      ...lead
+    } = (await call("GET", `/api/leads/${res.body.id}`)).body.lead;
     expect(lead.files).toHaveLength(1);
     expect(event.data).toEqual(lead);
     await call("DELETE", `/api/webhooks/${endpoint.body.id}`);
@@ -159,7 +164,9 @@ describe("uploads refused, with nothing kept", () => {
     const before = await stored();
     const res = await submit(uploadForm(formId, [{ bytes: exeBytes(4096), name: "invoice.png" }]));
     expect(res.status, res.text).toBe(422);
-    expect(res.body.error.details).toEqual([{ path: "data.documents", message: expect.stringContaining("invoice.png") }]);
+    expect(res.body.error.details).toEqual([
+      { path: "data.documents", message: expect.stringContaining("invoice.png") },
+    ]);
     expect(await stored()).toEqual(before);
   });
 

@@ -35,7 +35,15 @@ export function exeBytes(size: number): Buffer {
 export function formWithFile(file: Record<string, unknown> = {}) {
   return [
     { key: "name", label: "Name", type: "text", required: true },
-    { key: "documents", label: "Documents", type: "file", accept: [".png", ".pdf"], maxSizeMb: 2, maxFiles: 2, ...file },
+    {
+      key: "documents",
+      label: "Documents",
+      type: "file",
+      accept: [".png", ".pdf"],
+      maxSizeMb: 2,
+      maxFiles: 2,
+      ...file,
+    },
   ];
 }
 

@@ -3,7 +3,6 @@
 // read only when the client has taken the previous one, so memory stays flat whatever
 // the row count, the first bytes leave before the last row is read, and a client that
 // disconnects (stream cancelled, request aborted) stops the reading.
-import { fileCellText, filesOfLeads, type ExportFile } from "./lead-export-files.server";
 import Papa from "papaparse";
 import type { FieldType, LeadValue } from "~/forms/form-schema";
 import { statusOf } from "~/leads/lead-detail.server";
@@ -12,6 +11,7 @@ import { tagsAndOwners, type LeadOwner } from "~/leads/lead.server";
 import { db } from "~/storage/db.server";
 import { leadStore, type LeadRow } from "~/storage/index.server";
 import { xmlSafeText } from "~/utils/text-policy";
+import { fileCellText, filesOfLeads, type ExportFile } from "./lead-export-files.server";
 
 export const EXPORT_FORMATS = ["csv", "xlsx"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];

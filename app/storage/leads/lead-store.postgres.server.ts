@@ -6,6 +6,7 @@
 import pg from "pg";
 import { isoFromUtcText, postgresPool } from "~/storage/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
+import { filesGone, linkFilesSql } from "../lead-file-store.server";
 import {
   addOutboxParams,
   OUTBOX_PARAMS,
@@ -21,7 +22,6 @@ import {
   leadUpdatedInsertPostgres,
   type LeadCreatedEventRow,
 } from "../webhooks/webhook-event-store.server";
-import { filesGone, linkFilesSql } from "../lead-file-store.server";
 import { leadDailyFromSql, POSTGRES_DAY } from "./lead-daily-sql";
 import {
   LEAD_ROW_COLUMNS,
@@ -211,7 +211,7 @@ function flush() {
   void settle(batch);
 }
 
-const LINK_FILES = linkFilesSql({ lead: "$1", ids: 'SELECT unnest($2::text[])' });
+const LINK_FILES = linkFilesSql({ lead: "$1", ids: "SELECT unnest($2::text[])" });
 
 /**
  * A lead with uploaded files (decision 064) takes its own transaction beside the group
