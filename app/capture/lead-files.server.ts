@@ -29,8 +29,9 @@ const mb = (bytes: number) => `${Math.round((bytes / MB) * 10) / 10} MB`;
 /**
  * Checks the staged files against the form's file fields and sets each file field's value
  * to its files' names (whatever text was posted under that name). 413 for a file over its
- * field's size; 422 naming the field for a file no field takes, too many files, or a type
- * the field does not accept or that the bytes contradict.
+ * field's size; 422 naming the field for too many files, or a type the field does not accept
+ * or that the bytes contradict. A file under any other name is dropped, as an unknown text
+ * field of a form post is (a site's own file input): keptFiles leaves it out.
  */
 export function applyUploads(fields: readonly FormField[], submission: Submission, files: readonly StagedFile[]): void {
   // JSON cannot carry a file: its value for a file field is refused by the field's validator.
@@ -38,12 +39,6 @@ export function applyUploads(fields: readonly FormField[], submission: Submissio
   if (files.length === 0 && !fields.some((field) => field.type === "file")) return;
   const data = isPlainObject(submission.data) ? submission.data : (submission.data = Object.create(null));
   const details: ErrorDetail[] = [];
-  for (const file of files) {
-    const field = fields.find((candidate) => candidate.key === file.field);
-    if (field?.type !== "file") {
-      details.push({ path: `data.${file.field}`, message: "This field does not take files." });
-    }
-  }
   for (const field of fields) {
     if (field.type !== "file") continue;
     const mine = files.filter((file) => file.field === field.key);
@@ -78,7 +73,12 @@ export function applyUploads(fields: readonly FormField[], submission: Submissio
   if (details.length > 0) throw invalidFields(details, "The submission has invalid files.");
 }
 
-/** The staged files the stored lead keeps: those of the fields whose answers it kept. */
-export function keptFiles(files: readonly StagedFile[], data: Record<string, unknown>): StagedFile[] {
-  return files.filter((file) => data[file.field] !== undefined);
+/** The staged files the stored lead keeps: those of its file fields whose answers it kept. */
+export function keptFiles(
+  fields: readonly FormField[],
+  files: readonly StagedFile[],
+  data: Record<string, unknown>,
+): StagedFile[] {
+  const fileKeys = new Set(fields.flatMap((field) => (field.type === "file" ? [field.key] : [])));
+  return files.filter((file) => fileKeys.has(file.field) && data[file.field] !== undefined);
 }

@@ -114,7 +114,7 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
     const idempotencyKey = idempotencyKeyOf(request.headers.get("Idempotency-Key"));
     applyUploads(form.fields, submission, staged);
     const lead = validateSubmission(form, submission, Date.now(), request.headers.get("User-Agent"));
-    const files = keptFiles(staged, lead.data);
+    const files = keptFiles(form.fields, staged, lead.data);
     // Last, once the answers are good: a token is spent by its check.
     if (form.settings.captcha) {
       const outcome = await checkCaptcha(form.settings.captcha, submission.captchaToken, meta.ip);
