@@ -7,6 +7,7 @@ import { RemixServer, isRouteErrorResponse } from "@remix-run/react";
 import { isbot } from "isbot";
 import { renderToPipeableStream } from "react-dom/server";
 import { startFormViewFlush } from "~/capture/form-views.server";
+import { startLeadFileCleanup } from "~/capture/lead-uploads.server";
 import { startDraftCleanup } from "~/capture/visitor-drafts.server";
 import { startDigestSchedule } from "~/notifications/notifications.server";
 import { startOutboxWorker } from "~/notifications/outbox.server";
@@ -92,6 +93,7 @@ export async function startBackgroundWork(load?: { recentPeakInFlight: () => num
     startSessionCleanup(),
     startDraftCleanup(),
     startAttachmentCleanup(),
+    startLeadFileCleanup(),
     startInboundWorkers(),
     startFormViewFlush(),
     startRetention(),

@@ -239,6 +239,8 @@ type LeadMeta = {
   idempotencyKey: string | null;
   /** The stored key of the partial lead this one finishes: deleted in the lead's transaction. */
   completesPartial?: string | null;
+  /** The ids of the files uploaded with it (written unlinked), linked in its transaction. */
+  files?: readonly string[];
 };
 
 async function insertLead(lead: ValidLead, form: PublicForm, meta: LeadMeta): Promise<StoredLead> {
@@ -279,6 +281,7 @@ async function insertLead(lead: ValidLead, form: PublicForm, meta: LeadMeta): Pr
       [confirmationEmail({ ...row, email: row.email }, form.name)],
       meta.completesPartial,
       consents,
+      meta.files,
     );
     kickOutbox();
     return stored;
@@ -290,7 +293,7 @@ async function insertLead(lead: ValidLead, form: PublicForm, meta: LeadMeta): Pr
   const detailOf = () => (detail ??= leadDetailOf({ ...row, formName: form.name, fields: form.fields }));
   const event = lead.isSpam ? null : await leadCreatedEvent(lead.formId, stored.createdAt);
   const emails = lead.isSpam ? NO_EMAILS : leadNotifications(form.settings.notifications, detailOf);
-  await leadStore.insert(row, event, emails, meta.completesPartial, consents);
+  await leadStore.insert(row, event, emails, meta.completesPartial, consents, meta.files);
   if (event) nudgeWebhooks();
   if (emails.length > 0) kickOutbox();
   return stored;

@@ -101,14 +101,15 @@ export function submissionKind(contentType: string): SubmissionKind {
  */
 export async function parseSubmission(input: {
   contentType: string;
-  body: string;
+  /** The body's text, or a multipart post's text fields already read. */
+  body: string | ReadonlyArray<readonly [string, string]>;
   referer: string | null;
 }): Promise<Submission> {
   const kind = submissionKind(input.contentType);
   const text = input.body;
 
   if (kind === "json") {
-    const body = parseJson(text);
+    const body = parseJson(typeof text === "string" ? text : "");
     if (!isPlainObject(body)) {
       throw invalidFields([{ path: "(body)", message: "Send a JSON object with formId and data." }]);
     }
@@ -134,7 +135,10 @@ export async function parseSubmission(input: {
     else if (Array.isArray(existing)) existing.push(value);
     else fields[key] = [existing, value];
   };
-  if (kind === "urlencoded") {
+  if (typeof text !== "string") {
+    // A multipart post, read as it streamed in (lead-uploads.server.ts): its text fields.
+    for (const [key, value] of text) add(key, value);
+  } else if (kind === "urlencoded") {
     for (const [key, value] of new URLSearchParams(text)) add(key, value);
   } else {
     let parsed: FormData;

@@ -26,7 +26,9 @@ import {
   SUBMISSION_BODY_LIMIT,
   validateSubmission,
 } from "./lead-capture.server";
+import { applyUploads, keptFiles, uploadLimits } from "./lead-files.server";
 import { parseSubmission, submissionKind, type Submission } from "./lead-submission.server";
+import { discardFiles, readMultipartSubmission, type StagedFile } from "./lead-uploads.server";
 import { completedPartialKey } from "./partial-lead.server";
 import { findOpenForm, isOriginAllowed, type PublicForm } from "./public-form.server";
 import { dropProgress } from "./step-progress.server";
@@ -87,14 +89,9 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
   let corsOrigin: string | null = origin;
   let form: PublicForm | null = null;
   let submission: Submission | null = null;
+  let staged: StagedFile[] = [];
   try {
-    const contentType = request.headers.get("Content-Type") ?? "";
-    submissionKind(contentType); // an unsupported type is refused before the body is read
-    submission = await parseSubmission({
-      contentType,
-      body: await readBodyText(request, SUBMISSION_BODY_LIMIT),
-      referer: request.headers.get("Referer"),
-    });
+    ({ submission, staged } = await readSubmission(request));
     form = await findOpenForm(submission.formId);
     const ownOrigin = () => new URL(request.url).origin;
     if (!isOriginAllowed(form, origin, ownOrigin) && origin !== APP_ORIGIN) {
@@ -115,7 +112,9 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
     }
     await limitSubmissions(form.id, meta.ip);
     const idempotencyKey = idempotencyKeyOf(request.headers.get("Idempotency-Key"));
+    applyUploads(form.fields, submission, staged);
     const lead = validateSubmission(form, submission, Date.now(), request.headers.get("User-Agent"));
+    const files = keptFiles(form.fields, staged, lead.data);
     // Last, once the answers are good: a token is spent by its check.
     if (form.settings.captcha) {
       const outcome = await checkCaptcha(form.settings.captcha, submission.captchaToken, meta.ip);
@@ -127,6 +126,7 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
       idempotencyKey,
       // The partial it finishes goes in the lead's own transaction (decision 060).
       completesPartial: completedPartialKey(submission.partialId),
+      files: files.map((file) => file.id),
     });
     if (!stored.replayed) (lead.isSpam ? acceptedSpam : acceptedLead).inc();
     // A double opt-in lead's one email is its confirmation link (decision 067): no autoresponse.
@@ -163,6 +163,33 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
     // Bounded: DomainErrorCode is a closed list.
     leadsRefused.inc({ reason: thrown.code });
     return await answerRefusal(request, thrown, corsOrigin, form, submission);
+  } finally {
+    // Refused, replayed, or a file its condition hid: what no lead linked is deleted now
+    // (discardFiles leaves a linked file alone).
+    if (staged.length > 0) {
+      await discardFiles(staged.map((file) => file.id)).catch((error) => log.error("deleting unlinked files", error));
+    }
+  }
+}
+
+/**
+ * The submission, in any body kind: an unsupported type is refused before the body is read;
+ * a multipart post is read as it streams in, its files written unlinked until the lead links
+ * them (decision 064), and deleted again if the post turns out unreadable.
+ */
+async function readSubmission(request: Request): Promise<{ submission: Submission; staged: StagedFile[] }> {
+  const contentType = request.headers.get("Content-Type") ?? "";
+  const referer = request.headers.get("Referer");
+  if (submissionKind(contentType) !== "multipart") {
+    const body = await readBodyText(request, SUBMISSION_BODY_LIMIT);
+    return { submission: await parseSubmission({ contentType, body, referer }), staged: [] };
+  }
+  const upload = await readMultipartSubmission(request, uploadLimits(SUBMISSION_BODY_LIMIT));
+  try {
+    return { submission: await parseSubmission({ contentType, body: upload.fields, referer }), staged: upload.files };
+  } catch (error) {
+    await discardFiles(upload.files.map((file) => file.id)).catch(() => {});
+    throw error;
   }
 }
 

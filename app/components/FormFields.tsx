@@ -1,6 +1,7 @@
 // Renders a form's fields from its schema: the builder's live preview and the hosted
 // form page both use this, so what staff preview is what visitors get.
 import { consentParts } from "~/forms/consent-text";
+import { acceptAttribute, fileRules } from "~/forms/file-field";
 import type { FormField, LeadValue } from "~/forms/form-schema";
 
 type Props = {
@@ -190,6 +191,13 @@ function FieldControl({ field, common, value }: ControlArgs) {
       );
     case "multiselect":
       return <MultiselectControl field={field} common={common} value={value} />;
+    case "file": {
+      // A browser cannot be given a file back: after a refusal the visitor chooses it again.
+      const rules = fileRules(field);
+      return (
+        <input {...common} type="file" accept={acceptAttribute(field)} multiple={rules.maxFiles > 1 || undefined} />
+      );
+    }
     default:
       return (
         <input

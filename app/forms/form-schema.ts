@@ -9,6 +9,7 @@ import { AutoresponderSchema } from "./autoresponder";
 import { CAPTCHA_PROVIDERS } from "./captcha-widgets";
 import { CONSENT_TEXT_MAX, consentFieldProblems } from "./consent-text";
 import { ConditionSchema, conditionKeys, isShown } from "./field-conditions";
+import { FILE_FIELD_KEYS } from "./file-field";
 import { MAX_STEPS, stepOrderProblems } from "./form-steps";
 import { HttpsUrlSchema, HttpUrlSchema } from "./url-schemas";
 
@@ -27,6 +28,7 @@ export const FIELD_TYPES = [
   "checkbox",
   "hidden",
   "consent",
+  "file",
 ] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
 
@@ -98,6 +100,8 @@ export const FieldSchema = z
     /** A consent field's exact wording, links as `[label](https://…)` (consent-text.ts). */
     text: z.string().trim().min(1, "Give the text the visitor agrees to.").max(CONSENT_TEXT_MAX).optional(),
     defaultValue: z.union([z.string().max(10_000), z.number().finite(), z.boolean(), z.array(z.string())]).optional(),
+    /** A file field's types, size in MB and number of files (file-field.ts, decision 064). */
+    ...FILE_FIELD_KEYS,
     /** When the field is part of the form (field-conditions.ts); always when absent. */
     showIf: ConditionSchema.optional(),
     /** The page of a form in steps the field is on (form-steps.ts); 1 when absent. */
@@ -130,6 +134,13 @@ export const FieldSchema = z
       issue("min", "min and max only apply to number fields.");
     }
     for (const [path, message] of consentFieldProblems(field)) issue(path, message);
+    if (field.type !== "file") {
+      for (const key of ["accept", "maxSizeMb", "maxFiles"] as const) {
+        if (field[key] !== undefined) issue(key, `${key} only applies to file fields.`);
+      }
+    } else if (field.defaultValue !== undefined) {
+      issue("defaultValue", "A file field cannot have a default value.");
+    }
     if (field.pattern !== undefined) {
       if (!TEXT_TYPES.includes(field.type)) issue("pattern", "A pattern only applies to text fields.");
       else if (!compilePattern(field.pattern)) issue("pattern", "The pattern is not a valid regular expression.");
@@ -424,6 +435,13 @@ function valueSchema(field: FormField, mode: SubmissionMode): z.ZodType<LeadValu
       });
       const list = z.array(choice).max(field.options!.length);
       return mode === "form" ? z.preprocess((value) => (Array.isArray(value) ? value : [value]), list) : list;
+    }
+    case "file": {
+      // A form post's value is set from the files that came (app/capture/lead-uploads.server.ts):
+      // their names. JSON cannot carry a file.
+      if (mode === "json") return z.never({ error: "Send files as multipart/form-data." });
+      const name = z.string().max(255);
+      return z.preprocess((value) => (Array.isArray(value) ? value : [value]), z.array(name).max(field.maxFiles ?? 1));
     }
     case "date":
       return z

@@ -15,7 +15,7 @@ export const statusOf = (lead: { status: string; isSpam: boolean }): LeadStatusV
 /** A lead as a page of leads shows it. */
 export type LeadSummary = Omit<
   LeadDetail,
-  "fields" | "referrerUrl" | "landingPageUrl" | "userAgent" | "confirmedAt" | "consents"
+  "fields" | "referrerUrl" | "landingPageUrl" | "userAgent" | "confirmedAt" | "consents" | "files"
 >;
 
 export {

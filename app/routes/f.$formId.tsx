@@ -225,6 +225,8 @@ export default function HostedForm() {
           className="lc-form"
           method="post"
           action="/api/leads/submit"
+          // A file field's files go only in a multipart post (decision 064).
+          encType={form.fields.some((field) => field.type === "file") ? "multipart/form-data" : undefined}
           onSubmit={steps.length > 1 ? (event) => stepped.onSubmit(event, submitWithFetch) : submitWithFetch}
           onChange={onAnswer}
           onInput={onAnswer}

@@ -232,6 +232,7 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   "api.leads._index": { GET: "leads.read" },
   "api.leads.$id": { GET: "leads.read", PATCH: "leads.write", DELETE: "leads.write" },
   "api.leads.$id.notes": { POST: "leads.write" },
+  "api.leads.$id.files.$fileId": { GET: "leads.read" },
   "api.leads.bulk": { POST: "leads.write" },
   "api.leads.export": { GET: "leads.export" },
   "api.leads.partial": { POST: "public" },
@@ -271,6 +272,7 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   logout: { POST: "public" },
   metrics: { GET: "metrics" },
   "support.$reference.attachments.$id": { GET: "support.read" },
+  "leads.$id.files.$fileId": { GET: "leads.read" },
   "support.$reference.messages.$id.text": { GET: "support.read" },
   "support.new": { GET: "public", POST: "public" },
 };

@@ -7,6 +7,11 @@ import {
   type AttachmentChunkStore,
 } from "./attachment-chunk-store.server";
 import { postgresFormViewStore, sqliteFormViewStore, type FormViewStore } from "./form-view-store.server";
+import {
+  postgresLeadFileChunkStore,
+  sqliteLeadFileChunkStore,
+  type LeadFileChunkStore,
+} from "./lead-file-store.server";
 import { postgresLeadLabelStore, sqliteLeadLabelStore, type LeadLabelStore } from "./leads/lead-label-store.server";
 import { postgresLeadStore } from "./leads/lead-store.postgres.server";
 import { sqliteLeadStore } from "./leads/lead-store.sqlite.server";
@@ -45,6 +50,10 @@ export const webhookOutcomeStore: WebhookOutcomeStore = isPostgres
 export const attachmentChunkStore: AttachmentChunkStore = isPostgres
   ? postgresAttachmentChunkStore
   : sqliteAttachmentChunkStore;
+
+export const leadFileChunkStore: LeadFileChunkStore = isPostgres
+  ? postgresLeadFileChunkStore
+  : sqliteLeadFileChunkStore;
 
 export const formViewStore: FormViewStore = isPostgres ? postgresFormViewStore : sqliteFormViewStore;
 

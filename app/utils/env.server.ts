@@ -183,6 +183,8 @@ const EnvSchema = z
     // An inbound email that names no ticket opens a new one (decision 063); false: 422.
     INBOUND_NEW_TICKETS: flag,
     SUBMIT_RATE_LIMIT_PER_MINUTE: integer(30),
+    // The most the files of one submission may weigh together, in MB (decision 064).
+    UPLOAD_MAX_TOTAL_MB: integer(50),
     // Each CAPTCHA provider's siteverify address (app/capture/captcha.server.ts): the
     // provider's own unless set, as tests and air-gapped installs do.
     CAPTCHA_VERIFY_URL_TURNSTILE: z.url().default("https://challenges.cloudflare.com/turnstile/v0/siteverify"),

@@ -8,7 +8,10 @@ import type { FormField, LeadData } from "~/forms/form-schema";
 import { db, type Lead, type LeadStatus, type Prisma } from "~/storage/db.server";
 import { leadsWithFields } from "~/storage/leads/lead-detail-store.server";
 import type { UnbuiltEvent } from "~/storage/webhooks/webhook-event-store.server";
+import { env } from "~/utils/env.server";
 import { log } from "~/utils/log.server";
+
+const APP_URL = env.APP_URL.replace(/\/+$/, "");
 
 /** A Standard Webhooks body: `{type, timestamp, data}`. */
 export function eventBody(type: string, createdAt: Date, data: unknown): string {
@@ -26,6 +29,16 @@ export type Utm = {
 export type LeadOwner = { id: string; name: string | null; email: string };
 
 export type LabelledField = Pick<FormField, "key" | "label" | "type">;
+
+/** A file uploaded with a lead (decision 064); `url` downloads it with a token that reads leads. */
+export type LeadFileDetail = {
+  id: string;
+  field: string;
+  filename: string;
+  contentType: string;
+  size: number;
+  url: string;
+};
 
 /** A lead as the `lead.created` and `lead.deleted` webhooks carry it (and GET /api/leads/:id shows it). */
 export type LeadDetail = {
@@ -55,6 +68,8 @@ export type LeadDetail = {
   confirmedAt: string | null;
   /** What its visitor agreed to by ticking consent fields (decision 065), in the fields' order. */
   consents: Consent[];
+  /** The files uploaded with it, in the order they came. */
+  files: LeadFileDetail[];
 };
 
 /** A consent a lead's visitor gave: the field, the exact text shown, its version, when. */
@@ -112,7 +127,14 @@ export type LeadParts = Pick<
     fields: unknown;
     /** Its consent records (a new lead's are not read back). */
     consents?: ReadonlyArray<{ fieldKey: string; text: string; version: string; acceptedAt: Date }>;
+    /** Its uploaded files (none when absent). */
+    files?: ReadonlyArray<Omit<LeadFileDetail, "url">>;
   };
+
+/** Where a lead's file is downloaded through the API (the dashboard's is the same without /api). */
+export function leadFilePath(leadId: string, fileId: string): string {
+  return `/api/leads/${encodeURIComponent(leadId)}/files/${encodeURIComponent(fileId)}`;
+}
 
 /** A lead as `GET /api/leads/:id` shows it and its lead.created and lead.deleted carry it. */
 export function leadDetailOf(lead: LeadParts): LeadDetail {
@@ -149,6 +171,14 @@ export function leadDetailOf(lead: LeadParts): LeadDetail {
         acceptedAt: consent.acceptedAt.toISOString(),
       }))
       .sort((a, b) => fieldOrder(fields, a.field) - fieldOrder(fields, b.field)),
+    files: (lead.files ?? []).map((file) => ({
+      id: file.id,
+      field: file.field,
+      filename: file.filename,
+      contentType: file.contentType,
+      size: file.size,
+      url: `${APP_URL}${leadFilePath(lead.id, file.id)}`,
+    })),
   };
 }
 

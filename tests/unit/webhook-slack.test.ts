@@ -29,6 +29,7 @@ const lead: LeadDetail = {
   awaitingConfirmation: false,
   confirmedAt: null,
   consents: [],
+  files: [],
 };
 
 const body = (type: string, data: unknown) => JSON.stringify({ type, timestamp: lead.createdAt, data });

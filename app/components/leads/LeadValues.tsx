@@ -13,7 +13,36 @@ function display(value: LeadValue | undefined): string {
   return Array.isArray(value) ? value.join(", ") || "—" : String(value);
 }
 
-export function LeadValues({ lead }: { lead: { fields: Field[]; data: Record<string, LeadValue> } }) {
+type LeadFile = { id: string; field: string; filename: string; size: number };
+
+function size(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${Math.round(bytes / 1024)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** A file field's files, each a download from the dashboard (decision 064). */
+function FileLinks({ leadId, files }: { leadId: string; files: LeadFile[] }) {
+  if (files.length === 0) return <>—</>;
+  return (
+    <ul className="plain">
+      {files.map((file) => (
+        <li key={file.id}>
+          <a href={`/leads/${encodeURIComponent(leadId)}/files/${encodeURIComponent(file.id)}`} download>
+            {file.filename}
+          </a>{" "}
+          <span className="muted">({size(file.size)})</span>
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+export function LeadValues({
+  lead,
+}: {
+  lead: { id: string; fields: Field[]; data: Record<string, LeadValue>; files: LeadFile[] };
+}) {
   return (
     <section className="card" aria-labelledby="values-heading">
       <h2 id="values-heading">Values</h2>
@@ -25,7 +54,9 @@ export function LeadValues({ lead }: { lead: { fields: Field[]; data: Record<str
               <tr key={field.key}>
                 <th scope="row">{field.label}</th>
                 <td style={{ whiteSpace: "pre-wrap" }}>
-                  {field.type === "email" && typeof value === "string" && value !== "" ? (
+                  {field.type === "file" ? (
+                    <FileLinks leadId={lead.id} files={lead.files.filter((file) => file.field === field.key)} />
+                  ) : field.type === "email" && typeof value === "string" && value !== "" ? (
                     <a href={`mailto:${value}`}>{value}</a>
                   ) : (
                     display(value)

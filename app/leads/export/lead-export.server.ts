@@ -12,6 +12,7 @@ import { consentsOf } from "~/storage/consent-store.server";
 import { db } from "~/storage/db.server";
 import { leadStore, type LeadRow } from "~/storage/index.server";
 import { xmlSafeText } from "~/utils/text-policy";
+import { fileCellText, filesOfLeads, type ExportFile } from "./lead-export-files.server";
 
 export const EXPORT_FORMATS = ["csv", "xlsx"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
@@ -40,7 +41,7 @@ export type ExportOptions = {
  * What a column holds, for the formats that type their cells: `time` an instant (UTC),
  * `day` a calendar day, `number` a number; `text` is everything else.
  */
-export type ColumnKind = "text" | "time" | "day" | "number";
+export type ColumnKind = "text" | "time" | "day" | "number" | "file";
 
 type FieldColumn = { formId: string; key: string; header: string; kind: ColumnKind; consent?: boolean };
 
@@ -79,6 +80,7 @@ function storedFields(fields: unknown): StoredField[] {
 }
 
 function kindOf(type: FieldType | undefined): ColumnKind {
+  if (type === "file") return "file";
   return type === "date" ? "day" : type === "number" ? "number" : "text";
 }
 
@@ -209,11 +211,15 @@ export type ExportRow = Pick<
   | "landingPageUrl"
 >;
 
-/** A lead as an export writes it: its row, its owner and its tags (and its consents, for a form with consent fields). */
+/**
+ * A lead as an export writes it: its row, its owner and its tags (and its consents, for a form
+ * with consent fields; its files, for one with file fields).
+ */
 export type ExportLead = ExportRow & {
   owner: LeadOwner | null;
   tags: string[];
   consents?: Map<string, { version: string; acceptedAt: Date }>;
+  files?: ExportFile[];
 };
 
 export type PageReader = { next: () => Promise<ExportLead[] | null>; close: () => void };
@@ -224,8 +230,9 @@ export function pageReader(
   pageSize: number,
   signal?: AbortSignal,
   onEnd?: ExportOptions["onEnd"],
-  columns?: Pick<ExportColumns, "consentsByForm">,
+  columns?: Pick<ExportColumns, "consentsByForm" | "kinds">,
 ): PageReader {
+  const withFiles = columns?.kinds.includes("file") ?? false;
   let cursor: Cursor | undefined;
   let done = false;
   let read = 0;
@@ -255,11 +262,13 @@ export function pageReader(
       const tail = rows[rows.length - 1];
       cursor = { createdAt: new Date(tail.createdAt), id: tail.id };
       const { tags, owners } = await tagsAndOwners(rows);
+      const files = withFiles ? await filesOfLeads(rows.map((row) => row.id)) : null;
       // The rows are this page's own: completed in place rather than copied, a row at a time.
       const leads = rows as Array<(typeof rows)[number] & Partial<ExportLead>>;
       for (const lead of leads) {
         lead.owner = (lead.ownerId && owners.get(lead.ownerId)) || null;
         lead.tags = tags.get(lead.id) ?? [];
+        if (files) lead.files = files.get(lead.id);
       }
       await addConsents(leads, columns?.consentsByForm);
       return leads as ExportLead[];
@@ -347,7 +356,11 @@ export function rowCells(lead: ExportLead, columns: ExportColumns, write: CellWr
   cells[5] = text(lead.tags.join(", "));
   const fields = columns.fieldsByForm.get(lead.formId);
   if (fields) {
-    for (const field of fields) cells[field.index] = cellOf(lead.data[field.key], columns.kinds[field.index], write);
+    for (const { key, index } of fields) {
+      const kind = columns.kinds[index];
+      const value = kind === "file" && lead.files ? fileCellText(lead.id, key, lead.files) : lead.data[key];
+      cells[index] = cellOf(value, kind, write);
+    }
   }
   for (const consent of columns.consentsByForm.get(lead.formId) ?? []) {
     const given = lead.consents?.get(consent.key);

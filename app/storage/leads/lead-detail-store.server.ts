@@ -30,11 +30,22 @@ export const leadDetailSelect = {
   confirmedAt: true,
 } satisfies Prisma.LeadSelect;
 
+/** A lead's uploaded files as its detail lists them (decision 064), in the order they came. */
+export const leadFilesSelect = {
+  where: { leadId: { not: null } },
+  select: { id: true, field: true, filename: true, contentType: true, size: true },
+  orderBy: [{ position: "asc" }, { id: "asc" }],
+} satisfies Prisma.Lead$filesArgs;
+
 /** Leads by id, each with its form's name and the fields of the schema version it was stored under. */
 export async function leadsWithFields(ids: readonly string[], client: Prisma.TransactionClient = db) {
   const leads = await client.lead.findMany({
     where: { id: { in: [...ids] } },
-    select: { ...leadDetailSelect, form: { select: { name: true, fields: true, schemaVersion: true } } },
+    select: {
+      ...leadDetailSelect,
+      form: { select: { name: true, fields: true, schemaVersion: true } },
+      files: leadFilesSelect,
+    },
   });
   const older = new Map<string, { formId: string; version: number }>();
   for (const lead of leads) {

@@ -7,6 +7,7 @@ import pg from "pg";
 import { isoFromUtcText, postgresPool } from "~/storage/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
 import { addConsentParams, consentInsertPostgres, consentParams, type NewConsent } from "../consent-store.server";
+import { filesGone, linkFilesSql } from "../lead-file-store.server";
 import {
   addOutboxParams,
   OUTBOX_PARAMS,
@@ -137,7 +138,7 @@ type Pending = {
 };
 
 /** The batch statement's parameters: one array per column of each part. */
-function batchParams(batch: readonly Pending[]): unknown[] {
+function batchParams(batch: ReadonlyArray<Omit<Pending, "resolve" | "reject">>): unknown[] {
   const leadColumns: unknown[][] = NEW_LEAD_COLUMNS.map(() => []);
   // The event's and the emails' rows as their pipelines write them (decision 045).
   const events = leadCreatedParams();
@@ -169,27 +170,30 @@ function takeShard(): number {
 }
 
 /** The consents of the batch's leads as consentInsertPostgres's arrays, or null when none has any. */
-function batchConsents(batch: readonly Pending[]): unknown[][] | null {
+function batchConsents(batch: ReadonlyArray<Omit<Pending, "resolve" | "reject">>): unknown[][] | null {
   if (!batch.some((pending) => pending.consents.length > 0)) return null;
   const params = consentParams();
   for (const { lead, consents } of batch) addConsentParams(params, lead.id, consents);
   return params;
 }
 
+/** The batch statement for these leads: with the consents step only when one has consents. */
+function batchStatement(batch: ReadonlyArray<Omit<Pending, "resolve" | "reject">>, shard: number) {
+  const consents = batchConsents(batch);
+  return consents
+    ? {
+        name: "lead-batch-insert-consents",
+        text: BATCH_INSERT_CONSENTS,
+        values: [...batchParams(batch), shard, ...consents],
+      }
+    : { name: "lead-batch-insert", text: BATCH_INSERT, values: [...batchParams(batch), shard] };
+}
+
 /** Writes a batch; the ids of the leads a repeated idempotency key kept out are refused. */
 async function writeBatch(batch: readonly Pending[]): Promise<Set<string>> {
   const shard = takeShard();
-  const consents = batchConsents(batch);
   try {
-    const { rows } = await postgresPool().query<{ id: string }>(
-      consents
-        ? {
-            name: "lead-batch-insert-consents",
-            text: BATCH_INSERT_CONSENTS,
-            values: [...batchParams(batch), shard, ...consents],
-          }
-        : { name: "lead-batch-insert", text: BATCH_INSERT, values: [...batchParams(batch), shard] },
-    );
+    const { rows } = await postgresPool().query<{ id: string }>(batchStatement(batch, shard));
     return new Set(rows.map((row) => row.id));
   } finally {
     shardsInUse.delete(shard);
@@ -237,8 +241,42 @@ function flush() {
   void settle(batch);
 }
 
+const LINK_FILES = linkFilesSql({ lead: "$1", ids: "SELECT unnest($2::text[])" });
+
+/**
+ * A lead with uploaded files (decision 064) takes its own transaction beside the group
+ * commit, so the batch statement stays the one every other lead shares: the same statement
+ * for one lead, then its files linked; a repeated idempotency key or a file no longer there
+ * rolls both back.
+ */
+async function insertWithFiles(pending: Omit<Pending, "resolve" | "reject">, files: readonly string[]): Promise<void> {
+  const client = await postgresPool().connect();
+  try {
+    await client.query("BEGIN");
+    const shard = takeShard();
+    let stored: number | null;
+    try {
+      ({ rowCount: stored } = await client.query(batchStatement([pending], shard)));
+    } finally {
+      shardsInUse.delete(shard);
+    }
+    if (stored !== 1) throw refusedAsDuplicate();
+    const { rowCount } = await client.query(LINK_FILES, [pending.lead.id, files]);
+    if (rowCount !== files.length) throw filesGone();
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
 export const postgresLeadStore: LeadStore = {
-  insert(lead, event, emails = [], completesPartial = null, consents = NO_CONSENTS) {
+  insert(lead, event, emails = [], completesPartial = null, consents = NO_CONSENTS, files = []) {
+    if (files.length > 0) {
+      return insertWithFiles({ lead, event, emails, partialKey: completesPartial, consents }, files);
+    }
     return new Promise<void>((resolve, reject) => {
       queue.push({ lead, event, emails, partialKey: completesPartial, consents, resolve, reject });
       if (queue.length >= MAX_BATCH) flush();

@@ -4,6 +4,7 @@
 import { idleSqlite, isoFromUtcText, prepared, sqliteTime, type SqliteConnection } from "~/storage/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
 import { writeConsentsSqlite, type NewConsent } from "../consent-store.server";
+import { filesGone, linkFilesSql } from "../lead-file-store.server";
 import { writeOutboxEmailsSqlite, type StaffEmail } from "../outbox-store.server";
 import {
   writeLeadCreatedSqlite,
@@ -73,15 +74,22 @@ const INSERT_ACTIVITY = `INSERT INTO "LeadActivity" ("id", "leadId", "kind", "fr
 
 const DELETE_PARTIAL = `DELETE FROM "PartialLead" WHERE "key" = ? AND "formId" = ?`;
 
+const linkFiles = (count: number) =>
+  linkFilesSql({ lead: "?", ids: Array.from({ length: count }, () => "?").join(", ") });
+
 /** One lead with its event and emails: written in a savepoint of its batch's transaction. */
 function writeLead(connection: SqliteConnection, pending: Pending) {
-  const { id, values, event, emails, partial, consents } = pending;
+  const { id, values, event, emails, partial, consents, files } = pending;
   prepared(connection, values.length === NEW_LEAD_COLUMNS.length ? INSERT_AWAITING : INSERT).run(values);
   // The event's and the emails' rows as their pipelines write them (decision 045).
   if (event) writeLeadCreatedSqlite(connection, id, event);
   writeOutboxEmailsSqlite(connection, emails);
   if (partial) prepared(connection, DELETE_PARTIAL).run(partial.key, partial.formId);
   if (consents.length > 0) writeConsentsSqlite(connection, id, consents);
+  // Its uploaded files, in its own savepoint: linked with it, or the lead is not stored.
+  if (files && prepared(connection, linkFiles(files.length)).run(id, ...files).changes !== files.length) {
+    throw filesGone();
+  }
 }
 
 // Group commit: the leads submitted in one turn of the event loop are written in one
@@ -101,6 +109,8 @@ type Pending = {
   partial: { key: string; formId: string } | null;
   /** What its visitor agreed to (decision 065): written with it. */
   consents: readonly NewConsent[];
+  /** The ids of its uploaded files (decision 064), linked with it; null for most leads. */
+  files: readonly string[] | null;
   resolve: () => void;
   reject: (error: unknown) => void;
 };
@@ -125,7 +135,8 @@ async function flush(): Promise<void> {
       only.emails.length === 0 &&
       !only.daily &&
       !only.partial &&
-      only.consents.length === 0
+      only.consents.length === 0 &&
+      !only.files
     ) {
       // Alone, and spam (no rollup count): a single INSERT needs no transaction.
       writeLead(connection, only);
@@ -155,13 +166,24 @@ async function flush(): Promise<void> {
 }
 
 export const sqliteLeadStore: LeadStore = {
-  insert(lead, event, emails = [], completesPartial = null, consents = NO_CONSENTS) {
+  insert(lead, event, emails = [], completesPartial = null, consents = NO_CONSENTS, files = []) {
     const values = newLeadValues(lead, sqlite);
     if (!lead.awaitingConfirmation) values.pop();
     const daily = lead.isSpam ? null : { ...pickDailyKey(lead), day: dayOf(lead.createdAt) };
     const partial = completesPartial ? { key: completesPartial, formId: lead.formId } : null;
     return new Promise<void>((resolve, reject) => {
-      queue.push({ id: lead.id, values, daily, event, emails, partial, consents, resolve, reject });
+      queue.push({
+        id: lead.id,
+        values,
+        daily,
+        event,
+        emails,
+        partial,
+        consents,
+        files: files.length > 0 ? files : null,
+        resolve,
+        reject,
+      });
       if (queue.length >= MAX_BATCH) void flush();
       else if (!flushScheduled) {
         flushScheduled = true;

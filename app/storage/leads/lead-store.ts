@@ -161,7 +161,9 @@ export interface LeadStore {
    * idempotencyKey) throws a unique violation. `completesPartial`, the stored key of the
    * partial lead this one finishes (decision 060), deletes that partial of the same form in
    * the same transaction: stored together, or neither. `consents`, what the visitor agreed
-   * to by ticking consent fields (decision 065), are written with it too.
+   * to by ticking consent fields (decision 065), are written with it too. `files`, the ids of
+   * the files uploaded with it (written unlinked: ../lead-file-store.server.ts), are linked to
+   * it in the same transaction too; one no longer there fails the lead (decision 064).
    */
   insert(
     lead: NewLead,
@@ -169,6 +171,7 @@ export interface LeadStore {
     emails?: readonly StaffEmail[],
     completesPartial?: string | null,
     consents?: readonly NewConsent[],
+    files?: readonly string[],
   ): Promise<void>;
   /** One keyset page of the leads matching the filters, newest first (createdAt desc, id desc). */
   page(filters: LeadQuery, cursor: Cursor | undefined, take: number): Promise<LeadRow[]>;
