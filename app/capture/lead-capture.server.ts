@@ -5,7 +5,8 @@
 // cached validator, and one INSERT. Reading the body is lead-submission.server.ts's; the
 // HMACs are lead-signatures.server.ts's. See docs/api/lead-capture.md for the public rules.
 import { z } from "zod";
-import { HttpUrlSchema, isReservedFieldKey, leadEmail, leadSearchText, type LeadData } from "~/forms/form-schema";
+import { HttpUrlSchema, isReservedFieldKey, type LeadData } from "~/forms/form-schema";
+import { leadEmail, leadSearchText } from "~/forms/lead-values";
 import { db, isUniqueViolation } from "~/storage/db.server";
 import { leadStore, type NewLead } from "~/storage/index.server";
 import { invalidFields, textPolicyDetails, type ErrorDetail } from "~/utils/domain-error";

@@ -4,7 +4,8 @@
 // HTML forms on any website (URL-encoded or multipart: answered with redirects and pages).
 // Rules and examples: docs/api/lead-capture.md.
 import { queueAutoresponse } from "~/capture/autoresponse.server";
-import { leadEmail, type LeadData } from "~/forms/form-schema";
+import type { LeadData } from "~/forms/form-schema";
+import { leadEmail } from "~/forms/lead-values";
 import { personName } from "~/leads/lead-name";
 import { DomainError } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";

@@ -65,3 +65,19 @@ export function isAccepted(accept: readonly string[], filename: string, contentT
     return entry === contentType;
   });
 }
+
+/** What is wrong with a field's file settings: [path, message] pairs (none for a good field). */
+export function fileFieldProblems(field: {
+  type: string;
+  accept?: unknown;
+  maxSizeMb?: unknown;
+  maxFiles?: unknown;
+  defaultValue?: unknown;
+}): Array<[string, string]> {
+  if (field.type === "file") {
+    return field.defaultValue === undefined ? [] : [["defaultValue", "A file field cannot have a default value."]];
+  }
+  return (["accept", "maxSizeMb", "maxFiles"] as const)
+    .filter((key) => field[key] !== undefined)
+    .map((key) => [key, `${key} only applies to file fields.`]);
+}

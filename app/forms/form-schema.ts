@@ -9,7 +9,7 @@ import { AutoresponderSchema } from "./autoresponder";
 import { CAPTCHA_PROVIDERS } from "./captcha-widgets";
 import { CONSENT_TEXT_MAX, consentFieldProblems } from "./consent-text";
 import { ConditionSchema, conditionKeys, isShown } from "./field-conditions";
-import { FILE_FIELD_KEYS } from "./file-field";
+import { FILE_FIELD_KEYS, fileFieldProblems } from "./file-field";
 import { MAX_STEPS, stepOrderProblems } from "./form-steps";
 import { HttpsUrlSchema, HttpUrlSchema } from "./url-schemas";
 
@@ -134,13 +134,7 @@ export const FieldSchema = z
       issue("min", "min and max only apply to number fields.");
     }
     for (const [path, message] of consentFieldProblems(field)) issue(path, message);
-    if (field.type !== "file") {
-      for (const key of ["accept", "maxSizeMb", "maxFiles"] as const) {
-        if (field[key] !== undefined) issue(key, `${key} only applies to file fields.`);
-      }
-    } else if (field.defaultValue !== undefined) {
-      issue("defaultValue", "A file field cannot have a default value.");
-    }
+    for (const [path, message] of fileFieldProblems(field)) issue(path, message);
     if (field.pattern !== undefined) {
       if (!TEXT_TYPES.includes(field.type)) issue("pattern", "A pattern only applies to text fields.");
       else if (!compilePattern(field.pattern)) issue("pattern", "The pattern is not a valid regular expression.");
@@ -511,22 +505,4 @@ export function buildLeadDataSchema(fields: FormField[], mode: SubmissionMode) {
     }
     return answers;
   }) as unknown as z.ZodType<LeadData>;
-}
-
-/** The lead's address: the value of the first email field that has one, lower-cased. */
-export function leadEmail(data: LeadData, fields: readonly FormField[]): string | null {
-  for (const field of fields) {
-    const value = field.type === "email" ? data[field.key] : undefined;
-    if (typeof value === "string" && value !== "") return value.toLowerCase().slice(0, 320);
-  }
-  return null;
-}
-
-/** The text a lead is found by in `q` searches: its values, lower-cased. */
-export function leadSearchText(data: LeadData): string {
-  return Object.values(data)
-    .map((value) => (Array.isArray(value) ? value.join(" ") : String(value)))
-    .join(" \u0001 ")
-    .toLowerCase()
-    .slice(0, 20_000);
 }
