@@ -133,20 +133,22 @@ export function attachmentPath(reference: string, id: string): string {
 /**
  * Runs a write to a ticket and, in the same transaction, the webhook events it causes for
  * the endpoints subscribed to them, each carrying the ticket as the API shows it after the
- * write, and the staff notification emails it sends. With neither, the write runs alone.
+ * write, and the staff notification emails it sends, and `alongside` (another write that must
+ * stand or fall with this one). With none of them, the write runs alone.
  */
 export async function writeWithTicketEvents<T>(
   types: WebhookEventType[],
   write: (client: Prisma.TransactionClient) => Promise<T>,
   ticketIdOf: (result: T) => string,
   emails: StaffEmail[] = [],
+  alongside?: (client: Prisma.TransactionClient) => Promise<unknown>,
 ): Promise<T> {
   const subscribed: Array<[WebhookEventType, string[]]> = [];
   for (const type of types) {
     const endpointIds = await subscribersOf(type, null);
     if (endpointIds.length > 0) subscribed.push([type, endpointIds]);
   }
-  if (subscribed.length === 0 && emails.length === 0) return write(db);
+  if (subscribed.length === 0 && emails.length === 0 && !alongside) return write(db);
   const result = await db.$transaction(async (tx) => {
     const written = await write(tx);
     if (subscribed.length > 0) {
@@ -156,6 +158,7 @@ export async function writeWithTicketEvents<T>(
       }
     }
     await writeStaffEmails(emails, tx);
+    await alongside?.(tx);
     return written;
   });
   if (subscribed.length > 0) nudgeWebhooks();
