@@ -29,6 +29,7 @@ export const AUDIT_ACTIONS = [
   "two_factor.recovery_used",
   "two_factor.recovery_regenerate",
   "security.update",
+  "mail.fetch",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -62,4 +63,5 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   "two_factor.recovery_used": "Recovery code used",
   "two_factor.recovery_regenerate": "Recovery codes replaced",
   "security.update": "Sign-in rules changed",
+  "mail.fetch": "Mailbox fetched by hand",
 };

@@ -179,6 +179,7 @@ const PREDICATES: Record<AuditAction, (parts: Parts) => string> = {
       : details.requireTwoFactor === false
         ? "stopped requiring two-factor sign-in"
         : "changed the team's sign-in rules",
+  "mail.fetch": () => "asked for the support mailbox to be fetched now",
 };
 
 /** Who did it, in words: the actor's name, the email kept in the entry, or "Someone". */

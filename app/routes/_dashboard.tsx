@@ -17,11 +17,13 @@ export async function loader({ request }: LoaderFunctionArgs) {
     readsAudit: can(user, "audit.read"),
     managesBrand: can(user, "branding.manage"),
     managesSecurity: can(user, "security.manage"),
+    managesMail: can(user, "mail.manage"),
   };
 }
 
 function NavLinks() {
-  const { user, managesWebhooks, readsAudit, managesBrand, managesSecurity } = useLoaderData<typeof loader>();
+  const { user, managesWebhooks, readsAudit, managesBrand, managesSecurity, managesMail } =
+    useLoaderData<typeof loader>();
   const { pathname } = useLocation();
   const inSettings = pathname.startsWith("/settings") || pathname.startsWith("/account");
   return (
@@ -40,6 +42,7 @@ function NavLinks() {
         <NavLink to="/settings/staff">Team</NavLink>
         {managesBrand && <NavLink to="/settings/branding">Branding</NavLink>}
         {managesWebhooks && <NavLink to="/settings/webhooks">Webhooks</NavLink>}
+        {managesMail && <NavLink to="/settings/mail">Mailbox</NavLink>}
         {readsAudit && <NavLink to="/settings/audit">Audit log</NavLink>}
         {managesSecurity && <NavLink to="/settings/security">Sign-in rules</NavLink>}
       </details>

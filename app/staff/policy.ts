@@ -47,6 +47,8 @@ export const policy = {
   "audit.read": managers,
   /** Require two-factor for the team, and say whether API tokens work meanwhile (decision 061). */
   "security.manage": (actor: Actor) => actor.role === "owner",
+  /** See the support mailbox's connection (IMAP intake, decision 070) and fetch it now. */
+  "mail.manage": managers,
 } satisfies Record<string, (actor: Actor) => boolean>;
 
 export type Permission = keyof typeof policy;
@@ -67,6 +69,7 @@ export const PERMISSION_WORDS: Record<Permission, string> = {
   "branding.manage": "change the brand",
   "audit.read": "read the audit log",
   "security.manage": "change the team's sign-in rules",
+  "mail.manage": "manage the support mailbox",
 };
 
 /** A refusal a person understands: what their role cannot do, and whom to ask. */
@@ -105,6 +108,7 @@ export const SCOPE_FOR: Record<Permission, TokenScope | null> = {
   "audit.read": null,
   "branding.manage": null,
   "security.manage": null,
+  "mail.manage": null,
 };
 
 /** The scopes `actor` may put on a token: those whose permissions the role has. */
@@ -179,6 +183,7 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   "_dashboard.leads.partial": { GET: "leads.read" },
   "_dashboard.settings.audit": { GET: "audit.read" },
   "_dashboard.settings.security": { GET: "security.manage", POST: "security.manage" },
+  "_dashboard.settings.mail": { GET: "mail.manage", POST: "mail.manage" },
   "_dashboard.settings.branding": { GET: "branding.manage", POST: "branding.manage" },
   "_dashboard.settings.replies": { GET: "support.read", POST: "support.write" },
   "_dashboard.settings.staff": {

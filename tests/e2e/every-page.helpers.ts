@@ -104,6 +104,7 @@ export async function seedEveryPage(serverUrl: string): Promise<SeededPages> {
       "/settings/audit",
       "/settings/branding",
       "/settings/security",
+      "/settings/mail",
       "/account",
       "/account/tokens",
       "/account/security",

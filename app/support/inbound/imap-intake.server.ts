@@ -15,6 +15,7 @@ import { PASS_BATCH, runPass } from "./imap-pass.server";
 import {
   fetchRequested,
   LeaseLost,
+  mailboxStatus,
   passDone,
   releaseLease,
   requestFetch,
@@ -68,12 +69,40 @@ connectionFailures.inc(0);
 
 let running: { kick: () => void } | null = null;
 
-/** "Fetch now": the instance holding the mailbox fetches at once (this one, or another within a third of the lease). */
-export async function fetchNow(): Promise<void> {
+/**
+ * "Fetch now": the instance holding the mailbox fetches at once (this one, or another within
+ * a third of the lease). False when no mailbox is configured.
+ */
+export async function fetchNow(): Promise<boolean> {
   const id = configuredMailbox();
-  if (!id) return;
+  if (!id) return false;
   await requestFetch(id);
   running?.kick();
+  return true;
+}
+
+/** What /settings/mail shows: the mailbox as configured (never its password) and its row. */
+export async function mailboxPage() {
+  if (!env.IMAP_URL) return { config: null, status: null };
+  const { host, port, user, folder, id } = imapConfig(env.IMAP_URL);
+  const config = {
+    host,
+    port,
+    user,
+    folder,
+    processedFolder: env.IMAP_PROCESSED_MAILBOX,
+    failedFolder: env.IMAP_FAILED_MAILBOX,
+  };
+  const status = await mailboxStatus(id);
+  return {
+    config,
+    status: status && {
+      ...status,
+      stateAt: status.stateAt?.toISOString() ?? null,
+      lastFiledAt: status.lastFiledAt?.toISOString() ?? null,
+      failures: status.failures.map((failure) => ({ ...failure, createdAt: failure.createdAt.toISOString() })),
+    },
+  };
 }
 
 const messageOf = (error: unknown) => {
