@@ -110,6 +110,8 @@ async function thread() {
 
 describe("the IMAP intake", () => {
   it("files once, after it starts, what arrived while it was down; refuses what it cannot file, into Failed", async () => {
+    // Older than the backfill (and, as in a real mailbox, older than what came after): left where it is.
+    await append(reply("too-old"), new Date(Date.now() - 30 * 24 * 3600 * 1000));
     await append(reply("down-1"));
     await append(
       reply("down-2", {
@@ -127,8 +129,6 @@ describe("the IMAP intake", () => {
     await append("this is not an email\r\nat all\r\n");
     // Names no ticket: refused as the webhook refuses it (422), with its reason.
     await append(reply("no-ticket").replace(/Subject: .*/, "Subject: A new question"));
-    // Older than the backfill: left where it is.
-    await append(reply("too-old"), new Date(Date.now() - 30 * 24 * 3600 * 1000));
 
     server = await startServer(intakeEnv());
     const row = await until(
@@ -188,35 +188,40 @@ describe("the IMAP intake", () => {
     expect(tooBig.reason).toMatch(/^Too big/);
   }, 90_000);
 
-  it("refiles nothing after a SIGKILL mid-batch, and files the rest", async () => {
-    const ids = Array.from({ length: 150 }, (_, i) => `kill-${i}`);
-    await server!.stop();
-    server = null;
-    for (const id of ids) await append(reply(id));
-    const before = (await mailboxRow())!.filedCount;
-    server = await startServer(intakeEnv());
-    await until("part of the batch", mailboxRow, (r) => r!.filedCount - before >= 20);
-    await server.kill();
-    const filedAtKill = (await mailboxRow())!.filedCount - before;
-    expect(filedAtKill).toBeLessThan(ids.length);
-    // The next instance takes the lease once the killed one's has run out.
-    server = await startServer(intakeEnv());
-    await until(
-      "the whole batch",
-      () => filedTimes(ids),
-      (times) => times.every((t) => t >= 1),
-    );
-    expect(new Set(await filedTimes(ids))).toEqual(new Set([1]));
-    await until(
-      "the folder emptied",
-      () => folderCount(FOLDER),
-      (n) => n === 1,
-    );
-  }, 60_000);
+  it(
+    "refiles nothing after a SIGKILL mid-batch, and files the rest",
+    { timeout: 180_000 },
+    async () => {
+      const ids = Array.from({ length: 80 }, (_, i) => `kill-${i}`);
+      await server?.stop();
+      server = null;
+      await Promise.all(ids.map((id) => append(reply(id))));
+      const before = (await mailboxRow())!.filedCount;
+      server = await startServer(intakeEnv());
+      await until("part of the batch", mailboxRow, (r) => r!.filedCount - before >= 10, 60_000);
+      await server.kill();
+      const filedAtKill = (await mailboxRow())!.filedCount - before;
+      expect(filedAtKill).toBeLessThan(ids.length);
+      // The next instance takes the lease once the killed one's has run out.
+      server = await startServer(intakeEnv());
+      await until(
+        "the whole batch",
+        () => filedTimes(ids),
+        (times) => times.every((t) => t >= 1),
+      );
+      expect(new Set(await filedTimes(ids))).toEqual(new Set([1]));
+      await until(
+        "the folder emptied",
+        () => folderCount(FOLDER),
+        (n) => n === 1,
+      );
+    },
+    60_000,
+  );
 
   it("refiles nothing after a UIDVALIDITY reset (the folder deleted and made again with the same messages)", async () => {
     const before = await mailboxRow();
-    await server!.stop();
+    await server?.stop();
     server = null;
     // The same messages as before, into a new folder of the same name.
     const copies: Array<{ source: Buffer; internalDate?: Date | string }> = [];
@@ -240,8 +245,8 @@ describe("the IMAP intake", () => {
     const after = (await mailboxRow())!;
     expect(after.filedCount).toBe(before!.filedCount + 1);
     expect(after.uidValidity).not.toBe(before!.uidValidity);
-    expect(await filedTimes(["after-reset", "down-1", "kill-0", "kill-149"])).toEqual([1, 1, 1, 1]);
-  }, 60_000);
+    expect(await filedTimes(["after-reset", "down-1", "kill-0", "kill-79"])).toEqual([1, 1, 1, 1]);
+  }, 120_000);
 
   it("shows /settings/mail to owners and admins, and fetches at once on Fetch now", async () => {
     const cookie = await loginAsStaff(server!.url);
@@ -265,10 +270,10 @@ describe("the IMAP intake", () => {
   });
 
   it("backfills 1,000 messages", async () => {
-    await server!.stop();
+    await server?.stop();
     server = null;
     const ids = Array.from({ length: 1000 }, (_, i) => `bulk-${i}`);
-    for (const id of ids) await append(reply(id));
+    await Promise.all(ids.map((id) => append(reply(id))));
     const started = Date.now();
     server = await startServer(intakeEnv());
     await until(
@@ -282,5 +287,5 @@ describe("the IMAP intake", () => {
       `IMAP intake: 1,000 messages filed in ${seconds.toFixed(1)} s (${process.env.DATABASE_URL?.split(":")[0]})`,
     );
     expect(new Set(await filedTimes(ids))).toEqual(new Set([1]));
-  }, 60_000);
+  }, 300_000);
 });

@@ -27,6 +27,8 @@ import type { FetchMessageObject, ImapFlow, MailboxObject } from "imapflow";
 export const PASS_BATCH = 200;
 /** Messages downloaded together: at most this many bytes held at once. */
 const DOWNLOAD_BYTES = 32 * 1024 * 1024;
+/** Messages handed to the worker pool ahead of the one being filed. */
+const PARSE_AHEAD = 3;
 /** A message whose filing fails this many passes for something other than the message is given up. */
 const MAX_ATTEMPTS = 3;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -82,10 +84,14 @@ export async function runPass(ctx: PassContext): Promise<number> {
     const refused = await failedUids(ctx.id, mailbox.uidValidity, handled);
     for (const uid of handled) (refused.has(uid) ? moves.failed : moves.processed).push(uid);
     const fresh = uids.filter((uid) => uid > checkpoint.lastUid);
+    const started = Date.now();
     for (const group of downloadGroups(await readMeta(ctx.client, fresh))) {
       await fileGroup(ctx, mailbox.uidValidity, group, moves);
     }
     await move(ctx, moves);
+    log.info(
+      `IMAP intake: ${moves.processed.length} filed and ${moves.failed.length} not filed of ${uids.length} messages in ${Date.now() - started} ms`,
+    );
     return uids.length;
   } finally {
     lock.release();
@@ -173,19 +179,26 @@ async function fileGroup(ctx: PassContext, uidValidity: bigint, group: Meta[], m
       if (message.source) sources.set(BigInt(message.uid), message.source);
     }
   }
-  // Parsed side by side by the worker pool, filed one by one in UID order.
-  const parsed = group.map((meta): Promise<Parsed> | null => {
-    const source = sources.get(meta.uid);
-    if (!source) return null;
-    return readInboundEmail(shared(source), "message/rfc822").then(
-      (email) => ({ ok: true, email }),
-      (error: unknown) => ({ ok: false, error }),
-    );
-  });
+  // Parsed a few ahead by the worker pool, filed one by one in UID order. Only a few: a
+  // task's time budget runs from when it is queued (inbound-worker.server.ts).
+  const parsed: Array<Promise<Parsed> | null | undefined> = [];
+  const parse = (index: number) => {
+    const source = index < group.length ? sources.get(group[index].uid) : undefined;
+    if (index >= group.length || parsed[index] !== undefined) return;
+    parsed[index] = source
+      ? readInboundEmail(shared(source), "message/rfc822").then(
+          (email): Parsed => ({ ok: true, email }),
+          (error: unknown): Parsed => ({ ok: false, error }),
+        )
+      : null;
+  };
   for (const [index, meta] of group.entries()) {
     const source = sources.get(meta.uid);
     const key = failureKey(meta, source);
+    for (let ahead = index; ahead < index + PARSE_AHEAD; ahead++) parse(ahead);
     const reading = await parsed[index];
+    parsed[index] = null;
+    sources.delete(meta.uid);
     if (!reading) {
       const reason =
         meta.size > INBOUND_BODY_LIMIT
