@@ -8,8 +8,8 @@ import { ActionNotice } from "~/components/ActionNotice";
 import { LocalTime } from "~/components/LocalTime";
 import { RouteError } from "~/components/RouteError";
 import { TableScroll } from "~/components/TableScroll";
-import { fetchNow, mailboxPage } from "~/support/inbound/imap-intake.server";
 import { authorize } from "~/staff/auth.server";
+import { fetchNow, mailboxPage } from "~/support/inbound/imap-intake.server";
 import { page } from "~/utils/http/page.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 

@@ -8,8 +8,7 @@ import { createHash } from "node:crypto";
 import { DomainError } from "~/utils/domain-error";
 import { log } from "~/utils/log.server";
 import { counter } from "~/utils/metrics.server";
-import { readInboundEmail } from "./inbound-email.server";
-import { INBOUND_BODY_LIMIT } from "./inbound-payload";
+import { alongsideTicketWrites } from "../support-thread.server";
 import {
   advanceCheckpoint,
   failedUids,
@@ -20,6 +19,8 @@ import {
   startScope,
   type Checkpoint,
 } from "./imap-store.server";
+import { readInboundEmail } from "./inbound-email.server";
+import { INBOUND_BODY_LIMIT } from "./inbound-payload";
 import { recordInboundEmail } from "./support-inbound.server";
 import type { FetchMessageObject, ImapFlow, MailboxObject } from "imapflow";
 
@@ -30,7 +31,7 @@ const DOWNLOAD_BYTES = 32 * 1024 * 1024;
 /** Messages handed to the worker pool ahead of the one being filed. */
 const PARSE_AHEAD = 3;
 /** A message whose filing fails this many passes for something other than the message is given up. */
-const MAX_ATTEMPTS = 3;
+const MAX_ATTEMPTS = 5;
 const DAY_MS = 24 * 60 * 60 * 1000;
 
 const messages = counter({
@@ -205,10 +206,8 @@ async function fileGroup(ctx: PassContext, uidValidity: bigint, group: Meta[], m
           ? `Too big: ${meta.size} bytes, over the limit of ${INBOUND_BODY_LIMIT}.`
           : "The server did not give the message's content.";
       await fail(ctx, uidValidity, meta, key, reason, moves);
-    } else if (!reading.ok) {
-      await fail(ctx, uidValidity, meta, key, `Could not be read: ${reasonOf(reading.error)}`, moves);
     } else {
-      await file(ctx, uidValidity, meta, key, reading.email, moves);
+      await file(ctx, uidValidity, meta, key, reading, moves);
     }
   }
 }
@@ -225,39 +224,41 @@ const reasonOf = (error: unknown) =>
     ? `${error.code}: ${error.message}`
     : `${(error as Error)?.name}: ${(error as Error)?.message}`;
 
-async function file(
-  ctx: PassContext,
-  uidValidity: bigint,
-  meta: Meta,
-  key: string,
-  email: Awaited<ReturnType<typeof readInboundEmail>>,
-  moves: Moves,
-): Promise<void> {
+/**
+ * Files one read message. A refusal (the message's fault) is final: Failed. Anything else
+ * (the database, a worker past its budget on a busy machine) fails the pass, which is tried
+ * again; after MAX_ATTEMPTS the message is given up as a failure, so none is retried for ever.
+ */
+async function file(ctx: PassContext, uidValidity: bigint, meta: Meta, key: string, reading: Parsed, moves: Moves) {
   let advanced = false;
   const advance = advanceCheckpoint(ctx.id, ctx.holder, uidValidity, meta.uid, true);
   try {
-    const result = await recordInboundEmail(email, meta.receivedAt, async (tx) => {
-      await advance(tx);
-      advanced = true;
-    });
+    if (!reading.ok) throw reading.error;
+    const { email } = reading;
+    const result = await alongsideTicketWrites(
+      async (tx) => {
+        await advance(tx);
+        advanced = true;
+      },
+      () => recordInboundEmail(email, meta.receivedAt),
+    );
     // A duplicate writes nothing (its write, if any, rolled back), nor does a path that
     // took no `alongside`: then the checkpoint alone.
-    if (!advanced || result.duplicate)
+    if (!advanced || result.duplicate) {
       await advanceCheckpoint(ctx.id, ctx.holder, uidValidity, meta.uid, !result.duplicate)();
-    if (result.duplicate) messages.inc({ outcome: "duplicate" });
-    else {
-      messages.inc({ outcome: "filed" });
-      await noteFiled(ctx.id, result.ticketReference, email.subject);
     }
+    messages.inc({ outcome: result.duplicate ? "duplicate" : "filed" });
+    if (!result.duplicate) await noteFiled(ctx.id, result.ticketReference, email.subject);
     moves.processed.push(meta.uid);
   } catch (error) {
-    if (error instanceof DomainError) return fail(ctx, uidValidity, meta, key, reasonOf(error), moves);
+    const prefix = reading.ok ? "" : "Could not be read: ";
+    if (error instanceof DomainError) return fail(ctx, uidValidity, meta, key, prefix + reasonOf(error), moves);
     if (error instanceof LeaseLost) throw error;
     const tries = (attempts.get(`${uidValidity}:${meta.uid}`) ?? 0) + 1;
     attempts.set(`${uidValidity}:${meta.uid}`, tries);
     if (tries < MAX_ATTEMPTS) throw error;
     attempts.delete(`${uidValidity}:${meta.uid}`);
-    return fail(ctx, uidValidity, meta, key, `Not filed after ${tries} attempts: ${reasonOf(error)}`, moves);
+    return fail(ctx, uidValidity, meta, key, `${prefix}not filed after ${tries} attempts: ${reasonOf(error)}`, moves);
   }
 }
 

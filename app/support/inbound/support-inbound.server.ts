@@ -1,7 +1,7 @@
 // Inbound email replies to support requests: which thread an email belongs to, whether
 // it really comes from the ticket's customer (docs/decisions/017 and 018), dedupe of
 // redeliveries, and the status rule (a verified customer's reply reopens the ticket).
-import { db, isUniqueViolation, type Prisma } from "~/storage/db.server";
+import { db, isUniqueViolation } from "~/storage/db.server";
 import { DomainError } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { supportReplyNotifications } from "../../notifications/notifications.server";
@@ -21,14 +21,8 @@ export type { InboundResult };
  * INBOUND_NEW_TICKETS is on (inbound-new-ticket.server.ts), else 422;
  * 404 for a reference to no ticket. A redelivery (same Message-ID, or same sender,
  * subject and body on the same day) returns the first copy with `duplicate: true`.
- * `alongside` is written in the same transaction as the message (the IMAP intake's
- * checkpoint, decision 070); it does not run for a duplicate, which writes nothing.
  */
-export async function recordInboundEmail(
-  email: InboundEmail,
-  receivedAt = new Date(),
-  alongside?: (client: Prisma.TransactionClient) => Promise<unknown>,
-): Promise<InboundResult> {
+export async function recordInboundEmail(email: InboundEmail, receivedAt = new Date()): Promise<InboundResult> {
   // The subject names the ticket; a reply to the ticket's own reply address does too.
   const reference = referenceInSubject(email.subject) ?? referenceInReplyAddress(email.recipients);
   if (!reference) {
@@ -106,7 +100,6 @@ export async function recordInboundEmail(
           isAutoReply: email.isAutoReply,
         },
       ),
-      alongside,
     );
     return { duplicate: false, ticketReference: updated.reference, messageId: updated.messages[0].id };
   } catch (error) {
