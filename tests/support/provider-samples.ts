@@ -2,11 +2,25 @@
 // each folder's SOURCE says where from), read in place and never edited: a variant a test
 // needs (the ticket reference appended to the subject, a failing verdict, the ticket's
 // reply address as recipient) is derived here, in code, from the bytes as captured.
+import { execFileSync } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
 
 export const repoRoot = path.resolve(import.meta.dirname, "..", "..");
-export const providersDir = path.resolve(repoRoot, "..", "shared", "fixtures", "providers");
+
+/**
+ * ../shared/fixtures beside the repository; from a git worktree elsewhere, the one beside
+ * the main checkout (the parent of the common .git directory).
+ */
+function fixturesDir(): string {
+  const beside = path.resolve(repoRoot, "..", "shared", "fixtures");
+  if (fs.existsSync(beside)) return beside;
+  const commonGit = execFileSync("git", ["rev-parse", "--git-common-dir"], { cwd: repoRoot, encoding: "utf8" }).trim();
+  return path.resolve(repoRoot, commonGit, "..", "..", "shared", "fixtures");
+}
+
+export const sharedFixtures = fixturesDir();
+export const providersDir = path.join(sharedFixtures, "providers");
 
 export type Sample = { contentType: string; body: Buffer };
 

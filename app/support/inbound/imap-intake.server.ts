@@ -116,134 +116,163 @@ async function ensureFolder(client: ImapFlow, folder: string): Promise<void> {
   if (!folders.some((entry) => entry.path === folder)) await client.mailboxCreate(folder);
 }
 
-/** Starts the intake when IMAP_URL is set; stop() ends the pass in progress, logs out and frees the mailbox. */
-export function startImapIntake(): { stop: () => Promise<void> } {
-  if (!env.IMAP_URL) return { stop: async () => {} };
-  const config = imapConfig(env.IMAP_URL);
-  const holder = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const leaseMs = env.IMAP_LEASE_SECONDS * 1000;
-  let client: ImapFlow | null = null;
-  let holding = false;
-  let stopping = false;
-  let retries = 0;
-  let retryTimer: NodeJS.Timeout | undefined;
+/** A logged-in connection, the intake's folders created if missing. */
+async function openConnection(
+  config: ImapConfig,
+  { onNewMail, onClose }: { onNewMail: () => void; onClose: () => void },
+): Promise<ImapFlow> {
+  const client = new ImapFlow({
+    host: config.host,
+    port: config.port,
+    secure: config.secure,
+    auth: { user: config.user, pass: config.password },
+    logger: false,
+    // IDLE soon after each pass, so that new mail is announced at once.
+    autoIdleDelay: 1000,
+    maxIdleTime: Math.min(env.IMAP_POLL_SECONDS, 120) * 1000,
+    missingIdleCommand: "NOOP",
+    connectionTimeout: 30_000,
+  });
+  client.on("error", (error: unknown) => log.warn(`IMAP connection error: ${messageOf(error)}`));
+  client.on("exists", (data: { count: number; prevCount: number }) => {
+    if (data.count > data.prevCount) onNewMail();
+  });
+  client.on("close", onClose);
+  await client.connect();
+  for (const folder of [env.IMAP_PROCESSED_MAILBOX, env.IMAP_FAILED_MAILBOX]) await ensureFolder(client, folder);
+  return client;
+}
 
-  async function disconnect(): Promise<void> {
-    const current = client;
-    client = null;
+/** The intake of one instance: its connection, its hold on the mailbox, its passes. */
+class ImapIntake {
+  private readonly holder = `${os.hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  private readonly leaseMs = env.IMAP_LEASE_SECONDS * 1000;
+  private client: ImapFlow | null = null;
+  private holding = false;
+  private stopping = false;
+  private retries = 0;
+  private retryTimer: NodeJS.Timeout | undefined;
+  readonly worker: PollingWorker;
+  private readonly keeper: { stop: () => Promise<void> };
+
+  constructor(private readonly config: ImapConfig) {
+    this.worker = startPollingWorker({
+      name: "imap intake",
+      pollMs: env.IMAP_POLL_SECONDS * 1000,
+      pass: () => this.pass(),
+      batchSize: PASS_BATCH,
+    });
+    // The lease is renewed while connected (a long backfill included); a standby instance
+    // tries to take it; whoever holds it answers "Fetch now" pressed on another instance.
+    this.keeper = every(this.leaseMs / 3, "imap lease", () => this.keep());
+  }
+
+  private async keep(): Promise<void> {
+    if (this.stopping) return;
+    if (!this.holding) return this.worker.kick();
+    this.holding = await takeLease(this.config.id, this.holder, this.leaseMs);
+    if (!this.holding) await this.disconnect();
+    else if (await fetchRequested(this.config.id)) this.worker.kick();
+  }
+
+  private async disconnect(): Promise<void> {
+    const current = this.client;
+    this.client = null;
     connected.set(0);
     if (current) await current.logout().catch(() => current.close());
   }
 
-  // After a failure: again soon, then less often, never less often than the poll.
-  function retrySoon(): void {
-    clearTimeout(retryTimer);
-    retries += 1;
-    const delay = Math.min(1000 * 2 ** Math.min(retries, 10), env.IMAP_POLL_SECONDS * 1000);
-    retryTimer = setTimeout(() => worker.kick(), delay);
-    retryTimer.unref();
+  /** After a failure: again soon, then less often, never less often than the poll. */
+  private retrySoon(): void {
+    clearTimeout(this.retryTimer);
+    this.retries += 1;
+    const delay = Math.min(1000 * 2 ** Math.min(this.retries, 10), env.IMAP_POLL_SECONDS * 1000);
+    this.retryTimer = setTimeout(() => this.worker.kick(), delay);
+    this.retryTimer.unref();
   }
 
-  async function connect(): Promise<ImapFlow> {
-    const next = new ImapFlow({
-      host: config.host,
-      port: config.port,
-      secure: config.secure,
-      auth: { user: config.user, pass: config.password },
-      logger: false,
-      // IDLE soon after each pass, so that new mail is announced at once.
-      autoIdleDelay: 1000,
-      maxIdleTime: Math.min(env.IMAP_POLL_SECONDS, 120) * 1000,
-      missingIdleCommand: "NOOP",
-      connectionTimeout: 30_000,
+  private onClose(closed: ImapFlow): void {
+    if (this.client !== closed) return;
+    this.client = null;
+    connected.set(0);
+    if (this.stopping) return;
+    connectionFailures.inc();
+    const detail = "The server closed the connection; reconnecting.";
+    writeState(this.config.id, this.holder, "disconnected", detail).catch(() => {});
+    this.retrySoon();
+  }
+
+  private async connect(): Promise<ImapFlow> {
+    const next: ImapFlow = await openConnection(this.config, {
+      onNewMail: () => this.worker.kick(),
+      onClose: () => this.onClose(next),
     });
-    next.on("error", (error: unknown) => log.warn(`IMAP connection error: ${messageOf(error)}`));
-    next.on("exists", (data: { count: number; prevCount: number }) => {
-      if (data.count > data.prevCount) worker.kick();
-    });
-    next.on("close", () => {
-      if (client !== next) return;
-      client = null;
-      connected.set(0);
-      if (stopping) return;
-      connectionFailures.inc();
-      writeState(config.id, holder, "disconnected", "The server closed the connection; reconnecting.").catch(() => {});
-      retrySoon();
-    });
-    await next.connect();
-    for (const folder of [env.IMAP_PROCESSED_MAILBOX, env.IMAP_FAILED_MAILBOX]) await ensureFolder(next, folder);
-    client = next;
+    this.client = next;
     connected.set(1);
     const how = next.capabilities.has("IDLE") ? "IDLE" : `polling every ${env.IMAP_POLL_SECONDS} s`;
     const tls = next.secureConnection ? "TLS" : "no TLS (the server offers no STARTTLS)";
-    await writeState(config.id, holder, "connected", `${how}, ${tls}`);
+    await writeState(this.config.id, this.holder, "connected", `${how}, ${tls}`);
     return next;
   }
 
-  async function pass(): Promise<number> {
-    if (stopping) return 0;
+  private async pass(): Promise<number> {
+    if (this.stopping) return 0;
     const startedAt = new Date();
     try {
-      holding = await takeLease(config.id, holder, leaseMs);
-      if (!holding) {
-        await disconnect();
+      this.holding = await takeLease(this.config.id, this.holder, this.leaseMs);
+      if (!this.holding) {
+        await this.disconnect();
         return 0;
       }
-      const current = client ?? (await connect());
       const taken = await runPass({
-        client: current,
-        id: config.id,
-        holder,
-        folder: config.folder,
+        client: this.client ?? (await this.connect()),
+        id: this.config.id,
+        holder: this.holder,
+        folder: this.config.folder,
         processedFolder: env.IMAP_PROCESSED_MAILBOX,
         failedFolder: env.IMAP_FAILED_MAILBOX,
         backfillDays: env.IMAP_BACKFILL_DAYS,
       });
-      await passDone(config.id, holder, startedAt);
-      retries = 0;
+      await passDone(this.config.id, this.holder, startedAt);
+      this.retries = 0;
       return taken;
     } catch (error) {
       if (error instanceof LeaseLost) {
-        holding = false;
+        this.holding = false;
         log.warn("IMAP intake: another instance holds the mailbox now");
       } else {
         connectionFailures.inc();
         log.error(`IMAP intake pass failed: ${messageOf(error)}`);
-        await writeState(config.id, holder, "error", messageOf(error)).catch(() => {});
-        retrySoon();
+        await writeState(this.config.id, this.holder, "error", messageOf(error)).catch(() => {});
+        this.retrySoon();
       }
-      await disconnect();
+      await this.disconnect();
       return 0;
     }
   }
 
-  const worker: PollingWorker = startPollingWorker({
-    name: "imap intake",
-    pollMs: env.IMAP_POLL_SECONDS * 1000,
-    pass,
-    batchSize: PASS_BATCH,
-  });
-  running = worker;
+  /** Ends the pass in progress, logs out and frees the mailbox. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    clearTimeout(this.retryTimer);
+    await this.keeper.stop();
+    await this.worker.stop();
+    await this.disconnect();
+    await releaseLease(this.config.id, this.holder).catch((error: unknown) =>
+      log.error("IMAP lease not released", error),
+    );
+  }
+}
 
-  // The lease is renewed while connected (a long backfill included); a standby instance
-  // tries to take it; whoever holds it answers "Fetch now" pressed on another instance.
-  const keeper = every(leaseMs / 3, "imap lease", async () => {
-    if (stopping) return;
-    if (!holding) return worker.kick();
-    holding = await takeLease(config.id, holder, leaseMs);
-    if (!holding) await disconnect();
-    else if (await fetchRequested(config.id)) worker.kick();
-  });
-
+/** Starts the intake when IMAP_URL is set. */
+export function startImapIntake(): { stop: () => Promise<void> } {
+  if (!env.IMAP_URL) return { stop: async () => {} };
+  const intake = new ImapIntake(imapConfig(env.IMAP_URL));
+  running = intake.worker;
   return {
     async stop() {
-      stopping = true;
       running = null;
-      clearTimeout(retryTimer);
-      await keeper.stop();
-      await worker.stop();
-      await disconnect();
-      await releaseLease(config.id, holder).catch((error: unknown) => log.error("IMAP lease not released", error));
+      await intake.stop();
     },
   };
 }

@@ -48,7 +48,7 @@ export async function openTicketFromEmail(email: InboundEmail, receivedAt = new 
   await limitSupportRequestsFrom(`email:${email.from}`);
   const automatic = email.isAutoReply || email.isBounce;
   // Nothing is sent back to a machine, to a bounce's null sender, or to spam's forged one.
-  const acknowledge = !automatic && !email.spam && (await mayAcknowledge(email.from));
+  const acknowledge = !automatic && !email.isListMail && !email.spam && (await mayAcknowledge(email.from));
   const verified = providerVouchesFor(email.from, email.auth);
   const subject = email.subject.trim().slice(0, SUBJECT_LENGTH) || "(no subject)";
 

@@ -49,8 +49,15 @@ export function isAutoReply(headers: HeaderMap): boolean {
   if (submitted && submitted !== "no") return true;
   if (headers.has("x-autoreply") || headers.has("x-autorespond")) return true;
   const precedence = headers.get("precedence")?.trim().toLowerCase();
-  return ["bulk", "auto_reply", "junk", "list"].includes(precedence ?? "");
+  return precedence === "bulk" || precedence === "auto_reply" || precedence === "junk";
 }
+
+/**
+ * Mailing-list mail (Precedence: list). Not an auto-reply: a customer's reply may come
+ * through a list (a Google Group as the support address) and still counts; but no
+ * acknowledgement goes to a list (RFC 3834).
+ */
+const isListMail = (headers: HeaderMap) => headers.get("precedence")?.trim().toLowerCase() === "list";
 
 /**
  * A bounce: a null return path (`Return-Path: <>`, as the delivering server writes it),
@@ -64,13 +71,15 @@ function isBounce(raw: Raw, from: string): boolean {
 
 /**
  * A spam verdict (decision 063): the provider's own (SendGrid's spam_score, Mailgun's
- * X-Mailgun-Sflag), or SpamAssassin's X-Spam-Flag: YES / X-Spam-Status: Yes as the
- * receiving server (or Postmark) writes them. A sender could write those headers too, but
+ * X-Mailgun-Sflag, Amazon SES's X-SES-Spam-Verdict: FAIL), or SpamAssassin's X-Spam-Flag: YES /
+ * X-Spam-Status: Yes as the receiving server (or Postmark) writes them. A sender could write those headers too, but
  * only to flag their own message: nothing here ever clears a verdict.
  */
 function isSpam(raw: Raw): boolean {
   if (raw.spam) return true;
   if (raw.headers.get("x-spam-flag")?.trim().toLowerCase() === "yes") return true;
+  // Amazon SES's receipt verdict, above the message's headers.
+  if (raw.headers.get("x-ses-spam-verdict")?.trim().toLowerCase() === "fail") return true;
   return /^\s*yes\b/i.test(raw.headers.get("x-spam-status") ?? "");
 }
 
@@ -160,6 +169,7 @@ export function normalize(raw: Raw): DecodedEmail {
     },
     messageId: messageId && messageId.length <= 1000 ? messageId : null,
     isAutoReply: isAutoReply(raw.headers),
+    isListMail: isListMail(raw.headers),
     isBounce: isBounce(raw, from),
     spam: isSpam(raw),
     recipients: addressesIn([

@@ -30,6 +30,8 @@ export type DecodedEmail = {
   body: { text?: string; html?: string; stripped?: string };
   messageId: string | null;
   isAutoReply: boolean;
+  /** Precedence: list: no acknowledgement to a new ticket from it (decision 063). */
+  isListMail: boolean;
   /** A bounce: a null return path (`<>`), a delivery status report, or MAILER-DAEMON (decision 063). */
   isBounce: boolean;
   /** The provider's or the receiving server's spam verdict said spam (decision 063). */

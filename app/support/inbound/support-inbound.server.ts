@@ -27,11 +27,7 @@ export async function recordInboundEmail(email: InboundEmail, receivedAt = new D
   const reference = referenceInSubject(email.subject) ?? referenceInReplyAddress(email.recipients);
   if (!reference) {
     if (env.INBOUND_NEW_TICKETS) return openTicketFromEmail(email, receivedAt);
-    throw new DomainError(
-      "ticket_reference_missing",
-      `The subject names no ticket (it must contain #${env.SUPPORT_TICKET_PREFIX}-<number>) and no recipient is a ticket's reply address.`,
-      [{ path: "subject", message: `Expected a reference such as #${env.SUPPORT_TICKET_PREFIX}-1042.` }],
-    );
+    referenceMissing();
   }
   const ticket = await db.ticket.findUnique({
     where: { reference },
@@ -111,6 +107,14 @@ export async function recordInboundEmail(email: InboundEmail, receivedAt = new D
     }
     throw error;
   }
+}
+
+function referenceMissing(): never {
+  throw new DomainError(
+    "ticket_reference_missing",
+    `The subject names no ticket (it must contain #${env.SUPPORT_TICKET_PREFIX}-<number>) and no recipient is a ticket's reply address.`,
+    [{ path: "subject", message: `Expected a reference such as #${env.SUPPORT_TICKET_PREFIX}-1042.` }],
+  );
 }
 
 /**
