@@ -151,7 +151,7 @@ describe("the IMAP intake", () => {
       expect.stringMatching(/^ticket_reference_missing/),
     ]);
     expect(failures[1].messageId).toBe("no-ticket@client.example");
-  });
+  }, 120_000);
 
   it("files a message as it arrives (IDLE), long before the next poll", async () => {
     const started = Date.now();
@@ -272,7 +272,7 @@ describe("the IMAP intake", () => {
       "the backfill",
       () => folderCount(FOLDER),
       (n) => n === 0,
-      45_000,
+      240_000,
     );
     const seconds = (Date.now() - started) / 1000;
     console.log(

@@ -179,7 +179,11 @@ class ImapIntake {
     const current = this.client;
     this.client = null;
     connected.set(0);
-    if (current) await current.logout().catch(() => current.close());
+    if (!current) return;
+    // A connection in a bad state may never answer LOGOUT: it is closed after a few seconds.
+    const closing = current.logout().catch(() => {});
+    await Promise.race([closing, new Promise((resolve) => setTimeout(resolve, 5_000).unref())]);
+    current.close();
   }
 
   /** After a failure: again soon, then less often, never less often than the poll. */
