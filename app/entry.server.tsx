@@ -15,6 +15,7 @@ import { startRetention } from "~/retention/retention.server";
 import { startSessionCleanup } from "~/staff/session.server";
 import { db } from "~/storage/db.server";
 import { startAttachmentCleanup } from "~/support/attachment-store.server";
+import { startImapIntake } from "~/support/inbound/imap-intake.server";
 import { startInboundWorkers } from "~/support/inbound/inbound-worker.server";
 import { NonceProvider } from "~/utils/http/nonce";
 import { documentSecurityHeaders } from "~/utils/http/security-headers.server";
@@ -95,6 +96,7 @@ export async function startBackgroundWork(load?: { recentPeakInFlight: () => num
     startAttachmentCleanup(),
     startLeadFileCleanup(),
     startInboundWorkers(),
+    startImapIntake(),
     startFormViewFlush(),
     startRetention(),
   );

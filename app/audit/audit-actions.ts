@@ -36,6 +36,7 @@ export const AUDIT_ACTIONS = [
   "people.export",
   "people.erase",
   "retention.form_leads",
+  "mail.fetch",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -76,4 +77,5 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   "people.export": "Personal data exported",
   "people.erase": "Personal data erased",
   "retention.form_leads": "Old leads deleted by retention",
+  "mail.fetch": "Mailbox fetched by hand",
 };

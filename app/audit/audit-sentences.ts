@@ -224,6 +224,7 @@ const PREDICATES: Record<AuditAction, (parts: Parts) => string> = {
   },
   "retention.form_leads": (parts) =>
     `deleted ${plural(count(parts.details.count), "lead")} of ${form(parts)} older than ${plural(count(parts.details.days), "day")}`,
+  "mail.fetch": () => "asked for the support mailbox to be fetched now",
 };
 
 function personOf(target: string | null): string {

@@ -18,11 +18,12 @@ export async function loader({ request }: LoaderFunctionArgs) {
     managesBrand: can(user, "branding.manage"),
     managesSecurity: can(user, "security.manage"),
     managesPeople: can(user, "people.manage"),
+    managesMail: can(user, "mail.manage"),
   };
 }
 
 function NavLinks() {
-  const { user, managesWebhooks, readsAudit, managesBrand, managesSecurity, managesPeople } =
+  const { user, managesWebhooks, readsAudit, managesBrand, managesSecurity, managesPeople, managesMail } =
     useLoaderData<typeof loader>();
   const { pathname } = useLocation();
   const inSettings = pathname.startsWith("/settings") || pathname.startsWith("/account");
@@ -42,6 +43,7 @@ function NavLinks() {
         <NavLink to="/settings/staff">Team</NavLink>
         {managesBrand && <NavLink to="/settings/branding">Branding</NavLink>}
         {managesWebhooks && <NavLink to="/settings/webhooks">Webhooks</NavLink>}
+        {managesMail && <NavLink to="/settings/mail">Mailbox</NavLink>}
         {readsAudit && <NavLink to="/settings/audit">Audit log</NavLink>}
         {managesSecurity && <NavLink to="/settings/security">Sign-in rules</NavLink>}
         {managesPeople && <NavLink to="/settings/privacy">Privacy requests</NavLink>}

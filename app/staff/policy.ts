@@ -49,6 +49,8 @@ export const policy = {
   "security.manage": (actor: Actor) => actor.role === "owner",
   /** Export or erase everything held for one email address (decision 069). */
   "people.manage": managers,
+  /** See the support mailbox's connection (IMAP intake, decision 070) and fetch it now. */
+  "mail.manage": managers,
 } satisfies Record<string, (actor: Actor) => boolean>;
 
 export type Permission = keyof typeof policy;
@@ -70,6 +72,7 @@ export const PERMISSION_WORDS: Record<Permission, string> = {
   "audit.read": "read the audit log",
   "security.manage": "change the team's sign-in rules",
   "people.manage": "export or erase a person's data",
+  "mail.manage": "manage the support mailbox",
 };
 
 /** A refusal a person understands: what their role cannot do, and whom to ask. */
@@ -109,6 +112,7 @@ export const SCOPE_FOR: Record<Permission, TokenScope | null> = {
   "branding.manage": null,
   "security.manage": null,
   "people.manage": null,
+  "mail.manage": null,
 };
 
 /** The scopes `actor` may put on a token: those whose permissions the role has. */
@@ -189,6 +193,7 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
     "POST erase": "people.manage",
   },
   "_dashboard.settings.security": { GET: "security.manage", POST: "security.manage" },
+  "_dashboard.settings.mail": { GET: "mail.manage", POST: "mail.manage" },
   "_dashboard.settings.branding": { GET: "branding.manage", POST: "branding.manage" },
   "_dashboard.settings.replies": { GET: "support.read", POST: "support.write" },
   "_dashboard.settings.staff": {

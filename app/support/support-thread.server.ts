@@ -2,6 +2,7 @@
 // its thread and the delivery state of every email sent for it; and the webhook events a
 // change to a ticket causes (and the staff emails it sends), written in that change's
 // transaction with this view of it.
+import { AsyncLocalStorage } from "node:async_hooks";
 import { db, type Prisma } from "~/storage/db.server";
 import { kickOutbox, writeStaffEmails, type StaffEmail } from "../notifications/outbox.server";
 import { nudgeWebhooks } from "../webhooks/webhook-delivery.server";
@@ -130,10 +131,32 @@ export function attachmentPath(reference: string, id: string): string {
   return `/support/${encodeURIComponent(reference)}/attachments/${encodeURIComponent(id)}`;
 }
 
+type Alongside = (client: Prisma.TransactionClient) => Promise<unknown>;
+
+// Holds a function that hands the write over once: timers started during the filing (the
+// outbox's kick) carry this context too, and their own ticket writes must not take it.
+const alongsideWrite = new AsyncLocalStorage<() => Alongside | null>();
+
+/**
+ * Runs `work` (an inbound filing) so that the ticket writes it makes also write `alongside` in
+ * their transaction: the IMAP intake's checkpoint stands or falls with the filed message
+ * (decision 070), whichever path files it, without a parameter through each of them.
+ */
+export function alongsideTicketWrites<T>(alongside: Alongside, work: () => Promise<T>): Promise<T> {
+  let pending: Alongside | null = alongside;
+  const take = () => {
+    const once = pending;
+    pending = null;
+    return once;
+  };
+  return alongsideWrite.run(take, work);
+}
+
 /**
  * Runs a write to a ticket and, in the same transaction, the webhook events it causes for
  * the endpoints subscribed to them, each carrying the ticket as the API shows it after the
- * write, and the staff notification emails it sends. With neither, the write runs alone.
+ * write, the staff notification emails it sends, and the write `alongsideTicketWrites` asked
+ * for. With none of them, the write runs alone.
  */
 export async function writeWithTicketEvents<T>(
   types: WebhookEventType[],
@@ -141,12 +164,13 @@ export async function writeWithTicketEvents<T>(
   ticketIdOf: (result: T) => string,
   emails: StaffEmail[] = [],
 ): Promise<T> {
+  const alongside = alongsideWrite.getStore()?.();
   const subscribed: Array<[WebhookEventType, string[]]> = [];
   for (const type of types) {
     const endpointIds = await subscribersOf(type, null);
     if (endpointIds.length > 0) subscribed.push([type, endpointIds]);
   }
-  if (subscribed.length === 0 && emails.length === 0) return write(db);
+  if (subscribed.length === 0 && emails.length === 0 && !alongside) return write(db);
   const result = await db.$transaction(async (tx) => {
     const written = await write(tx);
     if (subscribed.length > 0) {
@@ -156,6 +180,7 @@ export async function writeWithTicketEvents<T>(
       }
     }
     await writeStaffEmails(emails, tx);
+    await alongside?.(tx);
     return written;
   });
   if (subscribed.length > 0) nudgeWebhooks();

@@ -44,6 +44,37 @@ const smtpUrl = z
     }
   });
 
+// The mailbox the IMAP intake reads (decision 070): imaps://user:password@host:993/INBOX or
+// imap:// (STARTTLS whenever offered). As for SMTP_URL, a message never repeats the value.
+const imapUrl = z
+  .string()
+  .optional()
+  .transform((value) => (value && value.trim() !== "" ? value.trim() : undefined))
+  .superRefine((value, ctx) => {
+    if (value === undefined) return;
+    let url: URL | null = null;
+    try {
+      url = new URL(value);
+    } catch {
+      // reported below
+    }
+    if (!url || !["imap:", "imaps:"].includes(url.protocol) || url.hostname === "" || !url.username || !url.password) {
+      ctx.addIssue({
+        code: "custom",
+        message:
+          "must be an imap:// or imaps:// URL with a user and password, such as imaps://user:password@mail.example.com:993/INBOX",
+      });
+    }
+  });
+
+const mailboxName = (fallback: string) =>
+  z
+    .string()
+    .trim()
+    .max(200)
+    .regex(/^[^\u0000-\u001f\u007f*%]+$/, "must be a folder name (no control characters, * or %)")
+    .default(fallback);
+
 /** The secrets that must each have a value of their own. */
 const DISTINCT_SECRETS = ["SESSION_SECRET", "SUPPORT_API_KEY", "INBOUND_SECRET", "METRICS_TOKEN"] as const;
 
@@ -182,6 +213,16 @@ const EnvSchema = z
       ),
     // An inbound email that names no ticket opens a new one (decision 063); false: 422.
     INBOUND_NEW_TICKETS: flag,
+    // The IMAP intake (decision 070): unset, no mailbox is read.
+    IMAP_URL: imapUrl,
+    // A poll this often when the server has no IDLE (and as a safety net when it has).
+    IMAP_POLL_SECONDS: positiveNumber(60),
+    // On the first connection, the mail of this many days back is filed.
+    IMAP_BACKFILL_DAYS: integer(7),
+    IMAP_PROCESSED_MAILBOX: mailboxName("Processed"),
+    IMAP_FAILED_MAILBOX: mailboxName("Failed"),
+    // How long an instance's hold on the mailbox lasts unless renewed (renewed every third of it).
+    IMAP_LEASE_SECONDS: positiveNumber(60),
     SUBMIT_RATE_LIMIT_PER_MINUTE: integer(30),
     // The most the files of one submission may weigh together, in MB (decision 064).
     UPLOAD_MAX_TOTAL_MB: integer(50),

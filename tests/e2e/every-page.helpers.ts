@@ -105,6 +105,7 @@ export async function seedEveryPage(serverUrl: string): Promise<SeededPages> {
       "/settings/branding",
       "/settings/security",
       "/settings/privacy",
+      "/settings/mail",
       "/account",
       "/account/tokens",
       "/account/security",
