@@ -1,8 +1,7 @@
 // Every kind of row the service holds about a person who submitted a form or wrote to support,
 // found by their email address (decision 069): what an export shows of it and how an erasure
 // removes it. One entry per table. A table of a lead's own (consent records, lead files) is one
-// line: `leadChild("consentRecords", (client) => client.consentRecord)` in PERSON_KINDS, before
-// "leads". Entries run in order: children before their parents, outbox rows before the tickets
+// leadChild line in PERSON_KINDS, before "leads". Entries run in order: children before their parents, outbox rows before the tickets
 // they point at (their relation would only be set to null).
 import { IN_LIST_SLICE, Prisma, slices } from "~/storage/db.server";
 import { containsLower, deleteWhere, equalsLower, idsWhere, replaceLower } from "~/storage/person-store.server";
@@ -276,7 +275,8 @@ export const PERSON_KINDS: readonly PersonKind[] = [
   leadChild("leadActivity", (client) => client.leadActivity),
   // What each person agreed to (decision 065): exported with their leads, erased before them.
   leadChild("consentRecords", (client) => client.consentRecord),
-  // Lead files (issue 31, item 4) go here, one leadChild line.
+  // The files a person uploaded (decision 064): metadata exported, bytes (chunks) erased with them.
+  leadChild("leadFiles", (client) => client.leadFile),
   ...webhookEvents,
   leads,
   partialLeads,
