@@ -343,7 +343,7 @@ function checkOutcome(outcome: Outcome, method: string, target: string) {
 describe("fuzzing every route of the build", () => {
   it("finds the routes in the build's manifest, each with a description of its parameters", () => {
     expect(routes.length).toBeGreaterThan(20);
-    const described = new Set(["id", "formId", "ticket", "reference", "deliveryId", "token", "hash", "*"]);
+    const described = new Set(["id", "formId", "ticket", "reference", "deliveryId", "fileId", "token", "hash", "*"]);
     for (const route of routes) {
       for (const param of route.params) {
         expect(
