@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { InvalidCredentialsError, LoginSchema, assertSameOrigin, withLoginLimits } from "~/staff/auth.server";
-import { refusePasswordUnderSso, SsoRequiredError } from "~/staff/security-policy.server";
+import { refuseSignInUnderSso, SsoRequiredError } from "~/staff/security-policy.server";
 import { commitUserSession } from "~/staff/session-cookie.server";
 import {
   PasskeyRequiredError,
@@ -27,7 +27,7 @@ export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) 
     const user = await withLoginLimits(ip, email, async () => {
       const found = await verifyLogin(email, password);
       if (!found) throw new InvalidCredentialsError();
-      await refusePasswordUnderSso(found, ip);
+      await refuseSignInUnderSso(found, ip);
       await requireSecondFactor(found, code, ip);
       return found;
     });

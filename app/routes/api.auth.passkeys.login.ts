@@ -1,9 +1,11 @@
 // POST /api/auth/passkeys/login {response, redirectTo?, timeZone?}: signs in with a passkey's
 // answer to the login options, as the password login does (the same session and cookie), and
 // without the TOTP step: a passkey with user verification is both factors (decision 068).
-// Answers {user, redirectTo}; a refusal is 401 passkey_refused naming what was wrong.
+// Answers {user, redirectTo}; a refusal is 401 passkey_refused naming what was wrong, and a
+// non-owner while the owners require single sign-on is 403 sso_required (decision 062).
 import { assertSameOrigin, safeRedirect } from "~/staff/auth.server";
 import { PasskeyRefusedError, signInWithPasskey } from "~/staff/passkeys.server";
+import { SsoRequiredError } from "~/staff/security-policy.server";
 import { endPendingSignIn } from "~/staff/pending-sign-in.server";
 import { commitUserSession } from "~/staff/session-cookie.server";
 import { defaultTimeZone } from "~/staff/user.server";
@@ -26,6 +28,7 @@ export const action = apiRoute(async ({ request, context }: ActionFunctionArgs) 
     headers.append("Set-Cookie", await endPendingSignIn());
     return json({ user, redirectTo: safeRedirect(redirectTo, "/") }, { headers });
   } catch (error) {
+    if (error instanceof SsoRequiredError) fail(403, "sso_required", error.message);
     if (!(error instanceof PasskeyRefusedError)) throw error;
     fail(401, "passkey_refused", "That passkey was not accepted. Try again, or sign in with your password.", {
       details: [{ path: error.path, message: error.message }],

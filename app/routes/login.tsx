@@ -26,7 +26,7 @@ import {
   withLoginLimits,
 } from "~/staff/auth.server";
 import { endPendingSignIn, pendingSignInUser, startPendingSignIn } from "~/staff/pending-sign-in.server";
-import { refusePasswordUnderSso, SsoRequiredError } from "~/staff/security-policy.server";
+import { refuseSignInUnderSso, SsoRequiredError } from "~/staff/security-policy.server";
 import { commitUserSession } from "~/staff/session-cookie.server";
 import {
   PasskeyRequiredError,
@@ -63,7 +63,7 @@ async function codeStep(request: Request, form: FormData, ip: string) {
   const refuse = (error: string, init: ResponseInit) => data<CodeStepData>({ step: "code", redirectTo, error }, init);
   try {
     const user = await withLoginLimits(ip, pending.email, async () => {
-      await refusePasswordUnderSso(pending, ip);
+      await refuseSignInUnderSso(pending, ip);
       await requireSecondFactor(pending, code, ip);
       return pending;
     });
@@ -95,7 +95,7 @@ export async function action({ request, context }: ActionFunctionArgs) {
   try {
     const user = await withLoginLimits(clientIp(context), email, async () => {
       const found = await authenticator.authenticate("form", request);
-      await refusePasswordUnderSso(found, clientIp(context));
+      await refuseSignInUnderSso(found, clientIp(context));
       await requireSecondFactor(found, undefined, clientIp(context));
       return found;
     });

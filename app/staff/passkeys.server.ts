@@ -21,6 +21,7 @@ import { log } from "~/utils/log.server";
 import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
 import { recordAudit } from "../audit/audit.server";
 import type { SessionUser } from "./policy";
+import { refuseSignInUnderSso } from "./security-policy.server";
 
 const CHALLENGE_MS = 5 * 60 * 1000;
 const MAX_PASSKEYS = 20;
@@ -208,6 +209,7 @@ export async function signInWithPasskey(body: unknown, ip: string): Promise<Sess
     if (!parsed.success) throw invalidFields(zodDetails(parsed.error));
     const user = await verifySignIn(parsed.data.response);
     await refusedSignIns.reward(ip, 1);
+    await refuseSignInUnderSso(user, ip, "passkey");
     await recordAudit({
       action: "session.login",
       actor: user,

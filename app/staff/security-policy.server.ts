@@ -1,7 +1,8 @@
 // The team's sign-in rules (decision 061, docs/api/auth.md#requiring-two-factor): owners may
 // require two-factor for everybody; a user still without it can then only set it up, and
 // their API tokens keep working only if the owners allow it (off by default). Owners may also
-// require single sign-on (decision 062): password sign-in is then refused to all but owners.
+// require single sign-on (decision 062): password and passkey sign-in are then refused to all
+// but owners.
 import { z } from "zod";
 import { db } from "~/storage/db.server";
 import { invalidFields, zodDetails } from "~/utils/domain-error";
@@ -66,29 +67,33 @@ export async function updateSecurityPolicy(
   return policyJson(row);
 }
 
-/** A right password of a user who must sign in through the provider (the owners require it). */
+/** A right password or passkey of a user who must sign in through the provider (the owners require it). */
 export class SsoRequiredError extends Error {
   constructor() {
     super(
-      `Your team signs in with ${env.OIDC?.name ?? "single sign-on"}: use "Sign in with ${env.OIDC?.name ?? "single sign-on"}" instead of your password.`,
+      `Your team signs in with ${env.OIDC?.name ?? "single sign-on"}: use "Sign in with ${env.OIDC?.name ?? "single sign-on"}" instead of your password or passkey.`,
     );
   }
 }
 
 /**
- * Refuses a password sign-in (after the right password) when the owners require single
- * sign-on, it is configured, and the user is no owner: owners keep their password, so that
- * nobody is locked out while the provider is down or misconfigured. Audited as
- * `session.login_failed` with the reason.
+ * Refuses a sign-in that does not go through the provider (a password after the right one, or
+ * a verified passkey) when the owners require single sign-on, it is configured, and the user is
+ * no owner: owners keep their password and passkeys, so that nobody is locked out while the
+ * provider is down or misconfigured. Audited as `session.login_failed` with the reason.
  */
-export async function refusePasswordUnderSso(user: { id: string; email: string; role: string }, ip: string) {
+export async function refuseSignInUnderSso(
+  user: { id: string; email: string; role: string },
+  ip: string,
+  method: "password" | "passkey" = "password",
+) {
   if (!env.OIDC || user.role === "owner" || !(await getSecurityPolicy()).requireSso) return;
   await recordAudit({
     action: "session.login_failed",
     actor: null,
     ip,
     target: `user:${user.id}`,
-    details: { email: user.email, reason: "sso_required" },
+    details: { email: user.email, reason: "sso_required", ...(method === "passkey" ? { method } : {}) },
   });
   throw new SsoRequiredError();
 }

@@ -13,6 +13,7 @@ import {
   startOidcProvider,
   type TestProvider,
 } from "../support/oidc-provider";
+import { SoftwareAuthenticator, startPasskeyServer } from "../support/passkeys";
 import { startServer, type TestServer } from "../support/server";
 
 const PASSWORD = "single sign-on password";
@@ -272,6 +273,60 @@ describe("requiring single sign-on", () => {
       ).toBe(2);
     } finally {
       await db.securityPolicy.deleteMany();
+    }
+  });
+
+  it("refuses a non-owner's passkey too, but not an owner's", async () => {
+    // WebAuthn takes no IP address as the relying party: a second server, at localhost, on the same
+    // database and provider.
+    const keys = await startPasskeyServer({ ...provider.env(), TRUST_PROXY: "true" });
+    const rpId = new URL(keys.origin).hostname;
+    const passkeyOf = async (email: string, role: "owner" | "agent") => {
+      const address = ownClientAddress();
+      const session = await staffSession(keys.url, { email, password: PASSWORD, role }, address);
+      const call = apiClient(keys.url, session.cookie, address);
+      const authenticator = new SoftwareAuthenticator(rpId);
+      const options = await call("POST", "/api/auth/passkeys/registration/options");
+      const registered = await call("POST", "/api/auth/passkeys/registration", {
+        name: "Laptop",
+        response: authenticator.register(options.body, keys.origin),
+      });
+      expect(registered.status, registered.text).toBe(201);
+      return { ...session, call, authenticator };
+    };
+    const signIn = async (authenticator: SoftwareAuthenticator) => {
+      const address = ownClientAddress();
+      const options = await apiClient(keys.url, undefined, address)("POST", "/api/auth/passkeys/login/options");
+      const response = await fetch(`${keys.url}/api/auth/passkeys/login`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...address },
+        body: JSON.stringify({ response: authenticator.assert(options.body, keys.origin) }),
+      });
+      return { status: response.status, body: await response.json(), setCookie: response.headers.getSetCookie() };
+    };
+    try {
+      const owner = await passkeyOf("owner@sso-keys.example", "owner");
+      const agent = await passkeyOf("agent@sso-keys.example", "agent");
+      expect((await signIn(agent.authenticator)).status).toBe(200);
+      expect((await owner.call("PATCH", "/api/settings/security", { requireSso: true })).status).toBe(200);
+
+      const refused = await signIn(agent.authenticator);
+      expect(refused.status).toBe(403);
+      expect(refused.body).toMatchObject({ error: { code: "sso_required" } });
+      expect(refused.body.error.message).toContain("Test Provider");
+      expect(refused.setCookie.join()).not.toContain("__session=");
+      const entry = await db.auditEntry.findFirstOrThrow({
+        where: { action: "session.login_failed", target: `user:${agent.id}` },
+      });
+      expect(JSON.parse(entry.details)).toEqual({
+        email: "agent@sso-keys.example",
+        reason: "sso_required",
+        method: "passkey",
+      });
+      expect((await signIn(owner.authenticator)).status).toBe(200);
+    } finally {
+      await db.securityPolicy.deleteMany();
+      await keys.stop();
     }
   });
 });
