@@ -5,8 +5,8 @@
 // non-owner while the owners require single sign-on is 403 sso_required (decision 062).
 import { assertSameOrigin, safeRedirect } from "~/staff/auth.server";
 import { PasskeyRefusedError, signInWithPasskey } from "~/staff/passkeys.server";
-import { SsoRequiredError } from "~/staff/security-policy.server";
 import { endPendingSignIn } from "~/staff/pending-sign-in.server";
+import { SsoRequiredError } from "~/staff/security-policy.server";
 import { commitUserSession } from "~/staff/session-cookie.server";
 import { defaultTimeZone } from "~/staff/user.server";
 import { apiRoute, fail, json, methodNotAllowed, readJsonBody } from "~/utils/http/api.server";

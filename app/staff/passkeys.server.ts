@@ -20,8 +20,8 @@ import { env } from "~/utils/env.server";
 import { log } from "~/utils/log.server";
 import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
 import { recordAudit } from "../audit/audit.server";
-import type { SessionUser } from "./policy";
 import { refuseSignInUnderSso } from "./security-policy.server";
+import type { SessionUser } from "./policy";
 
 const CHALLENGE_MS = 5 * 60 * 1000;
 const MAX_PASSKEYS = 20;
