@@ -4,7 +4,7 @@
 import { db } from "~/storage/db.server";
 import { personName } from "../leads/lead-name";
 import { targetId, type AuditNames, type DescribedEntry } from "./audit-sentences";
-import type { LeadData } from "../forms/form-schema";
+import type { LeadData } from "../forms/schema/form-schema";
 
 type Ids = { people: Set<string>; forms: Set<string>; leads: Set<string>; webhooks: Set<string>; tokens: Set<string> };
 

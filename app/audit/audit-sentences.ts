@@ -132,7 +132,7 @@ function branding({ details }: Parts): string {
   return `changed the brand${what ? `: ${what}` : ""}`;
 }
 
-/** Why single sign-on was refused (app/staff/sso-sign-in.server.ts), in words. */
+/** Why single sign-on was refused (app/staff/sign-in/sso-sign-in.server.ts), in words. */
 const SSO_REFUSALS: Record<string, string> = {
   flow_expired: "the sign-in was not started in this browser or took too long",
   state_mismatch: "the answer's state did not match",

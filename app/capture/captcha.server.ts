@@ -7,7 +7,7 @@
 // cannot answer (down, slow, or refusing our secret) does not cost the lead: it is stored
 // marked as spam, for staff to review, and the failure is logged and counted (decision 056).
 import type { CaptchaProvider } from "~/forms/captcha-widgets";
-import type { CaptchaSettings } from "~/forms/form-schema";
+import type { CaptchaSettings } from "~/forms/schema/form-schema";
 import { DomainError } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { log } from "~/utils/log.server";

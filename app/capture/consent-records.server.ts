@@ -4,7 +4,7 @@
 // version and the client address's HMAC. Written with the lead (app/storage/consent-store).
 // A form without consent fields pays one WeakMap lookup per lead.
 import { createHash } from "node:crypto";
-import type { FormField, LeadData } from "~/forms/form-schema";
+import type { FormField, LeadData } from "~/forms/schema/form-schema";
 import type { NewConsent } from "~/storage/consent-store.server";
 
 type ConsentField = { key: string; text: string; version: string };

@@ -5,8 +5,8 @@
 // cached validator, and one INSERT. Reading the body is lead-submission.server.ts's; the
 // HMACs are lead-signatures.server.ts's. See docs/api/lead-capture.md for the public rules.
 import { z } from "zod";
-import { HttpUrlSchema, isReservedFieldKey, type LeadData } from "~/forms/form-schema";
-import { leadEmail, leadSearchText } from "~/forms/lead-values";
+import { HttpUrlSchema, isReservedFieldKey, type LeadData } from "~/forms/schema/form-schema";
+import { leadEmail, leadSearchText } from "~/forms/schema/lead-values";
 import { db, isUniqueViolation } from "~/storage/db.server";
 import { leadStore, type NewLead } from "~/storage/index.server";
 import { invalidFields, textPolicyDetails, type ErrorDetail } from "~/utils/domain-error";
@@ -21,11 +21,11 @@ import { kickOutbox, type StaffEmail } from "../notifications/outbox.server";
 import { nudgeWebhooks } from "../webhooks/webhook-delivery.server";
 import { leadCreatedEvent } from "../webhooks/webhook-events.server";
 import { acceptedConsents } from "./consent-records.server";
-import { isBotAgent } from "./form-views.server";
 import { confirmationEmail } from "./lead-confirmation.server";
 import { hashIp, isSpamBySignals, timestampVerdict } from "./lead-signatures.server";
 import { isPlainObject, type Submission } from "./lead-submission.server";
 import { leadValidator, type PublicForm } from "./public-form.server";
+import { isBotAgent } from "./views/form-views.server";
 
 /** The largest submission body, in bytes (413 past it). */
 export const SUBMISSION_BODY_LIMIT = 64 * 1024;

@@ -6,7 +6,7 @@
 // notifications, in the same transaction. The link is signed (HMAC with SESSION_SECRET), not
 // stored: it names the lead and its expiry, and confirming twice changes nothing the second time.
 import { createHmac, timingSafeEqual } from "node:crypto";
-import type { FormField } from "~/forms/form-schema";
+import type { FormField } from "~/forms/schema/form-schema";
 import { leadDetailOf } from "~/leads/lead-detail.server";
 import { leadNotifications } from "~/notifications/notifications.server";
 import { kickOutbox, writeStaffEmails } from "~/notifications/outbox.server";

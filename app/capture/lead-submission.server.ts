@@ -1,8 +1,8 @@
 // Reading a submission's body (JSON, URL-encoded or multipart) into one shape, before
 // the form is known. Validation against the form is lead-capture.server.ts's.
 import { CAPTCHA_WIDGETS } from "~/forms/captcha-widgets";
-import { HttpUrlSchema, RESERVED_FIELD_KEYS, type SubmissionMode } from "~/forms/form-schema";
-import { PROGRESS_FIELD } from "~/forms/form-steps";
+import { HttpUrlSchema, RESERVED_FIELD_KEYS, type SubmissionMode } from "~/forms/schema/form-schema";
+import { PROGRESS_FIELD } from "~/forms/schema/form-steps";
 import { DomainError, invalidFields, parseJson } from "~/utils/domain-error";
 import { HONEYPOT_FIELD, PARTIAL_FIELD, UTM_KEYS } from "../leads/lead-fields";
 import { RETRY_FIELD, TIMESTAMP_FIELD } from "./lead-signatures.server";

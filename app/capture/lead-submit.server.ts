@@ -4,8 +4,8 @@
 // HTML forms on any website (URL-encoded or multipart: answered with redirects and pages).
 // Rules and examples: docs/api/lead-capture.md.
 import { queueAutoresponse } from "~/capture/autoresponse.server";
-import type { LeadData } from "~/forms/form-schema";
-import { leadEmail } from "~/forms/lead-values";
+import type { LeadData } from "~/forms/schema/form-schema";
+import { leadEmail } from "~/forms/schema/lead-values";
 import { personName } from "~/leads/lead-name";
 import { DomainError } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
@@ -27,13 +27,13 @@ import {
   SUBMISSION_BODY_LIMIT,
   validateSubmission,
 } from "./lead-capture.server";
-import { applyUploads, keptFiles, uploadLimits } from "./lead-files.server";
 import { parseSubmission, submissionKind, type Submission } from "./lead-submission.server";
-import { discardFiles, readMultipartSubmission, type StagedFile } from "./lead-uploads.server";
 import { completedPartialKey } from "./partial-lead.server";
 import { findOpenForm, isOriginAllowed, type PublicForm } from "./public-form.server";
 import { dropProgress } from "./step-progress.server";
 import { hostedFormWithErrors } from "./submit-return.server";
+import { applyUploads, keptFiles, uploadLimits } from "./uploads/lead-files.server";
+import { discardFiles, readMultipartSubmission, type StagedFile } from "./uploads/lead-uploads.server";
 import { leadDraftScope, markSettled } from "./visitor-drafts.server";
 import { isBrowserPost, isFormPost, visitorPage } from "./visitor-page.server";
 

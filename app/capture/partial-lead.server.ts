@@ -7,9 +7,9 @@
 // policy and spam signals (lead-capture.server.ts), and a partialId is a random bearer token
 // (the database keeps only its SHA-256), never a lead id.
 import { createHash } from "node:crypto";
-import { buildLeadDataSchema, type LeadData } from "~/forms/form-schema";
-import { stepOf } from "~/forms/form-steps";
-import { leadEmail } from "~/forms/lead-values";
+import { buildLeadDataSchema, type LeadData } from "~/forms/schema/form-schema";
+import { stepOf } from "~/forms/schema/form-steps";
+import { leadEmail } from "~/forms/schema/lead-values";
 import { db } from "~/storage/db.server";
 import { DomainError, invalidFields } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";

@@ -15,7 +15,7 @@ import {
   type FormSettings,
   type LeadData,
   type SubmissionMode,
-} from "~/forms/form-schema";
+} from "~/forms/schema/form-schema";
 import { db } from "~/storage/db.server";
 import { DomainError } from "~/utils/domain-error";
 import { hasForbiddenText } from "~/utils/text-policy";

@@ -5,15 +5,15 @@
 // step posts every answer to the submit endpoint, which forgets the progress once the lead is
 // in. Kept in the visitor-draft table (decision 051) for PROGRESS_TTL_MS after the last step.
 import { createHash, randomBytes } from "node:crypto";
-import { buildLeadDataSchema, type FormField } from "~/forms/form-schema";
-import { PROGRESS_FIELD, STEP_FIELD, postedAnswers, stepAfter, stepOf } from "~/forms/form-steps";
+import { buildLeadDataSchema, type FormField } from "~/forms/schema/form-schema";
+import { PROGRESS_FIELD, STEP_FIELD, postedAnswers, stepAfter, stepOf } from "~/forms/schema/form-steps";
 import { UTM_KEYS } from "~/leads/lead-fields";
 import { db } from "~/storage/db.server";
-import { type Visitor } from "./form-view-visitors.server";
-import { STARTED_STAGE, countFunnelStage, hostOfUrl, isBotAgent } from "./form-views.server";
 import { TIMESTAMP_FIELD } from "./lead-signatures.server";
 import { savePartialOfStep } from "./partial-lead.server";
 import { type PublicForm } from "./public-form.server";
+import { type Visitor } from "./views/form-view-visitors.server";
+import { STARTED_STAGE, countFunnelStage, hostOfUrl, isBotAgent } from "./views/form-views.server";
 import { bounded, leadDraftScope, type DraftValues } from "./visitor-drafts.server";
 
 /** How long a visitor's answers so far wait for their next step. */

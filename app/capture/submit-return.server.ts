@@ -3,7 +3,7 @@
 // tracking values, so the next try still carries them; what was typed, kept on the server
 // under a random token (personal data stays out of URLs and logs) so the form comes back
 // filled in.
-import { PROGRESS_FIELD } from "~/forms/form-steps";
+import { PROGRESS_FIELD } from "~/forms/schema/form-steps";
 import { UTM_KEYS } from "~/leads/lead-fields";
 import { signErrors } from "./lead-signatures.server";
 import { isPlainObject, type Submission } from "./lead-submission.server";

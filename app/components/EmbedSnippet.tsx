@@ -4,9 +4,9 @@
 // (see app/routes/embed[.]js.ts and docs/api/lead-capture.md); this is where they are shown.
 import { useState } from "react";
 import { useHydrated } from "~/components/form-builder/shared";
-import { consentParts } from "~/forms/consent-text";
-import type { FormField } from "~/forms/form-schema";
-import { formSteps } from "~/forms/form-steps";
+import { consentParts } from "~/forms/schema/consent-text";
+import type { FormField } from "~/forms/schema/form-schema";
+import { formSteps } from "~/forms/schema/form-steps";
 import { HONEYPOT_FIELD } from "~/leads/lead-fields";
 import { escapeHtml } from "~/utils/html";
 

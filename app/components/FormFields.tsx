@@ -1,8 +1,8 @@
 // Renders a form's fields from its schema: the builder's live preview and the hosted
 // form page both use this, so what staff preview is what visitors get.
-import { consentParts } from "~/forms/consent-text";
-import { acceptAttribute, fileRules } from "~/forms/file-field";
-import type { FormField, LeadValue } from "~/forms/form-schema";
+import { consentParts } from "~/forms/schema/consent-text";
+import { acceptAttribute, fileRules } from "~/forms/schema/file-field";
+import type { FormField, LeadValue } from "~/forms/schema/form-schema";
 
 type Props = {
   fields: FormField[];

@@ -2,9 +2,9 @@
 // conditional fields shown as the visitor answers, the CAPTCHA widget and the funnel's beacons.
 import { useCallback, useEffect, useRef, useState, type FormEvent, type RefObject } from "react";
 import { CAPTCHA_WIDGETS, resetCaptcha, type CaptchaProvider } from "~/forms/captcha-widgets";
-import { shownKeys } from "~/forms/field-conditions";
-import { isTickBox, type FormField } from "~/forms/form-schema";
 import { hostOf, sendFunnelEvent, watchStart, type BeaconSource } from "~/forms/funnel-beacon";
+import { shownKeys } from "~/forms/schema/field-conditions";
+import { isTickBox, type FormField } from "~/forms/schema/form-schema";
 
 type Problem = { path: string; message: string };
 

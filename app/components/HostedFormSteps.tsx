@@ -6,8 +6,8 @@
 import { Fragment, useEffect, useRef, useState, type FormEvent, type ReactNode, type RefObject } from "react";
 import { useHydrated } from "~/components/form-builder/shared";
 import { FormFields } from "~/components/FormFields";
-import type { FormField, LeadValue } from "~/forms/form-schema";
-import { shownOnArrival, stepAfter, stepOf, STEP_FIELD, type FormStep } from "~/forms/form-steps";
+import type { FormField, LeadValue } from "~/forms/schema/form-schema";
+import { shownOnArrival, stepAfter, stepOf, STEP_FIELD, type FormStep } from "~/forms/schema/form-steps";
 import { currentAnswers } from "./HostedFormParts";
 
 type Values = Record<string, LeadValue>;

@@ -4,7 +4,7 @@
 // the condition does not hold, with the evaluator the hosted page and the server use. A hidden
 // field is not sent (its controls are disabled), so later conditions see it unanswered, as the
 // server does; the server decides in the end. Without the script every field shows.
-import { isShown, type Condition } from "~/forms/condition-eval";
+import { isShown, type Condition } from "~/forms/schema/condition-eval";
 
 const CONDITIONAL = "[data-lc-show-if]";
 const CONTROLS = "input, select, textarea";

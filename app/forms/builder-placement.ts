@@ -1,9 +1,9 @@
 // Where a field sits in a form in steps, and when it shows, as the builder's field editor
 // posts them (issue 31, item 9): a Step select and a one-condition editor that work without
 // JavaScript. Shared by server and browser, like form-builder.ts.
-import { isTickBox, type FormField } from "./form-schema";
-import { stepOf } from "./form-steps";
-import type { Condition } from "./condition-eval";
+import { isTickBox, type FormField } from "./schema/form-schema";
+import { stepOf } from "./schema/form-steps";
+import type { Condition } from "./schema/condition-eval";
 
 export const CONDITION_OPERATORS = ["equals", "in", "notEmpty"] as const;
 export type ConditionOperator = (typeof CONDITION_OPERATORS)[number];

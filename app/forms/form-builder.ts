@@ -5,7 +5,7 @@
 // Shared by server and browser: imports nothing server-only.
 import { textPolicyIssues } from "../utils/text-policy";
 import { conditionFromFormData, placeInStep } from "./builder-placement";
-import { FieldSchema, FieldsSchema, isReservedFieldKey, type FieldType, type FormField } from "./form-schema";
+import { FieldSchema, FieldsSchema, isReservedFieldKey, type FieldType, type FormField } from "./schema/form-schema";
 
 export type BuilderDetail = { path: string; message: string };
 

@@ -1,14 +1,14 @@
 // Where each source's visitors drop off (decision 059): a form's views, the visitors who
 // started it (first interaction) and reached each of its steps (FormFunnel, counted like
-// views by app/capture/form-views.server.ts), and its leads, per utm_source, utm_campaign or
+// views by app/capture/views/form-views.server.ts), and its leads, per utm_source, utm_campaign or
 // referrer host over a period of UTC days. The API (`GET /api/forms/:id/funnel`) and the
 // sources page both read it here.
 import { z } from "zod";
 import { db } from "~/storage/db.server";
 import { DomainError } from "~/utils/domain-error";
-import { FieldsSchema } from "./form-schema";
 import { PeriodSchema, dayWhere, groupedBy, withPeriod, type Column, type Period } from "./form-stats.server";
-import { formSteps } from "./form-steps";
+import { FieldsSchema } from "./schema/form-schema";
+import { formSteps } from "./schema/form-steps";
 
 const FUNNEL_GROUP_BY = ["utm_source", "utm_campaign", "referrer", "referrer_host"] as const;
 const COLUMN: Record<(typeof FUNNEL_GROUP_BY)[number], Column> = {

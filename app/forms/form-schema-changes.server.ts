@@ -15,7 +15,7 @@ import {
   type BuilderResult,
   type MoveTarget,
 } from "~/forms/form-builder";
-import type { FormField } from "~/forms/form-schema";
+import type { FormField } from "~/forms/schema/form-schema";
 import { db } from "~/storage/db.server";
 import { DomainError, invalidFields } from "~/utils/domain-error";
 import {

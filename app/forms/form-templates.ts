@@ -3,7 +3,7 @@
 // the form made from it is an ordinary form, edited like any other. Shared with the browser
 // (the "New form" preview), so it imports nothing server-only.
 import { z } from "zod";
-import { FormDescriptionSchema, FormNameSchema, type FormField } from "./form-schema";
+import { FormDescriptionSchema, FormNameSchema, type FormField } from "./schema/form-schema";
 
 export const TEMPLATE_IDS = [
   "contact",

@@ -5,6 +5,7 @@ import { z } from "zod";
 import { isPlainObject } from "~/capture/lead-submission.server";
 import { forgetCachedForm } from "~/capture/public-form.server";
 import { autoresponderProblems } from "~/forms/autoresponder";
+import { TEMPLATE_IDS, withTemplate } from "~/forms/form-templates";
 import {
   FieldsSchema,
   FormDescriptionSchema,
@@ -13,8 +14,7 @@ import {
   publicSettings,
   type FormField,
   type FormSettings,
-} from "~/forms/form-schema";
-import { TEMPLATE_IDS, withTemplate } from "~/forms/form-templates";
+} from "~/forms/schema/form-schema";
 import { notificationsChanged } from "~/notifications/notifications.server";
 import { db, type Prisma } from "~/storage/db.server";
 import { decodeCursorOrFail, encodeCursor } from "~/storage/keyset.server";

@@ -1,7 +1,7 @@
 // Who a lead is, in words: the name the person typed, for page titles and headings.
 // Forms name their fields freely, so the name is found by the usual keys and labels
 // ("name", "full_name", "Your name", or first and last name); none found: null.
-import type { LeadData, LeadValue } from "../forms/form-schema";
+import type { LeadData, LeadValue } from "../forms/schema/form-schema";
 
 type NamedField = { key: string; label: string };
 

@@ -3,7 +3,7 @@
 // form-stats.server.ts). The filters are in lead-filters.server.ts; pages are read through
 // the LeadStore (app/storage); storing leads lives in lead-capture.server.ts, deleting them
 // in lead-delete.server.ts, files in lead-export.server.ts.
-import type { LeadData } from "~/forms/form-schema";
+import type { LeadData } from "~/forms/schema/form-schema";
 import { db } from "~/storage/db.server";
 import { leadLabelStore, leadStore } from "~/storage/index.server";
 import { leadsWithFields } from "~/storage/leads/lead-detail-store.server";

@@ -11,7 +11,7 @@ import { retryWhileBusy } from "~/storage/transactions.server";
 import { env } from "~/utils/env.server";
 import { log } from "~/utils/log.server";
 import { createRateLimiter, type RateLimiter } from "~/utils/rate-limit.server";
-import { FormSettingsSchema, type LeadValue, type NotificationSettings } from "../forms/form-schema";
+import { FormSettingsSchema, type LeadValue, type NotificationSettings } from "../forms/schema/form-schema";
 import { listStaffEmails } from "../staff/user.server";
 import { leadDetailOf, type LeadDetail } from "../webhooks/event-bodies.server";
 import { kickOutbox, writeStaffEmails } from "./outbox.server";

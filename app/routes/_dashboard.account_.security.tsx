@@ -10,7 +10,7 @@ import { RouteError } from "~/components/RouteError";
 import { PasskeyList } from "~/components/staff/PasskeyList";
 import { passwordIsRecent, requireRecentPassword } from "~/staff/account-password.server";
 import { requireUserSession } from "~/staff/auth.server";
-import { listPasskeys, removePasskey } from "~/staff/passkeys.server";
+import { listPasskeys, removePasskey } from "~/staff/sign-in/passkeys.server";
 import {
   disableTwoFactor,
   enableTwoFactor,
@@ -19,7 +19,7 @@ import {
   regenerateRecoveryCodes,
   requirePasswordAgain,
   startTwoFactorSetup,
-} from "~/staff/two-factor.server";
+} from "~/staff/sign-in/two-factor.server";
 import { DomainError } from "~/utils/domain-error";
 import { domainErrorHeaders, statusOf } from "~/utils/http/api.server";
 import { page, retryAfterOf } from "~/utils/http/page.server";

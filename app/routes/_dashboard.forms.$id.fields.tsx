@@ -18,10 +18,10 @@ import {
   moveTargetFromFormData,
   updateFieldIn,
 } from "~/forms/form-builder";
-import type { FormField } from "~/forms/form-schema";
 import { addField, moveField, removeField, updateField } from "~/forms/form-schema-changes.server";
-import { stepOf } from "~/forms/form-steps";
 import { getForm } from "~/forms/form.server";
+import type { FormField } from "~/forms/schema/form-schema";
+import { stepOf } from "~/forms/schema/form-steps";
 
 const key = (form: FormData) => String(form.get("fieldKey") ?? "");
 

@@ -4,8 +4,8 @@ import { useActionData } from "@remix-run/react";
 import { NotificationsForm } from "~/components/form-builder/FormPanels";
 import { BuilderNotice, resultFor, useBuilderData } from "~/components/form-builder/shared";
 import { builderAction, savePanel } from "~/forms/builder-action.server";
-import { NotificationsFormSchema } from "~/forms/form-schema";
 import { updateForm } from "~/forms/form.server";
+import { NotificationsFormSchema } from "~/forms/schema/form-schema";
 
 export const action = builderAction({
   "update-notifications": {

@@ -11,6 +11,7 @@ import { CaptchaForm, DetailsForm, SettingsForm } from "~/components/form-builde
 import { BuilderNotice, resultFor, useBuilderData, type ActionResult } from "~/components/form-builder/shared";
 import { AutoresponderFormSchema, autoresponderOfForm } from "~/forms/autoresponder";
 import { builderAction, savePanel } from "~/forms/builder-action.server";
+import { getForm, updateForm } from "~/forms/form.server";
 import {
   CaptchaFormSchema,
   DoubleOptInFormSchema,
@@ -18,8 +19,7 @@ import {
   PartialCaptureFormSchema,
   RetentionFormSchema,
   SettingsFormSchema,
-} from "~/forms/form-schema";
-import { getForm, updateForm } from "~/forms/form.server";
+} from "~/forms/schema/form-schema";
 import { invalidFields } from "~/utils/domain-error";
 import { plural } from "~/utils/plural";
 

@@ -12,7 +12,7 @@ import { LeadWorkForm } from "~/components/leads/LeadWorkForm";
 import { PersonHistory } from "~/components/leads/PersonHistory";
 import { LocalTime } from "~/components/LocalTime";
 import { RouteError } from "~/components/RouteError";
-import type { LeadData } from "~/forms/form-schema";
+import type { LeadData } from "~/forms/schema/form-schema";
 import { deleteLead } from "~/leads/lead-delete.server";
 import { LEAD_STATUSES } from "~/leads/lead-filters.server";
 import { personName } from "~/leads/lead-name";

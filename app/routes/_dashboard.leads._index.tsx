@@ -12,8 +12,8 @@ import { LeadsTable } from "~/components/leads/LeadsTable";
 import { ExportLinks, Pagination } from "~/components/leads/ListLinks";
 import { RouteError } from "~/components/RouteError";
 import { fieldErrorsFrom } from "~/components/webhooks/EndpointFields";
-import { asFormError, bulkNotice, exportHref, readBulkForm, selectionOf } from "~/leads/lead-bulk-form.server";
-import { bulkUpdate } from "~/leads/lead-bulk.server";
+import { asFormError, bulkNotice, exportHref, readBulkForm, selectionOf } from "~/leads/bulk/lead-bulk-form.server";
+import { bulkUpdate } from "~/leads/bulk/lead-bulk.server";
 import {
   DEFAULT_PAGE_SIZE,
   LEAD_STATUSES,

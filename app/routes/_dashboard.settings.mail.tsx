@@ -9,7 +9,7 @@ import { LocalTime } from "~/components/LocalTime";
 import { RouteError } from "~/components/RouteError";
 import { TableScroll } from "~/components/TableScroll";
 import { authorize } from "~/staff/auth.server";
-import { fetchNow, mailboxPage } from "~/support/inbound/imap-intake.server";
+import { fetchNow, mailboxPage } from "~/support/inbound/imap/imap-intake.server";
 import { page } from "~/utils/http/page.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 

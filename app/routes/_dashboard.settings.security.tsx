@@ -6,7 +6,7 @@ import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { ActionNotice } from "~/components/ActionNotice";
 import { RouteError } from "~/components/RouteError";
 import { authorize } from "~/staff/auth.server";
-import { getSecurityPolicy, updateSecurityPolicy } from "~/staff/security-policy.server";
+import { getSecurityPolicy, updateSecurityPolicy } from "~/staff/sign-in/security-policy.server";
 import { env } from "~/utils/env.server";
 import { page } from "~/utils/http/page.server";
 import { clientIp } from "~/utils/http/request.server";

@@ -2,7 +2,7 @@
 // again (a stolen session alone cannot); the secret and recovery codes are deleted.
 import { z } from "zod";
 import { requireUserSession } from "~/staff/auth.server";
-import { disableTwoFactor, requirePasswordAgain } from "~/staff/two-factor.server";
+import { disableTwoFactor, requirePasswordAgain } from "~/staff/sign-in/two-factor.server";
 import { apiRoute, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/http/api.server";
 import { clientIp } from "~/utils/http/request.server";
 import type { ActionFunctionArgs } from "@remix-run/node";

@@ -2,7 +2,7 @@
 // setup; answers {recoveryCodes}, the only time they are shown (docs/api/auth.md).
 import { z } from "zod";
 import { requireUserSession } from "~/staff/auth.server";
-import { enableTwoFactor } from "~/staff/two-factor.server";
+import { enableTwoFactor } from "~/staff/sign-in/two-factor.server";
 import { apiRoute, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/http/api.server";
 import { clientIp } from "~/utils/http/request.server";
 import type { ActionFunctionArgs } from "@remix-run/node";

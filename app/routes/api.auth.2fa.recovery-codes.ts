@@ -2,7 +2,7 @@
 // ones, answered once {recoveryCodes}; needs the password entered again.
 import { z } from "zod";
 import { requireUserSession } from "~/staff/auth.server";
-import { regenerateRecoveryCodes, requirePasswordAgain } from "~/staff/two-factor.server";
+import { regenerateRecoveryCodes, requirePasswordAgain } from "~/staff/sign-in/two-factor.server";
 import { apiRoute, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/http/api.server";
 import { clientIp } from "~/utils/http/request.server";
 import type { ActionFunctionArgs } from "@remix-run/node";

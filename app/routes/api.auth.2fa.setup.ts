@@ -3,7 +3,7 @@
 // session whose password was entered within 10 minutes, or `password` (docs/api/auth.md).
 import { requireRecentPassword, takePassword } from "~/staff/account-password.server";
 import { requireUserSession } from "~/staff/auth.server";
-import { startTwoFactorSetup } from "~/staff/two-factor.server";
+import { startTwoFactorSetup } from "~/staff/sign-in/two-factor.server";
 import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/http/api.server";
 import type { ActionFunctionArgs } from "@remix-run/node";
 

@@ -1,13 +1,13 @@
 import { z } from "zod";
 import { InvalidCredentialsError, LoginSchema, assertSameOrigin, withLoginLimits } from "~/staff/auth.server";
-import { refuseSignInUnderSso, SsoRequiredError } from "~/staff/security-policy.server";
 import { commitUserSession } from "~/staff/session-cookie.server";
+import { refuseSignInUnderSso, SsoRequiredError } from "~/staff/sign-in/security-policy.server";
 import {
   PasskeyRequiredError,
   requireSecondFactor,
   SecondFactorRequiredError,
   WrongSecondFactorError,
-} from "~/staff/two-factor.server";
+} from "~/staff/sign-in/two-factor.server";
 import { verifyLogin } from "~/staff/user.server";
 import { apiRoute, fail, json, methodNotAllowed, parseOrFail, readJsonBody } from "~/utils/http/api.server";
 import { clientIp } from "~/utils/http/request.server";

@@ -3,7 +3,7 @@
 // entered within 10 minutes, or `password` (decision 068).
 import { requireRecentPassword, takePassword } from "~/staff/account-password.server";
 import { requireUserSession } from "~/staff/auth.server";
-import { removePasskey } from "~/staff/passkeys.server";
+import { removePasskey } from "~/staff/sign-in/passkeys.server";
 import { apiRoute, methodNotAllowed, readJsonBody } from "~/utils/http/api.server";
 import { clientIp } from "~/utils/http/request.server";
 import type { ActionFunctionArgs } from "@remix-run/node";

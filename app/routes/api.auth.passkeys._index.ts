@@ -1,6 +1,6 @@
 // GET /api/auth/passkeys: the session user's passkeys (docs/api/auth.md#passkeys).
 import { requireUserSession } from "~/staff/auth.server";
-import { listPasskeys } from "~/staff/passkeys.server";
+import { listPasskeys } from "~/staff/sign-in/passkeys.server";
 import { apiRoute, json, methodNotAllowed } from "~/utils/http/api.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";
 

@@ -4,10 +4,10 @@
 // Answers {user, redirectTo}; a refusal is 401 passkey_refused naming what was wrong, and a
 // non-owner while the owners require single sign-on is 403 sso_required (decision 062).
 import { assertSameOrigin, safeRedirect } from "~/staff/auth.server";
-import { PasskeyRefusedError, signInWithPasskey } from "~/staff/passkeys.server";
-import { endPendingSignIn } from "~/staff/pending-sign-in.server";
-import { SsoRequiredError } from "~/staff/security-policy.server";
 import { commitUserSession } from "~/staff/session-cookie.server";
+import { PasskeyRefusedError, signInWithPasskey } from "~/staff/sign-in/passkeys.server";
+import { endPendingSignIn } from "~/staff/sign-in/pending-sign-in.server";
+import { SsoRequiredError } from "~/staff/sign-in/security-policy.server";
 import { defaultTimeZone } from "~/staff/user.server";
 import { apiRoute, fail, json, methodNotAllowed, readJsonBody } from "~/utils/http/api.server";
 import { clientIp } from "~/utils/http/request.server";

@@ -4,7 +4,7 @@
 // entered within 10 minutes, or `password`: a stolen session alone cannot add a way in.
 import { requireRecentPassword, takePassword } from "~/staff/account-password.server";
 import { requireUserSession } from "~/staff/auth.server";
-import { passkeyRegistrationOptions } from "~/staff/passkeys.server";
+import { passkeyRegistrationOptions } from "~/staff/sign-in/passkeys.server";
 import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/http/api.server";
 import { clientIp } from "~/utils/http/request.server";
 import type { ActionFunctionArgs } from "@remix-run/node";

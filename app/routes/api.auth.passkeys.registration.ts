@@ -2,7 +2,7 @@
 // to the registration options (origin, RP ID, challenge taken once, user verification) and
 // keeps the passkey: 201 with it. A refusal is 422 passkey_refused naming what was wrong.
 import { requireUserSession } from "~/staff/auth.server";
-import { PasskeyRefusedError, registerPasskey } from "~/staff/passkeys.server";
+import { PasskeyRefusedError, registerPasskey } from "~/staff/sign-in/passkeys.server";
 import { apiRoute, fail, json, methodNotAllowed, readJsonBody } from "~/utils/http/api.server";
 import { clientIp } from "~/utils/http/request.server";
 import type { ActionFunctionArgs } from "@remix-run/node";

@@ -1,8 +1,8 @@
 // POST /api/forms/:id/events: the drop-off funnel's beacon, sent by the hosted page and the
 // embed script when a visitor first interacts with the form ("start") and reaches a step
 // ("step", n). No login, no cookies read; 204 at once, counted or not, like the views
-// beacon: app/capture/form-view-beacon.server.ts and docs/api/forms.md#drop-off-funnel.
-import { beaconPreflight, countBeacon } from "~/capture/form-view-beacon.server";
+// beacon: app/capture/views/form-view-beacon.server.ts and docs/api/forms.md#drop-off-funnel.
+import { beaconPreflight, countBeacon } from "~/capture/views/form-view-beacon.server";
 import { apiRoute, methodNotAllowed } from "~/utils/http/api.server";
 import { clientIp } from "~/utils/http/request.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";

@@ -1,8 +1,8 @@
 // POST /api/forms/:id/views: the embed script's beacon, one per page view of a site that
 // carries the form (no login, no cookies read); 204 at once, counted or not. What is
-// counted and what is ignored: app/capture/form-view-beacon.server.ts and
+// counted and what is ignored: app/capture/views/form-view-beacon.server.ts and
 // docs/api/forms.md#form-views.
-import { beaconPreflight, countBeacon } from "~/capture/form-view-beacon.server";
+import { beaconPreflight, countBeacon } from "~/capture/views/form-view-beacon.server";
 import { apiRoute, methodNotAllowed } from "~/utils/http/api.server";
 import { clientIp } from "~/utils/http/request.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";

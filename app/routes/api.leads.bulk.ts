@@ -1,7 +1,7 @@
 // POST /api/leads/bulk {ids: [...]} | {filter: {...}} | {all: true}, {action, value?}: one
 // action over many leads, in keyset batches; answers {affected}. See docs/api/leads.md.
 import { actorOf } from "~/audit/audit.server";
-import { BULK_BODY_LIMIT, bulkUpdate, parseBulkRequest } from "~/leads/lead-bulk.server";
+import { BULK_BODY_LIMIT, bulkUpdate, parseBulkRequest } from "~/leads/bulk/lead-bulk.server";
 import { authorize } from "~/staff/auth.server";
 import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/http/api.server";
 import type { ActionFunctionArgs } from "@remix-run/node";

@@ -1,7 +1,7 @@
 // GET /api/settings/security: the team's sign-in rules; PATCH {requireTwoFactor?,
 // tokensWithoutTwoFactor?} changes them. Owners only, with a session (docs/api/auth.md#requiring-two-factor).
 import { authorize } from "~/staff/auth.server";
-import { getSecurityPolicy, updateSecurityPolicy } from "~/staff/security-policy.server";
+import { getSecurityPolicy, updateSecurityPolicy } from "~/staff/sign-in/security-policy.server";
 import { apiRoute, json, methodNotAllowed, readJsonBody } from "~/utils/http/api.server";
 import { clientIp } from "~/utils/http/request.server";
 import type { ActionFunctionArgs, LoaderFunctionArgs } from "@remix-run/node";

@@ -5,7 +5,7 @@ import { data, redirect } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { SsoRefusal } from "~/components/staff/SsoRefusal";
 import { getOptionalUser, safeRedirect } from "~/staff/auth.server";
-import { SsoRefusal as Refusal, startSsoFlow } from "~/staff/oidc-flow.server";
+import { SsoRefusal as Refusal, startSsoFlow } from "~/staff/sign-in/oidc-flow.server";
 import type { HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
 export const meta: MetaFunction = () => [{ title: "Single sign-on · Lead Capture" }];

@@ -5,9 +5,9 @@
 import { data, redirect } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { SsoRefusal } from "~/components/staff/SsoRefusal";
-import { endSsoFlow, SsoRefusal as Refusal } from "~/staff/oidc-flow.server";
 import { commitUserSession } from "~/staff/session-cookie.server";
-import { signInWithSso } from "~/staff/sso-sign-in.server";
+import { endSsoFlow, SsoRefusal as Refusal } from "~/staff/sign-in/oidc-flow.server";
+import { signInWithSso } from "~/staff/sign-in/sso-sign-in.server";
 import { RateLimited } from "~/utils/domain-error";
 import { retryAfterOf } from "~/utils/http/page.server";
 import { clientIp } from "~/utils/http/request.server";

@@ -9,11 +9,11 @@
 import { data, redirect } from "@remix-run/node";
 import { useLoaderData } from "@remix-run/react";
 import { getBrand } from "~/brand/brand.server";
-import { countView, hostOfUrl, isBotAgent } from "~/capture/form-views.server";
 import { limitStepPosts } from "~/capture/lead-capture.server";
 import { readSignedErrors, RETRY_FIELD, signTimestamp, TIMESTAMP_FIELD } from "~/capture/lead-signatures.server";
 import { getPublicForm } from "~/capture/public-form.server";
 import { postStep, readProgress } from "~/capture/step-progress.server";
+import { countView, hostOfUrl, isBotAgent } from "~/capture/views/form-views.server";
 import { isSettled, leadDraftScope, takeDraft, type DraftValues } from "~/capture/visitor-drafts.server";
 import { BrandHeader, brandStyle } from "~/components/BrandHeader";
 import { FormFields } from "~/components/FormFields";
@@ -27,8 +27,8 @@ import {
 } from "~/components/HostedFormParts";
 import { StepFields, useSteps } from "~/components/HostedFormSteps";
 import { RouteError } from "~/components/RouteError";
-import { HttpUrlSchema, isTickBox, type FormField, type LeadValue } from "~/forms/form-schema";
-import { formSteps, PROGRESS_FIELD, STEP_FIELD, stepOf, type FormStep } from "~/forms/form-steps";
+import { HttpUrlSchema, isTickBox, type FormField, type LeadValue } from "~/forms/schema/form-schema";
+import { formSteps, PROGRESS_FIELD, STEP_FIELD, stepOf, type FormStep } from "~/forms/schema/form-steps";
 import { HONEYPOT_FIELD, PARTIAL_FIELD, UTM_KEYS } from "~/leads/lead-fields";
 import { page } from "~/utils/http/page.server";
 import { clientIp } from "~/utils/http/request.server";

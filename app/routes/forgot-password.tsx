@@ -7,7 +7,7 @@ import { data } from "@remix-run/node";
 import { Form, Link, useActionData } from "@remix-run/react";
 import { ForgotPasswordSchema } from "~/staff/account-schemas";
 import { assertSameOrigin } from "~/staff/auth.server";
-import { requestPasswordReset } from "~/staff/password-reset.server";
+import { requestPasswordReset } from "~/staff/sign-in/password-reset.server";
 import { RateLimited } from "~/utils/domain-error";
 import { clientIp } from "~/utils/http/request.server";
 import type { ActionFunctionArgs, MetaFunction } from "@remix-run/node";

@@ -25,15 +25,15 @@ import {
   safeRedirect,
   withLoginLimits,
 } from "~/staff/auth.server";
-import { endPendingSignIn, pendingSignInUser, startPendingSignIn } from "~/staff/pending-sign-in.server";
-import { refuseSignInUnderSso, SsoRequiredError } from "~/staff/security-policy.server";
 import { commitUserSession } from "~/staff/session-cookie.server";
+import { endPendingSignIn, pendingSignInUser, startPendingSignIn } from "~/staff/sign-in/pending-sign-in.server";
+import { refuseSignInUnderSso, SsoRequiredError } from "~/staff/sign-in/security-policy.server";
 import {
   PasskeyRequiredError,
   requireSecondFactor,
   SecondFactorRequiredError,
   WrongSecondFactorError,
-} from "~/staff/two-factor.server";
+} from "~/staff/sign-in/two-factor.server";
 import { defaultTimeZone } from "~/staff/user.server";
 import { RateLimited } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";

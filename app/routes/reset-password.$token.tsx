@@ -7,7 +7,7 @@ import { data, redirect } from "@remix-run/node";
 import { Form, useActionData, useLoaderData } from "@remix-run/react";
 import { ResetPasswordSchema } from "~/staff/account-schemas";
 import { assertSameOrigin } from "~/staff/auth.server";
-import { readResetLink, resetPassword } from "~/staff/password-reset.server";
+import { readResetLink, resetPassword } from "~/staff/sign-in/password-reset.server";
 import { page } from "~/utils/http/page.server";
 import { clientIp } from "~/utils/http/request.server";
 import type { ActionFunctionArgs, HeadersFunction, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";

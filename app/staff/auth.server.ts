@@ -15,9 +15,9 @@ import { env } from "../utils/env.server";
 import { fail } from "../utils/http/api.server";
 import { clientIp, clientIpOf, isApiRequest, isCrossSiteMutation } from "../utils/http/request.server";
 import { consumeOrFail, createRateLimiter, secondsBlocked, tooManyRequests } from "../utils/rate-limit.server";
-import { countWrongSecret, countWrongToken } from "./guess-limits.server";
-import { mustSetUpTwoFactor } from "./security-policy.server";
 import { getActiveSession } from "./session-cookie.server";
+import { countWrongSecret, countWrongToken } from "./sign-in/guess-limits.server";
+import { mustSetUpTwoFactor } from "./sign-in/security-policy.server";
 import type { AppLoadContext } from "@remix-run/node";
 
 export const LoginSchema = LoginFormSchema.strict();

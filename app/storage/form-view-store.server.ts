@@ -1,4 +1,4 @@
-// Adding counted form views to the FormView table (app/capture/form-views.server.ts). One
+// Adding counted form views to the FormView table (app/capture/views/form-views.server.ts). One
 // implementation per database (decision 021).
 //
 // Each row is added to what is stored (ON CONFLICT ... views + excluded.views), so several

@@ -4,7 +4,7 @@
 // support) call these; this module imports no area but forms' types, so the webhooks area
 // builds a lead's body from storage (../storage/lead-detail-store.server.ts) without the
 // leads area, which announces through it.
-import type { FormField, LeadData } from "~/forms/form-schema";
+import type { FormField, LeadData } from "~/forms/schema/form-schema";
 import { db, type Lead, type LeadStatus, type Prisma } from "~/storage/db.server";
 import { leadsWithFields } from "~/storage/leads/lead-detail-store.server";
 import type { UnbuiltEvent } from "~/storage/webhooks/webhook-event-store.server";

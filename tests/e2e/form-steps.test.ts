@@ -7,7 +7,7 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scriptSnippet } from "~/components/EmbedSnippet";
-import { FieldsSchema } from "~/forms/form-schema";
+import { FieldsSchema } from "~/forms/schema/form-schema";
 import { createOrResetUser } from "~/staff/user.server";
 import { db } from "~/storage/db.server";
 import { axeViolations } from "../support/axe";

@@ -6,7 +6,7 @@
 import http from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { scriptSnippet } from "~/components/EmbedSnippet";
-import { FieldsSchema } from "~/forms/form-schema";
+import { FieldsSchema } from "~/forms/schema/form-schema";
 import { db } from "~/storage/db.server";
 import { launchBrowser } from "../support/browser";
 import { newForm, THREE_STEPS } from "../support/forms";

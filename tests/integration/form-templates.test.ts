@@ -2,8 +2,8 @@
 // "New form" without JavaScript. A templated form is an ordinary form: its fields pass the
 // schema and take a lead.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FieldsSchema } from "~/forms/form-schema";
 import { TEMPLATE_IDS, formTemplate } from "~/forms/form-templates";
+import { FieldsSchema } from "~/forms/schema/form-schema";
 import { db } from "~/storage/db.server";
 import { apiClient, loginAsStaff, postForm, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";

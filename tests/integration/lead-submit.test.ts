@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TIMESTAMP_FIELD, hashIp, signTimestamp } from "~/capture/lead-signatures.server";
-import { FieldsSchema } from "~/forms/form-schema";
+import { FieldsSchema } from "~/forms/schema/form-schema";
 import { HONEYPOT_FIELD } from "~/leads/lead-fields";
 import { db } from "~/storage/db.server";
 import { newForm, type NewForm } from "../support/forms";

@@ -1,7 +1,7 @@
 import ExcelJS from "exceljs";
 import Papa from "papaparse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LeadData, LeadValue } from "~/forms/form-schema";
+import type { LeadData, LeadValue } from "~/forms/schema/form-schema";
 import { streamLeadsXlsx } from "~/leads/export/lead-export-xlsx.server";
 import { streamLeadsCsv } from "~/leads/export/lead-export.server";
 import { LeadFilterSchema } from "~/leads/lead-filters.server";

@@ -2,7 +2,7 @@
 // and settings through their schemas, version 1 beside it), or created through the API.
 // (Forms with a version history for the leads tests: createForm in leads.ts.)
 import { expect } from "vitest";
-import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
+import { FieldsSchema, FormSettingsSchema } from "~/forms/schema/form-schema";
 import { db } from "~/storage/db.server";
 import type { ApiClient } from "./http";
 

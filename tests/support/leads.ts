@@ -1,7 +1,7 @@
 // Seeding for the leads tests: forms with their version history and leads written
 // straight to the database, as the submit endpoint stores them.
-import type { FormField, LeadData } from "~/forms/form-schema";
-import { leadSearchText } from "~/forms/lead-values";
+import type { FormField, LeadData } from "~/forms/schema/form-schema";
+import { leadSearchText } from "~/forms/schema/lead-values";
 import { db } from "~/storage/db.server";
 import { addLeadDaily, dailyCounts, dayOf } from "~/storage/leads/lead-daily-store.server";
 

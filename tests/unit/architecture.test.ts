@@ -1,8 +1,10 @@
 // The architecture as dependency-cruiser checks it (.dependency-cruiser.cjs, decision 043):
 // the real tree passes, and a deliberately broken import (a storage module importing an
-// area) fails, naming the rule it breaks.
+// area) fails, naming the rule it breaks. And no folder outside the routes holds more than 15
+// modules directly (issue 29): an area that grows past that gets a subfolder with a meaning.
 import { execFile } from "node:child_process";
-import { rm, writeFile } from "node:fs/promises";
+import { readdir, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 
@@ -37,4 +39,24 @@ describe("the dependency rules", () => {
       await rm(probe, { force: true });
     }
   }, 120_000);
+});
+
+/** Every folder under `dir` (itself included) with the count of modules directly in it. */
+async function moduleCounts(dir: string): Promise<{ folder: string; modules: number }[]> {
+  const entries = await readdir(dir, { withFileTypes: true });
+  const modules = entries.filter((entry) => entry.isFile() && /\.tsx?$/.test(entry.name)).length;
+  const below = await Promise.all(
+    entries.filter((entry) => entry.isDirectory()).map((entry) => moduleCounts(path.join(dir, entry.name))),
+  );
+  return [{ folder: dir, modules }, ...below.flat()];
+}
+
+describe("the folder tree", () => {
+  it("has no folder but the routes holding more than 15 modules directly", async () => {
+    const counts = [...(await moduleCounts("app")), ...(await moduleCounts("server"))].filter(
+      ({ folder }) => folder !== path.join("app", "routes") && !folder.startsWith(path.join("app", "generated")),
+    );
+    expect(counts.length).toBeGreaterThan(10);
+    expect(counts.filter(({ modules }) => modules > 15)).toEqual([]);
+  });
 });

@@ -2,7 +2,7 @@
 // lives in utils, which imports no area): every widget's script must be allowed there.
 import { describe, expect, it } from "vitest";
 import { CAPTCHA_PROVIDERS, CAPTCHA_WIDGETS } from "~/forms/captcha-widgets";
-import { CaptchaSettingsSchema, FormSettingsSchema, publicSettings } from "~/forms/form-schema";
+import { CaptchaSettingsSchema, FormSettingsSchema, publicSettings } from "~/forms/schema/form-schema";
 import { CAPTCHA_ORIGINS, documentSecurityHeaders } from "~/utils/http/security-headers.server";
 
 const allows = (origins: string[], url: string) =>

@@ -1,7 +1,7 @@
 // A consent field's text (decision 065): only [label](http(s)://…) is a link; anything else
 // written like a link is refused at save, and no other markup exists.
 import { describe, expect, it } from "vitest";
-import { consentParts, consentPlainText, consentTextProblems } from "~/forms/consent-text";
+import { consentParts, consentPlainText, consentTextProblems } from "~/forms/schema/consent-text";
 
 describe("consent text", () => {
   it("turns [label](https://…) into links and leaves everything else as text", () => {

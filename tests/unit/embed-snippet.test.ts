@@ -3,7 +3,7 @@
 // required of the browser (the server decides).
 import { describe, expect, it } from "vitest";
 import { scriptSnippet } from "~/components/EmbedSnippet";
-import { FieldsSchema } from "~/forms/form-schema";
+import { FieldsSchema } from "~/forms/schema/form-schema";
 
 const fields = FieldsSchema.parse([
   { key: "email", label: "Email", type: "email", required: true },

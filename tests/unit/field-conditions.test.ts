@@ -1,7 +1,7 @@
 // Conditional fields' evaluator and the save-time rules (issue 31, item 2).
 import { describe, expect, it } from "vitest";
-import { isShown, shownKeys, type Condition } from "~/forms/field-conditions";
-import { buildLeadDataSchema, FieldsSchema } from "~/forms/form-schema";
+import { isShown, shownKeys, type Condition } from "~/forms/schema/field-conditions";
+import { buildLeadDataSchema, FieldsSchema } from "~/forms/schema/form-schema";
 
 const FIELDS = FieldsSchema.parse([
   { key: "reason", label: "Reason", type: "select", options: ["sales", "support", "other"], required: true },

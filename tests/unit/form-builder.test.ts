@@ -8,7 +8,7 @@ import {
   removeFieldFrom,
   updateFieldIn,
 } from "~/forms/form-builder";
-import type { FormField } from "~/forms/form-schema";
+import type { FormField } from "~/forms/schema/form-schema";
 
 const fields: FormField[] = [
   { key: "name", label: "Name", type: "text", required: true },

@@ -2,7 +2,7 @@
 import { cleanup, render, screen } from "@testing-library/react";
 import { afterEach, describe, expect, it } from "vitest";
 import { FormFields } from "~/components/FormFields";
-import { FieldsSchema } from "~/forms/form-schema";
+import { FieldsSchema } from "~/forms/schema/form-schema";
 
 afterEach(cleanup);
 

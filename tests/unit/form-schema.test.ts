@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FieldsSchema, FormSettingsSchema, buildLeadDataSchema, type FormField } from "~/forms/form-schema";
+import { FieldsSchema, FormSettingsSchema, buildLeadDataSchema, type FormField } from "~/forms/schema/form-schema";
 
 const fields: FormField[] = FieldsSchema.parse([
   { key: "name", label: "Name", type: "text", required: true, maxLength: 50 },

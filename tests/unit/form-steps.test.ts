@@ -2,8 +2,8 @@
 // visitor goes through when conditions hide every field of one.
 import { describe, expect, it } from "vitest";
 import { addFieldTo, moveFieldIn, updateFieldIn } from "~/forms/form-builder";
-import { FieldsSchema, FormSettingsSchema } from "~/forms/form-schema";
-import { formSteps, postedAnswers, shownOnArrival, shownSteps, stepAfter } from "~/forms/form-steps";
+import { FieldsSchema, FormSettingsSchema } from "~/forms/schema/form-schema";
+import { formSteps, postedAnswers, shownOnArrival, shownSteps, stepAfter } from "~/forms/schema/form-steps";
 
 // Step 1 asks what the visitor needs; step 2 only matters to sales; step 3 is for everyone.
 const FIELDS = FieldsSchema.parse([

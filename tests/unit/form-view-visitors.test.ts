@@ -1,7 +1,7 @@
 // The memory of which visitors' views were counted lately (decision 039): one view per
 // visitor per form per window, a cap per address, and a bound on what it holds.
 import { describe, expect, it } from "vitest";
-import { createVisitorWindow } from "~/capture/form-view-visitors.server";
+import { createVisitorWindow } from "~/capture/views/form-view-visitors.server";
 
 const BROWSER = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/124.0 Safari/537.36";
 const MINUTE = 60_000;

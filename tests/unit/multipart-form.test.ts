@@ -1,7 +1,7 @@
-// The inbound webhook's multipart/form-data reader (app/capture/multipart-form.ts): the
+// The inbound webhook's multipart/form-data reader (app/capture/uploads/multipart-form.ts): the
 // bytes of each part as sent, with CRLF or bare LF line endings, and 400 for what is not a form.
 import { describe, expect, it } from "vitest";
-import { readMultipartForm } from "~/capture/multipart-form";
+import { readMultipartForm } from "~/capture/uploads/multipart-form";
 
 const TYPE = "multipart/form-data; boundary=xYzZY";
 const read = (body: string | Buffer, type = TYPE) =>

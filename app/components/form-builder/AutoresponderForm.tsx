@@ -4,7 +4,7 @@
 import { getFormProps } from "@conform-to/react";
 import { useState, type FormEvent } from "react";
 import { AutoresponderFormSchema, renderAutoresponse, type AutoresponderSettings } from "~/forms/autoresponder";
-import type { FormField } from "~/forms/form-schema";
+import type { FormField } from "~/forms/schema/form-schema";
 import { usePanelForm } from "./FormPanels";
 import { FieldError, type ActionResult } from "./shared";
 

@@ -4,9 +4,9 @@
 import { getFormProps, parse, useForm } from "@conform-to/react";
 import { useFetcher } from "@remix-run/react";
 import { useEffect, useState, type FormEvent, type InputHTMLAttributes } from "react";
-import { CONSENT_TEXT_MAX } from "~/forms/consent-text";
 import { addFieldTo, fieldInputFromFormData, rulesFor, updateFieldIn, type BuilderResult } from "~/forms/form-builder";
-import { FIELD_TYPES, type FormField } from "~/forms/form-schema";
+import { CONSENT_TEXT_MAX } from "~/forms/schema/consent-text";
+import { FIELD_TYPES, type FormField } from "~/forms/schema/form-schema";
 import { FieldPlacement } from "./FieldPlacement";
 import { useSayWhenSaved } from "./SavedAnnouncer";
 import { FieldError, editorErrors, useHydrated, type ActionResult, type Draft } from "./shared";

@@ -16,7 +16,7 @@ import {
 } from "@dnd-kit/core";
 import { SortableContext, sortableKeyboardCoordinates, verticalListSortingStrategy } from "@dnd-kit/sortable";
 import { useFetcher } from "@remix-run/react";
-import type { FormField } from "~/forms/form-schema";
+import type { FormField } from "~/forms/schema/form-schema";
 import { FieldRow } from "./FieldRow";
 import { useSayWhenSaved } from "./SavedAnnouncer";
 import { useHydrated, type ActionResult, type Draft } from "./shared";

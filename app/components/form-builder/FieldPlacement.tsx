@@ -2,8 +2,8 @@
 // "A new step") and "Show only if" one earlier field equals, is one of, or is not empty. Plain
 // inputs, so they work without JavaScript; app/forms/builder-placement.ts reads them.
 import { conditionInputs } from "~/forms/builder-placement";
-import type { FormField } from "~/forms/form-schema";
-import { stepOf } from "~/forms/form-steps";
+import type { FormField } from "~/forms/schema/form-schema";
+import { stepOf } from "~/forms/schema/form-steps";
 import { FieldError } from "./shared";
 
 type Props = {

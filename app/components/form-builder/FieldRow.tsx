@@ -4,7 +4,7 @@ import { useSortable } from "@dnd-kit/sortable";
 import { CSS } from "@dnd-kit/utilities";
 import { useFetcher } from "@remix-run/react";
 import { useEffect, useRef, type RefObject } from "react";
-import { type FormField } from "~/forms/form-schema";
+import { type FormField } from "~/forms/schema/form-schema";
 import { FieldEditor } from "./FieldEditor";
 import { useSayWhenSaved } from "./SavedAnnouncer";
 import { resultFor, type ActionResult, type Draft } from "./shared";

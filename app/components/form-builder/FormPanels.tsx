@@ -4,7 +4,12 @@ import { getFormProps, useForm } from "@conform-to/react";
 import { parseWithZod } from "@conform-to/zod/v4";
 import { useFetcher } from "@remix-run/react";
 import { CAPTCHA_PROVIDERS } from "~/forms/captcha-widgets";
-import { CaptchaFormSchema, FormDetailsSchema, NotificationsFormSchema, SettingsFormSchema } from "~/forms/form-schema";
+import {
+  CaptchaFormSchema,
+  FormDetailsSchema,
+  NotificationsFormSchema,
+  SettingsFormSchema,
+} from "~/forms/schema/form-schema";
 import { plural } from "~/utils/plural";
 import { FieldError, type ActionResult } from "./shared";
 import type { z } from "zod";

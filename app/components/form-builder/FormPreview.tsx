@@ -4,8 +4,8 @@
 // with links to the others (plain links: they work without JavaScript too).
 import { Link, useSearchParams } from "@remix-run/react";
 import { FormFields } from "~/components/FormFields";
-import type { FormField } from "~/forms/form-schema";
-import { formSteps, stepOf } from "~/forms/form-steps";
+import type { FormField } from "~/forms/schema/form-schema";
+import { formSteps, stepOf } from "~/forms/schema/form-steps";
 
 type Props = {
   fields: FormField[];

@@ -3,7 +3,7 @@
 // notice on the page after the post says the same (BuilderNotice).
 import { useFetchers } from "@remix-run/react";
 import { createContext, useCallback, useContext, useEffect, useRef, useState, type ReactNode } from "react";
-import type { FormField } from "~/forms/form-schema";
+import type { FormField } from "~/forms/schema/form-schema";
 import type { ActionResult } from "./shared";
 
 const SayContext = createContext<(text: string) => void>(() => {});

@@ -3,8 +3,8 @@
 import { useRouteLoaderData } from "@remix-run/react";
 import { useEffect, useState } from "react";
 import { RouteError } from "~/components/RouteError";
-import type { FormField } from "~/forms/form-schema";
 import type { formJson } from "~/forms/form.server";
+import type { FormField } from "~/forms/schema/form-schema";
 import type { SubmissionResult } from "@conform-to/react";
 
 /** What the builder's frame (/forms/:id) loads for every section (its loader returns it: `satisfies`). */

@@ -2,7 +2,7 @@
 // addresses as mailto: links), and where it came from (UTM parameters, referrer, page).
 import { ConsentText } from "~/components/FormFields";
 import { LocalTime } from "~/components/LocalTime";
-import type { LeadValue } from "~/forms/form-schema";
+import type { LeadValue } from "~/forms/schema/form-schema";
 import type { Consent, Utm } from "~/leads/lead-detail.server";
 
 type Field = { key: string; label: string; type: string };

@@ -6,7 +6,7 @@ import { Breakable } from "~/components/Breakable";
 import { useHydrated } from "~/components/form-builder/shared";
 import { LocalTime } from "~/components/LocalTime";
 import { TableScroll } from "~/components/TableScroll";
-import type { LeadValue } from "~/forms/form-schema";
+import type { LeadValue } from "~/forms/schema/form-schema";
 import type { LeadSummary } from "~/leads/lead-detail.server";
 import type { ChangeEvent, MouseEvent } from "react";
 

@@ -4,7 +4,7 @@
 // the row count, the first bytes leave before the last row is read, and a client that
 // disconnects (stream cancelled, request aborted) stops the reading.
 import Papa from "papaparse";
-import type { FieldType, LeadValue } from "~/forms/form-schema";
+import type { FieldType, LeadValue } from "~/forms/schema/form-schema";
 import { statusOf } from "~/leads/lead-detail.server";
 import type { Cursor, LeadFilters } from "~/leads/lead-filters.server";
 import { tagsAndOwners, type LeadOwner } from "~/leads/lead.server";

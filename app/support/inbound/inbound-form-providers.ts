@@ -9,7 +9,7 @@ import { z } from "zod";
 import { invalidFields, parseOrThrow } from "~/utils/domain-error";
 import { stripForbiddenText } from "~/utils/text-policy";
 import { headerMap, rawHeaderLines, topAuthenticationResults, type Raw, type RawAttachment } from "./inbound-providers";
-import type { FormPart } from "../../capture/multipart-form";
+import type { FormPart } from "../../capture/uploads/multipart-form";
 import type { AuthEvidence } from "./inbound-types";
 
 /** A form post: its text fields in order (a name may repeat) and its file parts. */

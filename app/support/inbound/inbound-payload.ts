@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 import addressparser from "nodemailer/lib/addressparser";
 import { DomainError, invalidFields, parseJson } from "~/utils/domain-error";
 import { stripForbiddenText } from "~/utils/text-policy";
-import { readMultipartForm } from "../../capture/multipart-form";
+import { readMultipartForm } from "../../capture/uploads/multipart-form";
 import { formFromParts, formFromUrlEncoded, fromForm } from "./inbound-form-providers";
 import { fromMime } from "./inbound-mime";
 import { fromJson, type Raw } from "./inbound-providers";

@@ -13,11 +13,11 @@ import {
   sendAccountLink,
   sendLinksNow,
   useAccountLink,
-} from "./account-links.server";
-import { ForgotPasswordSchema, ResetPasswordSchema } from "./account-schemas";
-import { revokeUserApiTokens } from "./api-tokens.server";
-import { revokeUserSessions } from "./session.server";
-import { hashPassword } from "./user.server";
+} from "../account-links.server";
+import { ForgotPasswordSchema, ResetPasswordSchema } from "../account-schemas";
+import { revokeUserApiTokens } from "../api-tokens.server";
+import { revokeUserSessions } from "../session.server";
+import { hashPassword } from "../user.server";
 
 const HOUR = 60 * 60;
 const requestsByAddress = createRateLimiter({ keyPrefix: "reset-email", points: 3, durationSeconds: HOUR });

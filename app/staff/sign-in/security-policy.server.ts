@@ -7,7 +7,7 @@ import { z } from "zod";
 import { db } from "~/storage/db.server";
 import { invalidFields, zodDetails } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
-import { recordAudit } from "../audit/audit.server";
+import { recordAudit } from "../../audit/audit.server";
 
 export type SecurityPolicyJson = { requireTwoFactor: boolean; tokensWithoutTwoFactor: boolean; requireSso: boolean };
 

@@ -13,11 +13,11 @@ import { DomainError, invalidFields } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { log } from "~/utils/log.server";
 import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
-import { recordAudit } from "../audit/audit.server";
-import { checkOwnPassword } from "./account-password.server";
-import { InvalidCredentialsError } from "./auth.server";
+import { recordAudit } from "../../audit/audit.server";
+import { checkOwnPassword } from "../account-password.server";
+import { InvalidCredentialsError } from "../auth.server";
 import { mustSignInWithPasskey } from "./security-policy.server";
-import type { ActiveSession } from "./session.server";
+import type { ActiveSession } from "../session.server";
 
 const ISSUER = "Lead Capture";
 const PERIOD_SECONDS = 30;

@@ -3,10 +3,10 @@
 // (builder preview, hosted form), so it imports nothing server-only.
 import { z } from "zod";
 import type { LeadData, LeadValue } from "~/storage/leads/lead-types";
-import { DEFAULT_SUCCESS_MESSAGE } from "../leads/lead-fields";
-import { EmailSchema } from "../staff/account-schemas";
-import { AutoresponderSchema } from "./autoresponder";
-import { CAPTCHA_PROVIDERS } from "./captcha-widgets";
+import { DEFAULT_SUCCESS_MESSAGE } from "../../leads/lead-fields";
+import { EmailSchema } from "../../staff/account-schemas";
+import { AutoresponderSchema } from "../autoresponder";
+import { CAPTCHA_PROVIDERS } from "../captcha-widgets";
 import { CONSENT_TEXT_MAX, consentFieldProblems } from "./consent-text";
 import { ConditionSchema, conditionKeys, isShown } from "./field-conditions";
 import { FILE_FIELD_KEYS, fileFieldProblems } from "./file-field";
@@ -431,7 +431,7 @@ function valueSchema(field: FormField, mode: SubmissionMode): z.ZodType<LeadValu
       return mode === "form" ? z.preprocess((value) => (Array.isArray(value) ? value : [value]), list) : list;
     }
     case "file": {
-      // A form post's value is set from the files that came (app/capture/lead-uploads.server.ts):
+      // A form post's value is set from the files that came (app/capture/uploads/lead-uploads.server.ts):
       // their names. JSON cannot carry a file.
       if (mode === "json") return z.never({ error: "Send files as multipart/form-data." });
       const name = z.string().max(255);

@@ -5,8 +5,8 @@ import { createCookie } from "@remix-run/node";
 import { z } from "zod";
 import { db } from "~/storage/db.server";
 import { sessionUserOf, sessionUserSelect } from "~/storage/session-store.server";
-import { env } from "../utils/env.server";
-import type { SessionUser } from "./user.server";
+import { env } from "../../utils/env.server";
+import type { SessionUser } from "../user.server";
 
 const PENDING_SECONDS = 5 * 60;
 

@@ -2,11 +2,11 @@
 // takes them, how many, how large, of which type (told by their bytes). The files' names
 // become the field's value, so `required`, conditions, exports and search see them as any
 // answer; a file for a field its condition hides is dropped with the answer.
-import { fileRules, isAccepted } from "~/forms/file-field";
-import type { FormField } from "~/forms/form-schema";
+import { fileRules, isAccepted } from "~/forms/schema/file-field";
+import type { FormField } from "~/forms/schema/form-schema";
 import { DomainError, invalidFields, type ErrorDetail } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
-import { isPlainObject, type Submission } from "./lead-submission.server";
+import { isPlainObject, type Submission } from "../lead-submission.server";
 import type { StagedFile, UploadLimits } from "./lead-uploads.server";
 
 const MB = 1024 * 1024;

@@ -1,7 +1,7 @@
 // A form's `file` field (decision 064): what it accepts, how large, how many. Shared by the
 // server (validation, the upload's limits) and the browser (the builder, the hosted form's
 // `accept`), so it imports nothing server-only. The server checks each file's bytes too
-// (app/capture/upload-types.server.ts): a name is only a claim.
+// (app/capture/uploads/upload-types.server.ts): a name is only a claim.
 import { z } from "zod";
 
 /** The most one file may weigh, and a field's default. */

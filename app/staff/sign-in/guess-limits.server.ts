@@ -6,7 +6,7 @@
 import { RateLimiterRes } from "rate-limiter-flexible";
 import { hashIp } from "~/capture/lead-signatures.server";
 import { log } from "~/utils/log.server";
-import { createRateLimiter, tooManyRequests, type RateLimiter } from "../utils/rate-limit.server";
+import { createRateLimiter, tooManyRequests, type RateLimiter } from "../../utils/rate-limit.server";
 
 const WINDOW_SECONDS = 15 * 60;
 const WRONG_PER_WINDOW = 10;

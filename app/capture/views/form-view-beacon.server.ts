@@ -5,12 +5,12 @@
 // ignored without a tell (decision 039: why not 429). Rules: docs/api/forms.md#form-views.
 // The funnel's beacon (POST /api/forms/:id/events: a visitor's first interaction, a step
 // reached) follows the same rules (docs/api/forms.md#drop-off-funnel, decision 059).
-import { MAX_STEPS, formSteps } from "~/forms/form-steps";
+import { MAX_STEPS, formSteps } from "~/forms/schema/form-steps";
 import { invalidFields, type ErrorDetail } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { fail, parseJsonText, readBodyText } from "~/utils/http/api.server";
+import { getPublicForm, isOriginAllowed } from "../public-form.server";
 import { STARTED_STAGE, countFunnelStage, countView, isBotAgent } from "./form-views.server";
-import { getPublicForm, isOriginAllowed } from "./public-form.server";
 
 const APP_ORIGIN = new URL(env.APP_URL).origin;
 const BEACON_BODY_LIMIT = 4 * 1024;

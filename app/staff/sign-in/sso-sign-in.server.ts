@@ -6,9 +6,9 @@ import { db, isUniqueViolation } from "~/storage/db.server";
 import { sessionUserOf, sessionUserSelect } from "~/storage/session-store.server";
 import { env } from "~/utils/env.server";
 import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
-import { recordAudit } from "../audit/audit.server";
+import { recordAudit } from "../../audit/audit.server";
+import { hashPassword, type SessionUser } from "../user.server";
 import { finishSsoFlow, SsoRefusal, type SsoClaims } from "./oidc-flow.server";
-import { hashPassword, type SessionUser } from "./user.server";
 
 // Each callback costs a request to the provider: 30 per address per 15 minutes (a person
 // needs one per sign-in; a success gives its point back).

@@ -19,9 +19,9 @@ import { DomainError, invalidFields, zodDetails } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { log } from "~/utils/log.server";
 import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
-import { recordAudit } from "../audit/audit.server";
+import { recordAudit } from "../../audit/audit.server";
 import { refuseSignInUnderSso } from "./security-policy.server";
-import type { SessionUser } from "./policy";
+import type { SessionUser } from "../policy";
 
 const CHALLENGE_MS = 5 * 60 * 1000;
 const MAX_PASSKEYS = 20;

@@ -7,7 +7,7 @@ import * as oidc from "openid-client";
 import { z } from "zod";
 import { env } from "~/utils/env.server";
 import { log } from "~/utils/log.server";
-import { secretsMatch } from "./auth.server";
+import { secretsMatch } from "../auth.server";
 
 const FLOW_SECONDS = 10 * 60;
 

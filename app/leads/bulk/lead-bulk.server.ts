@@ -10,8 +10,8 @@ import { leadStore } from "~/storage/index.server";
 import type { LeadChange } from "~/storage/leads/lead-store";
 import { addTagReturning, removeTagReturning } from "~/storage/transactions.server";
 import { DomainError, invalidFields, parseOrThrow, UNKNOWN_FIELD } from "~/utils/domain-error";
-import { workingStaffOrFail } from "../staff/staff.server";
-import { deleteLeads } from "./lead-delete.server";
+import { workingStaffOrFail } from "../../staff/staff.server";
+import { deleteLeads } from "../lead-delete.server";
 import {
   LEAD_FILTER_KEYS,
   TagSchema,
@@ -20,9 +20,9 @@ import {
   parseLeadFilters,
   type Cursor,
   type LeadFilters,
-} from "./lead-filters.server";
-import { announceTagging, bulkChangeAnnouncer, leadUpdateAnnouncer, sendLeadUpdatesNow } from "./lead-updates.server";
-import { MAX_TAGS, StatusSchema, type Actor } from "./lead-work.server";
+} from "../lead-filters.server";
+import { announceTagging, bulkChangeAnnouncer, leadUpdateAnnouncer, sendLeadUpdatesNow } from "../lead-updates.server";
+import { MAX_TAGS, StatusSchema, type Actor } from "../lead-work.server";
 
 /**
  * Ids one bulk request may name: more than SQLite binds in one statement (32,766), which

@@ -8,7 +8,10 @@ import { createHash } from "node:crypto";
 import { DomainError } from "~/utils/domain-error";
 import { log } from "~/utils/log.server";
 import { counter } from "~/utils/metrics.server";
-import { alongsideTicketWrites } from "../support-thread.server";
+import { alongsideTicketWrites } from "../../support-thread.server";
+import { readInboundEmail } from "../inbound-email.server";
+import { INBOUND_BODY_LIMIT } from "../inbound-payload";
+import { recordInboundEmail } from "../support-inbound.server";
 import {
   advanceCheckpoint,
   failedUids,
@@ -19,9 +22,6 @@ import {
   startScope,
   type Checkpoint,
 } from "./imap-store.server";
-import { readInboundEmail } from "./inbound-email.server";
-import { INBOUND_BODY_LIMIT } from "./inbound-payload";
-import { recordInboundEmail } from "./support-inbound.server";
 import type { FetchMessageObject, ImapFlow, MailboxObject } from "imapflow";
 
 /** Messages one pass takes; the worker goes on at once while a pass takes this many. */

@@ -3,9 +3,9 @@
 // tag to add or remove. It is read into the BulkRequest the API takes (lead-bulk.server.ts),
 // so the page and POST /api/leads/bulk change leads the one same way.
 import { DomainError, invalidFields, type ErrorDetail } from "~/utils/domain-error";
+import { MAX_PAGE_SIZE, filtersToSearchParams, parseLeadFilters } from "../lead-filters.server";
+import { NO_LEADS, NO_OPERATION } from "../lead-schemas";
 import { parseBulkRequest, type BulkRequest } from "./lead-bulk.server";
-import { MAX_PAGE_SIZE, filtersToSearchParams, parseLeadFilters } from "./lead-filters.server";
-import { NO_LEADS, NO_OPERATION } from "./lead-schemas";
 
 /** Ticked rows, or every lead the filter matches. */
 export type BulkScope = "selected" | "all";
