@@ -1,6 +1,6 @@
 // A person's data (issue 32, item 4; decision 069): everything held for one email address as
 // one JSON document, and its erasure in one transaction. Each person is seeded through the
-// real paths where there is one (a submit with its notification email and webhook events to a
+// real paths where there is one (a submit with an uploaded file, its notification email and webhook events to a
 // receiver that refuses, a support request with its acknowledgement, staff notes), the rest
 // straight into the tables (a partial lead, an attachment's bytes, autoresponder rows). After an
 // erasure every row of every table is read back and searched for the address.
@@ -10,6 +10,7 @@ import { createFormThroughApi } from "../support/forms";
 import { apiClient, loginAsStaff, staffSession, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { startSmtp, type TestSmtp } from "../support/smtp";
+import { pngBytes } from "../support/uploads";
 
 let smtp: TestSmtp;
 let server: TestServer;
@@ -34,6 +35,7 @@ beforeAll(async () => {
       { key: "email", label: "Email", type: "email", required: true },
       { key: "message", label: "Message", type: "textarea" },
       { key: "terms", label: "Terms", type: "consent", text: "You may contact me about my request.", required: true },
+      { key: "documents", label: "Documents", type: "file", accept: [".png"], maxSizeMb: 1, maxFiles: 1 },
     ],
     settings: { notifications: { recipients: ["sales@team.example"], mode: "instant" } },
   });
@@ -56,10 +58,20 @@ type Seeded = { address: string; leadId: string; reference: string; marker: stri
 /** One person's data of every kind, `marker` in their free text so that a leak is found by it. */
 async function seedPerson(address: string, marker: string): Promise<Seeded> {
   const typed = address.replace(/^./, (first) => first.toUpperCase());
-  const lead = await call("POST", "/api/leads/submit", {
+  // Submitted as the hosted page does, with a file whose name and bytes carry the marker.
+  const upload = new FormData();
+  for (const [key, value] of Object.entries({
     formId,
-    data: { name: `Person ${marker}`, email: typed, message: `Hello from ${marker}`, terms: true },
-  });
+    name: `Person ${marker}`,
+    email: typed,
+    message: `Hello from ${marker}`,
+    terms: "on",
+  })) {
+    upload.set(key, value);
+  }
+  const png = Buffer.concat([pngBytes(2_000), Buffer.from(`scan of ${marker}`)]);
+  upload.set("documents", new Blob([new Uint8Array(png)]), `${marker}.png`);
+  const lead = await call("POST", "/api/leads/submit", upload, { Accept: "application/json" });
   expect(lead.status, lead.text).toBe(201);
   const leadId = lead.body.id as string;
   expect((await call("POST", `/api/leads/${leadId}/notes`, { body: `Called ${marker}` })).status).toBe(201);
@@ -171,6 +183,11 @@ describe("a person's data", () => {
     expect(document.consentRecords).toEqual([
       expect.objectContaining({ fieldKey: "terms", text: "You may contact me about my request." }),
     ]);
+    // The uploaded file's metadata, never its bytes.
+    expect(document.leadFiles).toEqual([
+      expect.objectContaining({ field: "documents", filename: "mark-ada.png", contentType: "image/png" }),
+    ]);
+    expect(exported.text).not.toContain("scan of mark-ada");
     expect(document.partialLeads).toHaveLength(1);
     expect(document.supportRequests).toHaveLength(1);
     const request = document.supportRequests[0];
@@ -261,6 +278,7 @@ describe("a person's data", () => {
     expect(erased.body.erased.emails).toBeGreaterThanOrEqual(2);
     expect(erased.body.erased.leadActivity).toBeGreaterThanOrEqual(2);
     expect(erased.body.erased.consentRecords).toBe(1);
+    expect(erased.body.erased.leadFiles).toBe(1);
 
     // Searched for in every row of every table: only hashes are left.
     expect(await tablesNaming(ada.address)).toEqual([]);
@@ -276,6 +294,7 @@ describe("a person's data", () => {
     expect(await tablesNaming(bob.address)).toEqual(
       expect.arrayContaining(["Lead", "PartialLead", "Ticket", "OutboxEmail", "WebhookEvent", "AttachmentChunk"]),
     );
+    expect(await tablesNaming(bob.marker)).toEqual(expect.arrayContaining(["LeadFile", "LeadFileChunk"]));
     expect(await db.webhookDelivery.count({ where: { event: { leadId: bob.leadId }, status: "pending" } })).toBe(2);
     const again = await call("GET", `/api/people/export?email=${bob.address}`);
     expect(again.body.leads).toHaveLength(1);
