@@ -7,15 +7,24 @@ import { Link, useActionData, useLoaderData, useNavigation } from "@remix-run/re
 import { useEffect, useRef } from "react";
 import { RouteError } from "~/components/RouteError";
 import { AssigneeForm, NotesSection } from "~/components/support/DeskPanels";
+import { MergedNotice, MergeForm } from "~/components/support/MergeForm";
 import { ReplyForm, StatusButtons } from "~/components/support/ThreadForms";
 import { deliveryText, ThreadMessage } from "~/components/support/ThreadMessage";
 import { fieldErrorsFrom } from "~/components/webhooks/EndpointFields";
 import { authorize } from "~/staff/auth.server";
 import { getSupportDesk, replyOnce, savedReplyText } from "~/support/support-desk.server";
-import { AssigneeFormSchema, NoteFormSchema, ReplySchema, StatusSchema } from "~/support/support-schemas";
+import {
+  AssigneeFormSchema,
+  MergeFormSchema,
+  NoteFormSchema,
+  ReplySchema,
+  StatusSchema,
+} from "~/support/support-schemas";
 import { addTicketNote, updateTicket } from "~/support/support.server";
+import { mergeTicket } from "~/support/ticket-merge.server";
 import { DomainError } from "~/utils/domain-error";
 import { statusOf } from "~/utils/http/api.server";
+import { clientIp } from "~/utils/http/request.server";
 import { page } from "~/utils/http/page.server";
 import type { SubmissionResult } from "@conform-to/react";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
@@ -34,7 +43,7 @@ export const loader = page(async function loader({ request, params }: LoaderFunc
   return { ...desk, me: user.id };
 });
 
-type Intent = "reply" | "status" | "assign" | "note";
+type Intent = "reply" | "status" | "assign" | "note" | "merge";
 /**
  * The answer to a refused post: which of the page's forms it belongs to, and Conform's reply.
  * `collision`: another agent replied since the page loaded.
@@ -46,10 +55,10 @@ type Refusal = {
   /** A saved reply picked without JavaScript: the reply box's new text. */
   filled?: string;
 };
-const INTENTS = new Set(["reply", "status", "assign", "note", "use-saved"]);
+const INTENTS = new Set(["reply", "status", "assign", "note", "merge", "use-saved"]);
 const COLLISION = "Another reply was sent after you opened this page. Read it, then send yours again to confirm.";
 
-export const action = page(async function action({ request, params }: ActionFunctionArgs) {
+export const action = page(async function action({ request, params, context }: ActionFunctionArgs) {
   const user = await authorize(request, "support.write");
   const form = await request.formData();
   // The reply form's "Use" (a saved reply) is a second intent beside the form's own.
@@ -86,6 +95,22 @@ export const action = page(async function action({ request, params }: ActionFunc
         // Someone who cannot work it (disabled since the page loaded): said next to the choice.
         if (!(thrown instanceof DomainError) || thrown.code !== "validation_failed") throw thrown;
         const result = submission.reply({ fieldErrors: fieldErrorsFrom(thrown.details) });
+        return data<Refusal>({ intent, result }, { status: statusOf(thrown) });
+      }
+    }
+    case "merge": {
+      const submission = parseWithZod(form, { schema: MergeFormSchema });
+      if (submission.status !== "success")
+        return data<Refusal>({ intent, result: submission.reply() }, { status: 422 });
+      try {
+        const merged = await mergeTicket(reference, submission.value.into, { user, ip: clientIp(context) });
+        // The thread is in the target now: that is where the agent goes on working.
+        return redirect(`/support/${merged.mergedInto}`);
+      } catch (thrown) {
+        // A refusal about the target (unknown, itself, merged) is said next to the field.
+        if (!(thrown instanceof DomainError) || thrown.code === "not_found") throw thrown;
+        const fieldErrors = fieldErrorsFrom(thrown.details);
+        const result = submission.reply(thrown.details.length ? { fieldErrors } : { formErrors: [thrown.message] });
         return data<Refusal>({ intent, result }, { status: statusOf(thrown) });
       }
     }
@@ -135,10 +160,11 @@ export default function SupportThread() {
         <span className={`badge ${ticket.status}`} data-testid="ticket-status">
           {ticket.status}
         </span>{" "}
-        from {ticket.name ? `${ticket.name} ` : null}
+        {ticket.spam ? <span className="badge spam">spam</span> : null} from {ticket.name ? `${ticket.name} ` : null}
         <a href={`mailto:${ticket.email}`}>{ticket.email}</a>
         {acknowledgement ? <span className="muted"> · Acknowledgement: {deliveryText(acknowledgement)}</span> : null}
       </p>
+      {ticket.mergedInto ? <MergedNotice into={ticket.mergedInto} /> : null}
 
       <StatusButtons
         status={ticket.status}
@@ -170,23 +196,33 @@ export default function SupportThread() {
         </p>
       ) : null}
 
-      <h2>Reply</h2>
-      <ReplyForm
-        formRef={replyForm}
-        email={ticket.email}
-        seen={ticket.newestMessageId}
-        confirming={refusal?.intent === "reply" && refusal.collision === true}
-        savedReplies={savedReplies}
-        filled={refusal?.filled}
-        busy={busyIntent === "reply"}
-        lastResult={refusal?.intent === "reply" ? refusal.result : undefined}
-      />
+      {ticket.mergedInto ? null : (
+        <>
+          <h2>Reply</h2>
+          <ReplyForm
+            formRef={replyForm}
+            email={ticket.email}
+            seen={ticket.newestMessageId}
+            confirming={refusal?.intent === "reply" && refusal.collision === true}
+            savedReplies={savedReplies}
+            filled={refusal?.filled}
+            busy={busyIntent === "reply"}
+            lastResult={refusal?.intent === "reply" ? refusal.result : undefined}
+          />
 
-      <NotesSection
-        notes={ticket.notes}
-        busy={busyIntent === "note"}
-        lastResult={refusal?.intent === "note" ? refusal.result : undefined}
-      />
+          <NotesSection
+            notes={ticket.notes}
+            busy={busyIntent === "note"}
+            lastResult={refusal?.intent === "note" ? refusal.result : undefined}
+          />
+
+          <MergeForm
+            reference={ticket.reference}
+            busy={busyIntent === "merge"}
+            lastResult={refusal?.intent === "merge" ? refusal.result : undefined}
+          />
+        </>
+      )}
     </>
   );
 }
