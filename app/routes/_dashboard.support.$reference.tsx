@@ -4,7 +4,7 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "@remix-run/node";
 import { Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, type RefObject } from "react";
 import { RouteError } from "~/components/RouteError";
 import { AssigneeForm, NotesSection } from "~/components/support/DeskPanels";
 import { MergedNotice, MergeForm } from "~/components/support/MergeForm";
@@ -24,8 +24,8 @@ import { addTicketNote, updateTicket } from "~/support/support.server";
 import { mergeTicket } from "~/support/ticket-merge.server";
 import { DomainError } from "~/utils/domain-error";
 import { statusOf } from "~/utils/http/api.server";
-import { clientIp } from "~/utils/http/request.server";
 import { page } from "~/utils/http/page.server";
+import { clientIp } from "~/utils/http/request.server";
 import type { SubmissionResult } from "@conform-to/react";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
@@ -197,32 +197,57 @@ export default function SupportThread() {
       ) : null}
 
       {ticket.mergedInto ? null : (
-        <>
-          <h2>Reply</h2>
-          <ReplyForm
-            formRef={replyForm}
-            email={ticket.email}
-            seen={ticket.newestMessageId}
-            confirming={refusal?.intent === "reply" && refusal.collision === true}
-            savedReplies={savedReplies}
-            filled={refusal?.filled}
-            busy={busyIntent === "reply"}
-            lastResult={refusal?.intent === "reply" ? refusal.result : undefined}
-          />
-
-          <NotesSection
-            notes={ticket.notes}
-            busy={busyIntent === "note"}
-            lastResult={refusal?.intent === "note" ? refusal.result : undefined}
-          />
-
-          <MergeForm
-            reference={ticket.reference}
-            busy={busyIntent === "merge"}
-            lastResult={refusal?.intent === "merge" ? refusal.result : undefined}
-          />
-        </>
+        <OpenTicketForms
+          ticket={ticket}
+          savedReplies={savedReplies}
+          refusal={refusal}
+          busyIntent={busyIntent}
+          replyForm={replyForm}
+        />
       )}
+    </>
+  );
+}
+
+type Desk = ReturnType<typeof useLoaderData<typeof loader>>;
+
+/** What staff do on a ticket that was not merged away: reply, note, merge. */
+function OpenTicketForms({
+  ticket,
+  savedReplies,
+  refusal,
+  busyIntent,
+  replyForm,
+}: Pick<Desk, "ticket" | "savedReplies"> & {
+  refusal: Refusal | undefined;
+  busyIntent: unknown;
+  replyForm: RefObject<HTMLFormElement>;
+}) {
+  return (
+    <>
+      <h2>Reply</h2>
+      <ReplyForm
+        formRef={replyForm}
+        email={ticket.email}
+        seen={ticket.newestMessageId}
+        confirming={refusal?.intent === "reply" && refusal.collision === true}
+        savedReplies={savedReplies}
+        filled={refusal?.filled}
+        busy={busyIntent === "reply"}
+        lastResult={refusal?.intent === "reply" ? refusal.result : undefined}
+      />
+
+      <NotesSection
+        notes={ticket.notes}
+        busy={busyIntent === "note"}
+        lastResult={refusal?.intent === "note" ? refusal.result : undefined}
+      />
+
+      <MergeForm
+        reference={ticket.reference}
+        busy={busyIntent === "merge"}
+        lastResult={refusal?.intent === "merge" ? refusal.result : undefined}
+      />
     </>
   );
 }
