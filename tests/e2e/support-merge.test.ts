@@ -2,8 +2,8 @@
 // is said next to the field, a right one moves the thread and lands on the target, and the
 // merged request's page says where it went, with a link.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { db } from "~/storage/db.server";
 import { createOrResetUser } from "~/staff/user.server";
+import { db } from "~/storage/db.server";
 import { launchBrowser, loggedInPage } from "../support/browser";
 import { STAFF, apiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";

@@ -2,12 +2,14 @@
 // into the target in time order, the source answers with a pointer, later replies to its
 // reference are filed in the target, every bad merge is refused in the one error shape, and
 // the merge is in the audit log. Also the spam filter of the list.
+import { Webhook } from "standardwebhooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { db } from "~/storage/db.server";
 import { replyAddress } from "~/support/inbound/sender-trust.server";
 import { apiClient, staffSession, type ApiClient } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { bearer, inboundSecret, openTicket } from "../support/support-desk";
+import { startReceiver } from "../support/webhook-receiver";
 
 let server: TestServer;
 let call: ApiClient;
@@ -15,7 +17,13 @@ let owner: Awaited<ReturnType<typeof staffSession>>;
 let opened = 0;
 
 beforeAll(async () => {
-  server = await startServer({ SUPPORT_RATE_LIMIT_PER_HOUR: "0", SUPPORT_ACKS_PER_RECIPIENT_PER_DAY: "0" });
+  server = await startServer({
+    SUPPORT_RATE_LIMIT_PER_HOUR: "0",
+    SUPPORT_ACKS_PER_RECIPIENT_PER_DAY: "0",
+    WEBHOOK_ALLOW_HTTP: "true",
+    WEBHOOK_ALLOW_PRIVATE: "true",
+    WEBHOOK_POLL_MS: "200",
+  });
   call = apiClient(server.url);
   owner = await staffSession(server.url, { email: "owner@merge.example", password: "merge password", role: "owner" });
 });
@@ -205,6 +213,32 @@ describe("merging a support request into another", () => {
     expect(await db.ticketMessage.count({ where: { ticket: { reference: { in: [a.reference, b.reference] } } } })).toBe(
       2,
     );
+  });
+});
+
+describe("merging with a webhook subscribed", () => {
+  it("announces the source's closing, with its pointer, in the merge's own transaction", async () => {
+    const receiver = await startReceiver();
+    try {
+      const endpoint = await owner.call("POST", "/api/webhooks", {
+        url: `${receiver.url}/merge`,
+        events: ["support_request.status_changed"],
+      });
+      expect(endpoint.status, endpoint.text).toBe(201);
+      const a = await ticket();
+      const b = await ticket();
+      expect((await merge(a.reference, { into: b.reference })).status).toBe(200);
+      await expect.poll(() => receiver.received.length, { timeout: 15_000, interval: 50 }).toBe(1);
+      const event = new Webhook(endpoint.body.secret).verify(receiver.received[0].body, receiver.received[0].headers);
+      expect(event).toMatchObject({
+        type: "support_request.status_changed",
+        data: { reference: a.reference, status: "closed", mergedInto: b.reference, messages: [] },
+      });
+      expect((await thread(b.reference)).messages).toHaveLength(2);
+      await owner.call("DELETE", `/api/webhooks/${endpoint.body.id}`);
+    } finally {
+      await receiver.close();
+    }
   });
 });
 
