@@ -132,7 +132,7 @@ export const action = page(async function action({ request, params, context }: A
 });
 
 export default function SupportThread() {
-  const { ticket, staff, me, savedReplies } = useLoaderData<typeof loader>();
+  const { ticket, staff, me, savedReplies, mergeInto } = useLoaderData<typeof loader>();
   const refusal = useActionData<typeof action>() as Refusal | undefined;
   const navigation = useNavigation();
   const busyIntent = navigation.state === "submitting" ? navigation.formData?.get("intent") : null;
@@ -200,6 +200,7 @@ export default function SupportThread() {
         <OpenTicketForms
           ticket={ticket}
           savedReplies={savedReplies}
+          mergeInto={mergeInto}
           refusal={refusal}
           busyIntent={busyIntent}
           replyForm={replyForm}
@@ -215,10 +216,11 @@ type Desk = ReturnType<typeof useLoaderData<typeof loader>>;
 function OpenTicketForms({
   ticket,
   savedReplies,
+  mergeInto,
   refusal,
   busyIntent,
   replyForm,
-}: Pick<Desk, "ticket" | "savedReplies"> & {
+}: Pick<Desk, "ticket" | "savedReplies" | "mergeInto"> & {
   refusal: Refusal | undefined;
   busyIntent: unknown;
   replyForm: RefObject<HTMLFormElement>;
@@ -245,6 +247,7 @@ function OpenTicketForms({
 
       <MergeForm
         reference={ticket.reference}
+        candidates={mergeInto}
         busy={busyIntent === "merge"}
         lastResult={refusal?.intent === "merge" ? refusal.result : undefined}
       />

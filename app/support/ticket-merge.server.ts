@@ -27,6 +27,16 @@ export function refuseMerged(ticket: { reference: string; mergedInto: { referenc
   }
 }
 
+/** What a ticket's merge form suggests: the same customer's other requests not merged away, latest first. */
+export function mergeCandidates(ticket: { id: string; email: string }) {
+  return db.ticket.findMany({
+    where: { email: ticket.email, id: { not: ticket.id }, mergedIntoId: null },
+    orderBy: [{ lastMessageAt: "desc" }, { id: "desc" }],
+    take: 20,
+    select: { reference: true, subject: true },
+  });
+}
+
 type Moved = { reference: string; mergedInto: string; moved: { messages: number; notes: number; emails: number } };
 
 /**

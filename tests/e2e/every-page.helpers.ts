@@ -74,6 +74,12 @@ export async function seedEveryPage(serverUrl: string): Promise<SeededPages> {
   });
   if (merged.status !== 200) throw new Error(`merge: ${merged.status} ${merged.text}`);
   await db.ticket.update({ where: { reference: ticket.body.reference }, data: { spam: true } });
+  // Another of the same customer's, not merged: the merge form suggests it.
+  await api("POST", "/api/support-requests", {
+    email: LONG_EMAIL,
+    subject: "A second question, with a subject long enough to wrap on a narrow screen of a phone",
+    message: "Hello once more.",
+  });
 
   const hook = await api("POST", "/api/webhooks", {
     url: "http://127.0.0.1:9/a/rather/long/path/for/the/webhook/receiver/of/this/team",

@@ -36,6 +36,10 @@ describe.each([
     const page = await loggedInPage(browser, server.url, `/support/${source.reference}`, { javaScriptEnabled });
     await page.getByText("spam", { exact: true }).waitFor();
     await page.getByText("Merge into another request").click();
+    // The same customer's other request is suggested, by reference and subject.
+    expect(await page.getByText("The same customer’s other requests:").textContent()).toContain(
+      `${target.reference} (First question)`,
+    );
     await page.getByLabel("Merge into").fill(source.reference);
     await page.getByRole("button", { name: "Merge", exact: true }).click();
     await page.getByRole("alert").filter({ hasText: "cannot be merged into itself" }).waitFor();

@@ -8,10 +8,13 @@ import { MergeFormSchema } from "~/support/support-schemas";
 
 export function MergeForm({
   reference,
+  candidates,
   busy,
   lastResult,
 }: {
   reference: string;
+  /** The same customer's other requests, offered as the field's suggestions. */
+  candidates: Array<{ reference: string; subject: string }>;
   busy: boolean;
   lastResult: SubmissionResult<string[]> | undefined;
 }) {
@@ -30,6 +33,17 @@ export function MergeForm({
         Moves the messages, notes and attachments of {reference} into the request you name, closes {reference}, and
         files later replies to {reference} there. It cannot be undone.
       </p>
+      {candidates.length > 0 ? (
+        <p className="muted">
+          The same customer’s other requests:{" "}
+          {candidates.map((candidate, index) => (
+            <span key={candidate.reference}>
+              {index > 0 ? ", " : null}
+              <Link to={`/support/${candidate.reference}`}>{candidate.reference}</Link> ({candidate.subject})
+            </span>
+          ))}
+        </p>
+      ) : null}
       <Form method="post" className="actions" aria-label="Merge" {...getFormProps(form)} noValidate>
         <input type="hidden" name="intent" value="merge" />
         <label htmlFor="merge-into">Merge into</label>{" "}
@@ -40,9 +54,17 @@ export function MergeForm({
           autoComplete="off"
           spellCheck={false}
           required
+          list="merge-candidates"
           aria-invalid={error ? true : undefined}
           aria-describedby={error ? "merge-error" : undefined}
         />{" "}
+        <datalist id="merge-candidates">
+          {candidates.map((candidate) => (
+            <option key={candidate.reference} value={candidate.reference}>
+              {candidate.subject}
+            </option>
+          ))}
+        </datalist>
         <button type="submit" className="secondary" disabled={busy}>
           {busy ? "Merging…" : "Merge"}
         </button>
