@@ -37,6 +37,7 @@ export const AUDIT_ACTIONS = [
   "people.erase",
   "retention.form_leads",
   "mail.fetch",
+  "support.merge",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -78,4 +79,5 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   "people.erase": "Personal data erased",
   "retention.form_leads": "Old leads deleted by retention",
   "mail.fetch": "Mailbox fetched by hand",
+  "support.merge": "Support requests merged",
 };

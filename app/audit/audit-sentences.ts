@@ -225,6 +225,10 @@ const PREDICATES: Record<AuditAction, (parts: Parts) => string> = {
   "retention.form_leads": (parts) =>
     `deleted ${plural(count(parts.details.count), "lead")} of ${form(parts)} older than ${plural(count(parts.details.days), "day")}`,
   "mail.fetch": () => "asked for the support mailbox to be fetched now",
+  "support.merge": ({ entry, details }) => {
+    const source = targetId(entry.target, "ticket");
+    return `merged ${source ? `the support request ${source}` : "a support request"} into ${text(details.into) ?? "another"} (${plural(count(details.messages), "message")}, ${plural(count(details.notes), "note")} moved)`;
+  },
 };
 
 function personOf(target: string | null): string {

@@ -4,19 +4,28 @@
 import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "@remix-run/node";
 import { Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
-import { useEffect, useRef } from "react";
+import { useEffect, useRef, type RefObject } from "react";
 import { RouteError } from "~/components/RouteError";
 import { AssigneeForm, NotesSection } from "~/components/support/DeskPanels";
+import { MergedNotice, MergeForm } from "~/components/support/MergeForm";
 import { ReplyForm, StatusButtons } from "~/components/support/ThreadForms";
 import { deliveryText, ThreadMessage } from "~/components/support/ThreadMessage";
 import { fieldErrorsFrom } from "~/components/webhooks/EndpointFields";
 import { authorize } from "~/staff/auth.server";
 import { getSupportDesk, replyOnce, savedReplyText } from "~/support/support-desk.server";
-import { AssigneeFormSchema, NoteFormSchema, ReplySchema, StatusSchema } from "~/support/support-schemas";
+import {
+  AssigneeFormSchema,
+  MergeFormSchema,
+  NoteFormSchema,
+  ReplySchema,
+  StatusSchema,
+} from "~/support/support-schemas";
 import { addTicketNote, updateTicket } from "~/support/support.server";
+import { mergeTicket } from "~/support/ticket-merge.server";
 import { DomainError } from "~/utils/domain-error";
 import { statusOf } from "~/utils/http/api.server";
 import { page } from "~/utils/http/page.server";
+import { clientIp } from "~/utils/http/request.server";
 import type { SubmissionResult } from "@conform-to/react";
 import type { ActionFunctionArgs, LoaderFunctionArgs, MetaFunction } from "@remix-run/node";
 
@@ -34,7 +43,7 @@ export const loader = page(async function loader({ request, params }: LoaderFunc
   return { ...desk, me: user.id };
 });
 
-type Intent = "reply" | "status" | "assign" | "note";
+type Intent = "reply" | "status" | "assign" | "note" | "merge";
 /**
  * The answer to a refused post: which of the page's forms it belongs to, and Conform's reply.
  * `collision`: another agent replied since the page loaded.
@@ -46,10 +55,10 @@ type Refusal = {
   /** A saved reply picked without JavaScript: the reply box's new text. */
   filled?: string;
 };
-const INTENTS = new Set(["reply", "status", "assign", "note", "use-saved"]);
+const INTENTS = new Set(["reply", "status", "assign", "note", "merge", "use-saved"]);
 const COLLISION = "Another reply was sent after you opened this page. Read it, then send yours again to confirm.";
 
-export const action = page(async function action({ request, params }: ActionFunctionArgs) {
+export const action = page(async function action({ request, params, context }: ActionFunctionArgs) {
   const user = await authorize(request, "support.write");
   const form = await request.formData();
   // The reply form's "Use" (a saved reply) is a second intent beside the form's own.
@@ -89,6 +98,22 @@ export const action = page(async function action({ request, params }: ActionFunc
         return data<Refusal>({ intent, result }, { status: statusOf(thrown) });
       }
     }
+    case "merge": {
+      const submission = parseWithZod(form, { schema: MergeFormSchema });
+      if (submission.status !== "success")
+        return data<Refusal>({ intent, result: submission.reply() }, { status: 422 });
+      try {
+        const merged = await mergeTicket(reference, submission.value.into, { user, ip: clientIp(context) });
+        // The thread is in the target now: that is where the agent goes on working.
+        return redirect(`/support/${merged.mergedInto}`);
+      } catch (thrown) {
+        // A refusal about the target (unknown, itself, merged) is said next to the field.
+        if (!(thrown instanceof DomainError) || thrown.code === "not_found") throw thrown;
+        const fieldErrors = fieldErrorsFrom(thrown.details);
+        const result = submission.reply(thrown.details.length ? { fieldErrors } : { formErrors: [thrown.message] });
+        return data<Refusal>({ intent, result }, { status: statusOf(thrown) });
+      }
+    }
     case "note": {
       const submission = parseWithZod(form, { schema: NoteFormSchema });
       if (submission.status !== "success")
@@ -107,7 +132,7 @@ export const action = page(async function action({ request, params }: ActionFunc
 });
 
 export default function SupportThread() {
-  const { ticket, staff, me, savedReplies } = useLoaderData<typeof loader>();
+  const { ticket, staff, me, savedReplies, mergeInto } = useLoaderData<typeof loader>();
   const refusal = useActionData<typeof action>() as Refusal | undefined;
   const navigation = useNavigation();
   const busyIntent = navigation.state === "submitting" ? navigation.formData?.get("intent") : null;
@@ -135,10 +160,11 @@ export default function SupportThread() {
         <span className={`badge ${ticket.status}`} data-testid="ticket-status">
           {ticket.status}
         </span>{" "}
-        from {ticket.name ? `${ticket.name} ` : null}
+        {ticket.spam ? <span className="badge spam">spam</span> : null} from {ticket.name ? `${ticket.name} ` : null}
         <a href={`mailto:${ticket.email}`}>{ticket.email}</a>
         {acknowledgement ? <span className="muted"> · Acknowledgement: {deliveryText(acknowledgement)}</span> : null}
       </p>
+      {ticket.mergedInto ? <MergedNotice into={ticket.mergedInto} /> : null}
 
       <StatusButtons
         status={ticket.status}
@@ -170,6 +196,37 @@ export default function SupportThread() {
         </p>
       ) : null}
 
+      {ticket.mergedInto ? null : (
+        <OpenTicketForms
+          ticket={ticket}
+          savedReplies={savedReplies}
+          mergeInto={mergeInto}
+          refusal={refusal}
+          busyIntent={busyIntent}
+          replyForm={replyForm}
+        />
+      )}
+    </>
+  );
+}
+
+type Desk = ReturnType<typeof useLoaderData<typeof loader>>;
+
+/** What staff do on a ticket that was not merged away: reply, note, merge. */
+function OpenTicketForms({
+  ticket,
+  savedReplies,
+  mergeInto,
+  refusal,
+  busyIntent,
+  replyForm,
+}: Pick<Desk, "ticket" | "savedReplies" | "mergeInto"> & {
+  refusal: Refusal | undefined;
+  busyIntent: unknown;
+  replyForm: RefObject<HTMLFormElement>;
+}) {
+  return (
+    <>
       <h2>Reply</h2>
       <ReplyForm
         formRef={replyForm}
@@ -186,6 +243,13 @@ export default function SupportThread() {
         notes={ticket.notes}
         busy={busyIntent === "note"}
         lastResult={refusal?.intent === "note" ? refusal.result : undefined}
+      />
+
+      <MergeForm
+        reference={ticket.reference}
+        candidates={mergeInto}
+        busy={busyIntent === "merge"}
+        lastResult={refusal?.intent === "merge" ? refusal.result : undefined}
       />
     </>
   );

@@ -33,23 +33,24 @@ export const loader = page(async function loader({ request }: LoaderFunctionArgs
     status: query.status ?? "",
     q: query.q ?? "",
     assignee: query.assignee ?? "",
+    spam: query.spam ?? "",
     staff: staff.filter((member) => member.status === "active").map(({ id, email }) => ({ id, email })),
     paged: Boolean(query.cursor),
   };
 });
 
-function pageLink(status: string, q: string, assignee: string, cursor?: string) {
+type Filter = { status: string; q: string; assignee: string; spam: string };
+
+function pageLink(filter: Filter, cursor?: string) {
   const params = new URLSearchParams();
-  if (status) params.set("status", status);
-  if (q) params.set("q", q);
-  if (assignee) params.set("assignee", assignee);
-  if (cursor) params.set("cursor", cursor);
+  for (const [name, value] of Object.entries({ ...filter, cursor })) if (value) params.set(name, value);
   const search = params.toString();
   return search ? `/support?${search}` : "/support";
 }
 
 export default function SupportList() {
-  const { tickets, nextCursor, status, q, assignee, staff, paged } = useLoaderData<typeof loader>();
+  const { tickets, nextCursor, staff, paged, ...filter } = useLoaderData<typeof loader>();
+  const { status, q, assignee, spam } = filter;
   const navigation = useNavigation();
   const searching = navigation.state === "loading" && navigation.location.pathname === "/support";
   return (
@@ -84,6 +85,14 @@ export default function SupportList() {
           </select>
         </div>
         <div>
+          <label htmlFor="spam">Spam</label>
+          <select id="spam" name="spam" defaultValue={spam}>
+            <option value="">Shown</option>
+            <option value="hide">Hidden</option>
+            <option value="only">Only spam</option>
+          </select>
+        </div>
+        <div>
           <label htmlFor="q">Search</label>
           <input id="q" name="q" type="search" defaultValue={q} placeholder="Reference, email, subject…" />
         </div>
@@ -95,8 +104,8 @@ export default function SupportList() {
       </Form>
       {tickets.length === 0 ? <p className="muted">No support requests match.</p> : <TicketsTable tickets={tickets} />}
       <p className="actions">
-        {paged ? <Link to={pageLink(status, q, assignee)}>First page</Link> : null}
-        {nextCursor ? <Link to={pageLink(status, q, assignee, nextCursor)}>Next page</Link> : null}
+        {paged ? <Link to={pageLink(filter)}>First page</Link> : null}
+        {nextCursor ? <Link to={pageLink(filter, nextCursor)}>Next page</Link> : null}
       </p>
     </>
   );
@@ -132,6 +141,12 @@ function TicketsTable({ tickets }: { tickets: Ticket[] }) {
             </td>
             <td data-label="Status">
               <span className={`badge ${ticket.status}`}>{ticket.status}</span>
+              {ticket.spam ? (
+                <>
+                  {" "}
+                  <span className="badge spam">spam</span>
+                </>
+              ) : null}
             </td>
             <td data-label="Assigned to">
               {ticket.assignee ? (

@@ -254,6 +254,7 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   "api.support-requests.$ticket": { GET: "support.read", PATCH: "support.write" },
   "api.support-requests.$ticket.replies": { POST: "support.write" },
   "api.support-requests.$ticket.notes": { POST: "support.write" },
+  "api.support-requests.$ticket.merge": { POST: "support.write" },
   "api.support-requests.inbound": { POST: "inbound" },
   "api.webhooks._index": { GET: "webhooks.manage", POST: "webhooks.manage" },
   "api.webhooks.$id": { GET: "webhooks.manage", PATCH: "webhooks.manage", DELETE: "webhooks.manage" },

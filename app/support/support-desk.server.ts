@@ -6,6 +6,7 @@ import { listStaff } from "../staff/staff.server";
 import { fillSavedReply, listSavedReplies, type ReplyContext } from "./saved-replies.server";
 import { getThreadPage } from "./support-thread-page.server";
 import { addStaffReply, repliedSince } from "./support.server";
+import { mergeCandidates } from "./ticket-merge.server";
 import type { SessionUser } from "../staff/user.server";
 
 type Ticket = { name: string | null; email: string; reference: string; subject: string };
@@ -20,16 +21,21 @@ function replyContext(ticket: Ticket, agent: { name: string | null; email: strin
 
 /**
  * One page of a ticket's thread (see getThreadPage) with the enabled staff it can be
- * assigned to and the saved replies filled in for it and `agent`; null for no such ticket.
+ * assigned to, the saved replies filled in for it and `agent`, and the requests its merge
+ * form suggests; null for no such ticket.
  */
 export async function getSupportDesk(idOrReference: string, before: string | undefined, agent: SessionUser) {
   const ticket = await getThreadPage(idOrReference, before);
   if (!ticket) return null;
-  const [members, replies] = await Promise.all([listStaff(), listSavedReplies()]);
+  const [members, replies, mergeInto] = await Promise.all([
+    listStaff(),
+    listSavedReplies(),
+    ticket.mergedInto ? [] : mergeCandidates(ticket),
+  ]);
   const staff = members.filter((member) => member.status === "active");
   const context = replyContext(ticket, agent);
   const savedReplies = replies.map(({ id, name, body }) => ({ id, name, text: fillSavedReply(body, context) }));
-  return { ticket, staff, savedReplies };
+  return { ticket, staff, savedReplies, mergeInto };
 }
 
 /** A saved reply's text filled in for the ticket and `agent`; null when either does not exist. */

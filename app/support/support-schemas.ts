@@ -49,6 +49,17 @@ export const NoteFormSchema = z.object({ body: MessageTextSchema });
 /** A staff note as the JSON API takes it: nothing but the body. */
 export const NoteSchema = NoteFormSchema.strict();
 
+/** The ticket to merge into: its reference (SR-1042, any case, `#` or not) or its id. */
+export const MergeFormSchema = z.object({
+  into: z
+    .string({ error: "Name the support request to merge into, such as SR-1042." })
+    .trim()
+    .min(1, "Name the support request to merge into, such as SR-1042.")
+    .max(64, "Use a reference such as SR-1042."),
+});
+/** POST /api/support-requests/:ticket/merge: nothing but `into`. */
+export const MergeSchema = MergeFormSchema.strict();
+
 export const SavedReplyNameSchema = z
   .string({ error: "Name the reply." })
   .trim()

@@ -5,7 +5,14 @@
 // (issue 28); on SQLite the read alone runs on the event loop. Decision 035.
 import { db } from "~/storage/db.server";
 import { messageTextPreviews } from "~/storage/transactions.server";
-import { emailSelect, noteSelect, listSelect, threadEmails, threadMessages } from "./support-thread.server";
+import {
+  emailSelect,
+  listSelect,
+  mergedIntoSelect,
+  noteSelect,
+  threadEmails,
+  threadMessages,
+} from "./support-thread.server";
 import { ticketWhere } from "./ticket-reference.server";
 
 /** Messages on one page of a thread; older ones are a link away. */
@@ -71,6 +78,7 @@ export async function getThreadPage(idOrReference: string, before?: string) {
     where: ticketWhere(idOrReference),
     select: {
       ...listSelect,
+      ...mergedIntoSelect,
       threadMessageId: true,
       outbox: { orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: 500, select: emailSelect },
       notes: { orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: 500, select: noteSelect },
@@ -98,9 +106,10 @@ export async function getThreadPage(idOrReference: string, before?: string) {
       })
     : messages.at(-1);
   const previews = await textPreviews(messages.map((message) => message.id));
-  const { threadMessageId, outbox, ...rest } = ticket;
+  const { threadMessageId, outbox, mergedInto, ...rest } = ticket;
   return {
     ...rest,
+    mergedInto: mergedInto?.reference ?? null,
     earlier: newestFirst.length > MESSAGES_PER_PAGE ? messages[0].id : null,
     newestMessageId: newest?.id ?? "",
     messages: threadMessages(rest.reference, messages, outbox, (message) => {

@@ -25,6 +25,9 @@ export const listSelect = {
 
 const MAX_THREAD_MESSAGES = 500;
 
+/** The ticket a merged one went into (decision 072); shown as its reference, or null. */
+export const mergedIntoSelect = { mergedInto: { select: { reference: true } } } as const;
+
 export const noteSelect = {
   id: true,
   body: true,
@@ -72,6 +75,7 @@ export async function getTicketThread(idOrReference: string, client: Prisma.Tran
     where: ticketWhere(idOrReference),
     select: {
       ...listSelect,
+      ...mergedIntoSelect,
       threadMessageId: true,
       messages: { orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: MAX_THREAD_MESSAGES, select: messageSelect },
       outbox: { orderBy: [{ createdAt: "asc" }, { id: "asc" }], take: MAX_THREAD_MESSAGES, select: emailSelect },
@@ -79,9 +83,10 @@ export async function getTicketThread(idOrReference: string, client: Prisma.Tran
     },
   });
   if (!ticket) return null;
-  const { threadMessageId, messages, outbox, ...rest } = ticket;
+  const { threadMessageId, messages, outbox, mergedInto, ...rest } = ticket;
   return {
     ...rest,
+    mergedInto: mergedInto?.reference ?? null,
     messages: threadMessages(rest.reference, messages, outbox, (message) => ({
       hasQuotedText: message.fullBody.trim() !== message.body.trim(),
     })),

@@ -17,7 +17,14 @@ import { supportNotifications } from "../notifications/notifications.server";
 import { kickOutbox } from "../notifications/outbox.server";
 import { workingStaffOrFail } from "../staff/staff.server";
 import { CreateTicketSchema } from "./support-schemas";
-import { listSelect, messageSelect, noteSelect, writeWithTicketEvents } from "./support-thread.server";
+import {
+  listSelect,
+  mergedIntoSelect,
+  messageSelect,
+  noteSelect,
+  writeWithTicketEvents,
+} from "./support-thread.server";
+import { refuseMerged } from "./ticket-merge.server";
 import { nextTicketNumber, ticketWhere } from "./ticket-reference.server";
 
 import { TICKET_STATUSES, type TicketStatus } from "./ticket-status";
@@ -41,6 +48,8 @@ export const ListTicketsSchema = z.object({
     .transform((value) => value?.trim() || undefined),
   /** "mine", "unassigned", or a staff user's id. */
   assignee: z.string().max(64).optional(),
+  /** Spam-flagged tickets (decision 063): "hide" them, or "only" them; shown among the rest by default. */
+  spam: z.enum(["hide", "only"], { error: "Use hide or only." }).optional(),
   cursor: z.string().max(200).optional(),
   limit: z.coerce.number().int().min(1).max(100).default(25),
 });
@@ -77,6 +86,7 @@ export async function listTickets(
   } else if (query.assignee === "unassigned") and.push({ assigneeId: null });
   else if (query.assignee) and.push({ assigneeId: query.assignee });
   if (query.q) and.push(searchWhere(query.q));
+  if (query.spam) and.push({ spam: query.spam === "only" });
   if (query.cursor) {
     const { at: lastMessageAt, id } = decodeCursorOrFail(query.cursor);
     and.push({ OR: [{ lastMessageAt: { lt: lastMessageAt } }, { lastMessageAt, id: { lt: id } }] });
@@ -263,9 +273,18 @@ export type ReplyAuthor = { author: "api"; user: null } | { author: "staff"; use
 export async function addStaffReply(idOrReference: string, message: string, by: ReplyAuthor) {
   const ticket = await db.ticket.findUnique({
     where: ticketWhere(idOrReference),
-    select: { id: true, reference: true, email: true, subject: true, threadMessageId: true, status: true },
+    select: {
+      id: true,
+      reference: true,
+      email: true,
+      subject: true,
+      threadMessageId: true,
+      status: true,
+      ...mergedIntoSelect,
+    },
   });
   if (!ticket) notFound(idOrReference);
+  refuseMerged(ticket);
   // Answer the customer's latest email, so their client threads the reply under it.
   const lastInbound = await db.ticketMessage.findFirst({
     where: { ticketId: ticket.id, direction: "inbound", emailMessageId: { not: null } },
@@ -346,8 +365,12 @@ export async function updateTicket(
 
 /** A staff note on a ticket: kept apart from the conversation and never emailed. */
 export async function addTicketNote(idOrReference: string, body: string, author: { id: string } | null) {
-  const ticket = await db.ticket.findUnique({ where: ticketWhere(idOrReference), select: { id: true } });
+  const ticket = await db.ticket.findUnique({
+    where: ticketWhere(idOrReference),
+    select: { id: true, reference: true, ...mergedIntoSelect },
+  });
   if (!ticket) notFound(idOrReference);
+  refuseMerged(ticket);
   return db.ticketNote.create({
     data: { ticketId: ticket.id, body, authorUserId: author?.id ?? null },
     select: noteSelect,

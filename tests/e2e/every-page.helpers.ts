@@ -63,6 +63,24 @@ export async function seedEveryPage(serverUrl: string): Promise<SeededPages> {
     body: "Reproduced on the staging site.",
   });
 
+  // A duplicate merged into it: its page says where its thread went. The first shows the spam badge.
+  const duplicate = await api("POST", "/api/support-requests", {
+    email: LONG_EMAIL,
+    subject: "The export is empty (asked again)",
+    message: "Hello again.",
+  });
+  const merged = await api("POST", `/api/support-requests/${duplicate.body.reference}/merge`, {
+    into: ticket.body.reference,
+  });
+  if (merged.status !== 200) throw new Error(`merge: ${merged.status} ${merged.text}`);
+  await db.ticket.update({ where: { reference: ticket.body.reference }, data: { spam: true } });
+  // Another of the same customer's, not merged: the merge form suggests it.
+  await api("POST", "/api/support-requests", {
+    email: LONG_EMAIL,
+    subject: "A second question, with a subject long enough to wrap on a narrow screen of a phone",
+    message: "Hello once more.",
+  });
+
   const hook = await api("POST", "/api/webhooks", {
     url: "http://127.0.0.1:9/a/rather/long/path/for/the/webhook/receiver/of/this/team",
     events: ["lead.created", "support_request.created"],
@@ -97,6 +115,7 @@ export async function seedEveryPage(serverUrl: string): Promise<SeededPages> {
       "/leads/partial",
       "/support",
       `/support/${ticket.body.reference}`,
+      `/support/${duplicate.body.reference}`,
       "/settings/webhooks",
       `/settings/webhooks/${hook.body.id}`,
       "/settings/staff",

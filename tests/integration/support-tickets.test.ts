@@ -457,7 +457,7 @@ describe("the staff thread page's forms", () => {
     expect(blank.status).toBe(422);
     expect(await blank.text()).toContain("Write a message.");
 
-    const unknown = await postThread(ticket.reference, cookie, { intent: "merge" });
+    const unknown = await postThread(ticket.reference, cookie, { intent: "teleport" });
     expect(unknown.status).toBe(400);
 
     const stored = await db.ticket.findUniqueOrThrow({

@@ -105,6 +105,12 @@ describe("audit sentences", () => {
     );
   });
 
+  it("says which support request was merged into which, and what moved", () => {
+    expect(sentence("support.merge", "ticket:SR-1001", { into: "SR-1002", messages: 3, notes: 1 })).toBe(
+      "Ada merged the support request SR-1001 into SR-1002 (3 messages, 1 note moved).",
+    );
+  });
+
   it("falls back to the action's name for an action this version does not know", () => {
     expect(sentence("lead.teleport")).toBe("Ada: lead.teleport.");
   });

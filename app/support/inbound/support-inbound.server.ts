@@ -29,27 +29,23 @@ export async function recordInboundEmail(email: InboundEmail, receivedAt = new D
     if (env.INBOUND_NEW_TICKETS) return openTicketFromEmail(email, receivedAt);
     referenceMissing();
   }
-  const ticket = await db.ticket.findUnique({
+  const named = await db.ticket.findUnique({
     where: { reference },
-    select: {
-      id: true,
-      reference: true,
-      email: true,
-      name: true,
-      subject: true,
-      status: true,
-      assignee: { select: { email: true, disabledAt: true } },
-    },
+    select: { ...filingSelect, mergedInto: { select: filingSelect } },
   });
-  if (!ticket) throw new DomainError("ticket_not_found", `No support request ${reference}.`);
+  if (!named) throw new DomainError("ticket_not_found", `No support request ${reference}.`);
+  // A reply to a merged ticket is filed in the one it went into (decision 072); who sent it
+  // is still proved against the ticket it answers.
+  const ticket = named.mergedInto ?? named;
 
   // Per ticket and sender: someone else's Message-ID posted to another ticket, or by
-  // another sender, cannot make a genuine reply look like a redelivery.
-  const dedupeKey = `${ticket.id}:${email.from}:${dedupeKeyOf(email, receivedAt)}`;
+  // another sender, cannot make a genuine reply look like a redelivery. A redelivery of a
+  // reply filed before a merge finds it where it moved.
+  const dedupeKey = `${named.id}:${email.from}:${dedupeKeyOf(email, receivedAt)}`;
   const existing = await findByDedupeKey(dedupeKey);
   if (existing) return existing;
 
-  const verified = email.from === ticket.email.toLowerCase() && (await provesCustomer(ticket, email));
+  const verified = email.from === named.email.toLowerCase() && (await provesCustomer(named, ticket.id, email));
   // Written first, in short chunks, and linked by the message's own write below.
   const attachmentIds = await storeUnlinkedAttachments(email.attachments, receivedAt);
   // Only the customer's own, human reply reopens a ticket that waits on them or was closed.
@@ -61,7 +57,8 @@ export async function recordInboundEmail(email: InboundEmail, receivedAt = new D
       events,
       (client) =>
         client.ticket.update({
-          where: { id: ticket.id },
+          // Not merged since it was read: then the update finds nothing, and the email is filed again.
+          where: { id: ticket.id, mergedIntoId: null },
           data: {
             ...(reopen ? { status: "open" as const } : {}),
             lastMessageAt: receivedAt,
@@ -100,6 +97,7 @@ export async function recordInboundEmail(email: InboundEmail, receivedAt = new D
     return { duplicate: false, ticketReference: updated.reference, messageId: updated.messages[0].id };
   } catch (error) {
     await discardAttachments(attachmentIds);
+    if (isRecordNotFound(error)) return recordInboundEmail(email, receivedAt);
     // A concurrent delivery of the same email won the unique dedupeKey.
     if (isUniqueViolation(error)) {
       const first = await findByDedupeKey(dedupeKey);
@@ -107,6 +105,21 @@ export async function recordInboundEmail(email: InboundEmail, receivedAt = new D
     }
     throw error;
   }
+}
+
+const filingSelect = {
+  id: true,
+  reference: true,
+  email: true,
+  name: true,
+  subject: true,
+  status: true,
+  assignee: { select: { email: true, disabledAt: true } },
+} as const;
+
+/** Prisma found no row to update (P2025). */
+function isRecordNotFound(error: unknown): boolean {
+  return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "P2025";
 }
 
 function referenceMissing(): never {
@@ -121,18 +134,24 @@ function referenceMissing(): never {
  * Something a stranger cannot forge: our reply address with the ticket's token among the
  * recipients, an answer to one of the ticket's Message-IDs, or the provider's word.
  */
-async function provesCustomer(ticket: { id: string; reference: string }, email: InboundEmail): Promise<boolean> {
+async function provesCustomer(
+  ticket: { id: string; reference: string },
+  filedInId: string,
+  email: InboundEmail,
+): Promise<boolean> {
   if (carriesReplyToken(ticket.reference, email.recipients)) return true;
   if (providerVouchesFor(email.from, email.auth)) return true;
   if (email.answers.length === 0) return false;
-  const ours = await db.ticket.findUnique({
-    where: { id: ticket.id },
+  // A merged ticket's sent emails moved with its thread: they are read where they are now.
+  const ours = await db.ticket.findMany({
+    where: { id: { in: [...new Set([ticket.id, filedInId])] } },
     select: { threadMessageId: true, outbox: { select: { messageId: true }, take: 1_000 } },
   });
   const ids = new Set(
-    [ours?.threadMessageId, ...(ours?.outbox ?? []).map((email) => email.messageId)]
+    ours
+      .flatMap((one) => [one.threadMessageId, ...one.outbox.map((sent) => sent.messageId)])
       .filter(Boolean)
-      .map((id) => bareMessageId(id!)),
+      .map((id) => bareMessageId(id)),
   );
   return email.answers.some((id) => ids.has(id));
 }
