@@ -35,6 +35,7 @@ export const AUDIT_ACTIONS = [
   "security.update",
   "people.export",
   "people.erase",
+  "people.merge",
   "retention.form_leads",
   "mail.fetch",
 ] as const;
@@ -76,6 +77,7 @@ export const AUDIT_ACTION_LABELS: Record<AuditAction, string> = {
   "security.update": "Sign-in rules changed",
   "people.export": "Personal data exported",
   "people.erase": "Personal data erased",
+  "people.merge": "People merged",
   "retention.form_leads": "Old leads deleted by retention",
   "mail.fetch": "Mailbox fetched by hand",
 };

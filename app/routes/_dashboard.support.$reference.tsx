@@ -5,11 +5,13 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "@remix-run/node";
 import { Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { useEffect, useRef } from "react";
+import { PersonLinkCard } from "~/components/people/FirstTouch";
 import { RouteError } from "~/components/RouteError";
 import { AssigneeForm, NotesSection } from "~/components/support/DeskPanels";
 import { ReplyForm, StatusButtons } from "~/components/support/ThreadForms";
 import { deliveryText, ThreadMessage } from "~/components/support/ThreadMessage";
 import { fieldErrorsFrom } from "~/components/webhooks/EndpointFields";
+import { personLinkFor } from "~/people/people.server";
 import { authorize } from "~/staff/auth.server";
 import { getSupportDesk, replyOnce, savedReplyText } from "~/support/support-desk.server";
 import { AssigneeFormSchema, NoteFormSchema, ReplySchema, StatusSchema } from "~/support/support-schemas";
@@ -31,7 +33,7 @@ export const loader = page(async function loader({ request, params }: LoaderFunc
   if (!desk) throw new Response("No such support request.", { status: 404 });
   // One address per ticket: ids and other letter cases lead to the reference.
   if (params.reference !== desk.ticket.reference) throw redirect(`/support/${desk.ticket.reference}`);
-  return { ...desk, me: user.id };
+  return { ...desk, me: user.id, person: await personLinkFor(desk.ticket.email) };
 });
 
 type Intent = "reply" | "status" | "assign" | "note";
@@ -107,7 +109,7 @@ export const action = page(async function action({ request, params }: ActionFunc
 });
 
 export default function SupportThread() {
-  const { ticket, staff, me, savedReplies } = useLoaderData<typeof loader>();
+  const { ticket, staff, me, savedReplies, person } = useLoaderData<typeof loader>();
   const refusal = useActionData<typeof action>() as Refusal | undefined;
   const navigation = useNavigation();
   const busyIntent = navigation.state === "submitting" ? navigation.formData?.get("intent") : null;
@@ -187,6 +189,7 @@ export default function SupportThread() {
         busy={busyIntent === "note"}
         lastResult={refusal?.intent === "note" ? refusal.result : undefined}
       />
+      <PersonLinkCard person={person} />
     </>
   );
 }

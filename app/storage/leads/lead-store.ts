@@ -120,7 +120,11 @@ export const NEW_LEAD_COLUMNS = [
   "awaitingConfirmation",
 ] as const satisfies ReadonlyArray<keyof Lead>;
 
-export type NewLead = Omit<Pick<Lead, (typeof NEW_LEAD_COLUMNS)[number]>, "data"> & { data: LeadData };
+export type NewLead = Omit<Pick<Lead, (typeof NEW_LEAD_COLUMNS)[number]>, "data"> & {
+  data: LeadData;
+  /** The name its person gave (app/leads/lead-name.ts), kept on their Person row (decision 071). */
+  personName?: string | null;
+};
 
 /**
  * A new lead's INSERT values, in NEW_LEAD_COLUMNS order, each read by name. Written out
