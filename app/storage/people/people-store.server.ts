@@ -110,20 +110,29 @@ export async function personStats(client: Client, ids: readonly string[]): Promi
   return stats;
 }
 
-/** The id of the person's first-touch lead, as SQL over a column holding a person's id. */
+/**
+ * The id of the person's first-touch lead, as SQL over a column holding a person's id. The
+ * spam test is a CASE so that no index on isSpam can serve it: with one, SQLite would walk
+ * every lead in time order (the [isSpam, createdAt, id] index gives the ORDER BY) until one is
+ * the person's, rather than read the person's few leads by address and sort them.
+ */
 function firstTouchLead(personId: Prisma.Sql): Prisma.Sql {
   return Prisma.sql`(SELECT l2."id" FROM "PersonAddress" a2 JOIN "Lead" l2 ON l2."email" = a2."email"
-    WHERE a2."personId" = ${personId} AND l2."isSpam" = false ORDER BY l2."createdAt", l2."id" LIMIT 1)`;
+    WHERE a2."personId" = ${personId} AND (CASE WHEN l2."isSpam" THEN 1 ELSE 0 END) = 0
+    ORDER BY l2."createdAt", l2."id" LIMIT 1)`;
 }
 
 /** Each person's first touch (none: no lead, or only spam). */
 export async function firstTouches(client: Client, ids: readonly string[]): Promise<Map<string, FirstTouchRow>> {
   if (ids.length === 0) return new Map();
+  // MATERIALIZED: each person's first lead is found once (an index walk of their addresses'
+  // leads), before the join; folded into it, the planner may run the subquery per lead.
   const rows = await client.$queryRaw<Array<FirstTouchRow & { personId: string; createdAt: unknown }>>`
-    SELECT p."id" AS "personId", l."utmSource", l."utmCampaign", l."referrerHost", l."landingPageUrl",
-      l."formId", l."createdAt"
-    FROM "Person" p JOIN "Lead" l ON l."id" = ${firstTouchLead(Prisma.raw(`p."id"`))}
-    WHERE p."id" IN (${Prisma.join(ids)})`;
+    WITH f AS MATERIALIZED (
+      SELECT p."id" AS "personId", ${firstTouchLead(Prisma.raw(`p."id"`))} AS "leadId"
+      FROM "Person" p WHERE p."id" IN (${Prisma.join(ids)}))
+    SELECT f."personId", l."utmSource", l."utmCampaign", l."referrerHost", l."landingPageUrl", l."formId", l."createdAt"
+    FROM f JOIN "Lead" l ON l."id" = f."leadId"`;
   return new Map(rows.map(({ personId, ...row }) => [personId, { ...row, createdAt: isoOf(row.createdAt) }]));
 }
 
@@ -138,11 +147,12 @@ export async function ticketsByFirstTouchSource(
   to: Date,
 ): Promise<Array<{ source: string | null; count: number }>> {
   const rows = await client.$queryRaw<Array<{ source: string | null; count: number | bigint }>>`
-    SELECT l."utmSource" AS "source", COUNT(*) AS "count"
-    FROM "Ticket" t JOIN "PersonAddress" a ON a."email" = t."email"
-    JOIN "Lead" l ON l."id" = ${firstTouchLead(Prisma.raw(`a."personId"`))}
-    WHERE t."createdAt" >= ${timeParam(from)} AND t."createdAt" < ${timeParam(to)} AND l."formId" = ${formId}
-    GROUP BY l."utmSource" ORDER BY COUNT(*) DESC, l."utmSource"`;
+    WITH f AS MATERIALIZED (
+      SELECT ${firstTouchLead(Prisma.raw(`a."personId"`))} AS "leadId"
+      FROM "Ticket" t JOIN "PersonAddress" a ON a."email" = t."email"
+      WHERE t."createdAt" >= ${timeParam(from)} AND t."createdAt" < ${timeParam(to)})
+    SELECT l."utmSource" AS "source", COUNT(*) AS "count" FROM f JOIN "Lead" l ON l."id" = f."leadId"
+    WHERE l."formId" = ${formId} GROUP BY l."utmSource" ORDER BY COUNT(*) DESC, l."utmSource"`;
   return rows.map((row) => ({ source: row.source, count: Number(row.count) }));
 }
 
