@@ -2,12 +2,13 @@
 // (newest first, a page at a time), and merging them into another person (a plain form post
 // answered with a redirect to that person, or 422 with the reason): works without JavaScript.
 import { data, redirect } from "@remix-run/node";
-import { Form, Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
+import { Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { actorOf } from "~/audit/audit.server";
 import { ActionNotice } from "~/components/ActionNotice";
 import { Breakable } from "~/components/Breakable";
 import { LocalTime } from "~/components/LocalTime";
 import { FirstTouchDetails } from "~/components/people/FirstTouch";
+import { MergeForm } from "~/components/people/MergeForm";
 import { PersonTimeline } from "~/components/people/PersonTimeline";
 import { RouteError } from "~/components/RouteError";
 import { getPerson } from "~/people/people.server";
@@ -96,36 +97,7 @@ export default function PersonPage() {
           </p>
         ) : null}
       </section>
-      <section className="card" aria-labelledby="merge-heading">
-        <h2 id="merge-heading">Merge into another person</h2>
-        <p className="muted">
-          When this is the same person as another record: their addresses, leads and support requests all move to the
-          other person, and this record goes. It cannot be split again.
-        </p>
-        <Form method="post" className="row">
-          <div>
-            <label htmlFor="merge-into">The other person&apos;s address or id</label>
-            <input
-              id="merge-into"
-              name="into"
-              required
-              maxLength={320}
-              aria-invalid={refused ? true : undefined}
-              aria-describedby={refused ? "merge-error" : undefined}
-            />
-            {refused ? (
-              <p id="merge-error" className="field-error" role="alert">
-                {refused.error}
-              </p>
-            ) : null}
-          </div>
-          <div>
-            <button type="submit" disabled={busy}>
-              {busy ? "Merging…" : "Merge"}
-            </button>
-          </div>
-        </Form>
-      </section>
+      <MergeForm busy={busy} error={refused?.error ?? null} />
     </>
   );
 }

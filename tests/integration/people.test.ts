@@ -112,6 +112,15 @@ describe("people as leads and tickets arrive", () => {
     expect(await personOf("grace_h@navy.example")).toMatchObject({ leadCount: 0, ticketCount: 1, firstTouch: null });
   });
 
+  it("the sources page counts support requests by their person's first-touch source", async () => {
+    const res = await call("GET", `/leads/sources?formId=${formId}`);
+    expect(res.status).toBe(200);
+    const table = res.text.slice(res.text.indexOf('aria-label="Support requests by first-touch source"'));
+    const rows = [...table.matchAll(/<th scope="row"[^>]*>([^<]*)<\/th><td data-label="Support requests">(\d+)</g)];
+    // Ada's one request, from her first lead's source; Grace sent no lead through any form.
+    expect(rows.map((row) => [row[1], Number(row[2])])).toEqual([["spring", 1]]);
+  });
+
   it("one person shows their addresses and a timeline, newest first", async () => {
     const ada = await personOf("ada@example.com");
     const res = await call("GET", `/api/people/${ada.id}`);

@@ -8,7 +8,6 @@ import { isoFromUtcText, postgresPool } from "~/storage/db.server";
 import { timeOrderedId } from "~/utils/random-text.server";
 import { addConsentParams, consentInsertPostgres, consentParams, type NewConsent } from "../consent-store.server";
 import { filesGone, linkFilesSql } from "../lead-file-store.server";
-import { personInsertPostgres } from "../people/person-arrival.server";
 import {
   addOutboxParams,
   OUTBOX_PARAMS,
@@ -16,6 +15,7 @@ import {
   outboxParams,
   type StaffEmail,
 } from "../outbox-store.server";
+import { personInsertPostgres } from "../people/person-arrival.server";
 import {
   addLeadCreatedParams,
   LEAD_CREATED_PARAMS,

@@ -5,8 +5,8 @@ import { idleSqlite, isoFromUtcText, prepared, sqliteTime, type SqliteConnection
 import { timeOrderedId } from "~/utils/random-text.server";
 import { writeConsentsSqlite, type NewConsent } from "../consent-store.server";
 import { filesGone, linkFilesSql } from "../lead-file-store.server";
-import { notePersonSqlite, type Arrival } from "../people/person-arrival.server";
 import { writeOutboxEmailsSqlite, type StaffEmail } from "../outbox-store.server";
+import { notePersonSqlite, type Arrival } from "../people/person-arrival.server";
 import {
   writeLeadCreatedSqlite,
   writeLeadUpdatedSqlite,
