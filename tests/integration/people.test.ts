@@ -121,6 +121,14 @@ describe("people as leads and tickets arrive", () => {
     expect(rows.map((row) => [row[1], Number(row[2])])).toEqual([["spring", 1]]);
   });
 
+  it("leads of one new address sent at once make one person", async () => {
+    const address = "burst@example.com";
+    await Promise.all(Array.from({ length: 30 }, (_, i) => submit(i % 2 ? address : address.toUpperCase())));
+    expect(await db.person.count({ where: { email: address } })).toBe(1);
+    expect(await db.personAddress.count({ where: { email: address } })).toBe(1);
+    expect(await personOf(address)).toMatchObject({ leadCount: 30 });
+  });
+
   it("one person shows their addresses and a timeline, newest first", async () => {
     const ada = await personOf("ada@example.com");
     const res = await call("GET", `/api/people/${ada.id}`);
