@@ -168,6 +168,7 @@ export interface LeadStore {
    * to by ticking consent fields (decision 065), are written with it too. `files`, the ids of
    * the files uploaded with it (written unlinked: ../lead-file-store.server.ts), are linked to
    * it in the same transaction too; one no longer there fails the lead (decision 064).
+   * Its address's person is noted with it too (decision 071: ../people/person-arrival.server.ts).
    */
   insert(
     lead: NewLead,
