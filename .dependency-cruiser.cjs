@@ -1,7 +1,7 @@
 // The architecture as rules (issue 29, decision 043): routes → areas → storage/utils/jobs, never back,
 // and no import cycle anywhere in app/ or server/. `npm run lint` runs it; tests/unit/architecture.test.ts
 // shows a broken import failing it.
-const AREAS = "(capture|forms|leads|support|webhooks|notifications|staff|audit|brand|retention|privacy)";
+const AREAS = "(capture|forms|leads|support|webhooks|notifications|staff|audit|brand|retention|privacy|people)";
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {

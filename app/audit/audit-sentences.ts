@@ -222,6 +222,9 @@ const PREDICATES: Record<AuditAction, (parts: Parts) => string> = {
     const counts = (details.counts ?? {}) as Record<string, unknown>;
     return `erased a person's data (${plural(count(counts.leads), "lead")}, ${plural(count(counts.supportRequests), "support request")})`;
   },
+  // Decision 071: the person merged away is gone; its id is kept in the details.
+  "people.merge": ({ entry, details }) =>
+    `merged the person ${text(details.merged) ?? "(unknown)"} into ${personOf(entry.target)}`,
   "retention.form_leads": (parts) =>
     `deleted ${plural(count(parts.details.count), "lead")} of ${form(parts)} older than ${plural(count(parts.details.days), "day")}`,
   "mail.fetch": () => "asked for the support mailbox to be fetched now",

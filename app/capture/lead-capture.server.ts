@@ -16,6 +16,7 @@ import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
 import { textPolicyIssues } from "~/utils/text-policy";
 import { leadDetailOf, type LeadDetail } from "../leads/lead-detail.server";
 import { UTM_KEYS, type UtmKey } from "../leads/lead-fields";
+import { personName } from "../leads/lead-name";
 import { leadNotifications } from "../notifications/notifications.server";
 import { kickOutbox, type StaffEmail } from "../notifications/outbox.server";
 import { nudgeWebhooks } from "../webhooks/webhook-delivery.server";
@@ -269,7 +270,10 @@ async function insertLead(lead: ValidLead, form: PublicForm, meta: LeadMeta): Pr
     createdAt: stored.createdAt,
     email: leadEmail(lead.data, form.fields),
     awaitingConfirmation: false,
+    personName: null,
   };
+  // Its person's name (decision 071), only when it names one.
+  if (row.email) row.personName = personName(lead.data, form.fields);
   // What the visitor agreed to (decision 065), written in the lead's own transaction.
   const consents = acceptedConsents(form, lead.data, stored.createdAt, row.ipHash);
   // Double opt-in (decision 067): the visitor confirms the address first; until then the lead

@@ -4,6 +4,7 @@
 // leadChild line in PERSON_KINDS, before "leads". Entries run in order: children before their parents, outbox rows before the tickets
 // they point at (their relation would only be set to null).
 import { IN_LIST_SLICE, Prisma, slices } from "~/storage/db.server";
+import { eraseAddress, personIdOf } from "~/storage/people/people-store.server";
 import { containsLower, deleteWhere, equalsLower, idsWhere, replaceLower } from "~/storage/person-store.server";
 import { deleteLeadsReturning } from "~/storage/transactions.server";
 
@@ -270,6 +271,18 @@ function namesAddress(email: string): Prisma.Sql {
   return Prisma.sql`${containsLower("target", email)} OR ${containsLower("details", email)}`;
 }
 
+// The person the address belongs to (decision 071): their row and addresses. Erasing takes the
+// address off them, and the person too when it was their last.
+const people: PersonKind = {
+  name: "people",
+  read: async (client, person) => {
+    const id = await personIdOf(client, person.email);
+    if (!id) return [];
+    return client.person.findMany({ where: { id }, include: { addresses: { select: { email: true } } } });
+  },
+  erase: (client, person) => eraseAddress(client, person.email),
+};
+
 /** Every kind, in the order an erasure runs them. */
 export const PERSON_KINDS: readonly PersonKind[] = [
   leadChild("leadActivity", (client) => client.leadActivity),
@@ -285,6 +298,7 @@ export const PERSON_KINDS: readonly PersonKind[] = [
   supportRequests,
   ...autoresponder,
   ...transient,
+  people,
   auditEntries,
 ];
 

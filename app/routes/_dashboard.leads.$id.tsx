@@ -11,6 +11,7 @@ import { LeadConsents, LeadSource, LeadValues } from "~/components/leads/LeadVal
 import { LeadWorkForm } from "~/components/leads/LeadWorkForm";
 import { PersonHistory } from "~/components/leads/PersonHistory";
 import { LocalTime } from "~/components/LocalTime";
+import { PersonLinkCard } from "~/components/people/FirstTouch";
 import { RouteError } from "~/components/RouteError";
 import type { LeadData } from "~/forms/schema/form-schema";
 import { deleteLead } from "~/leads/lead-delete.server";
@@ -19,6 +20,7 @@ import { personName } from "~/leads/lead-name";
 import { saveLeadForm, type LeadFormRefusal } from "~/leads/lead-page-form.server";
 import { MAX_NOTE_LENGTH, MAX_TAGS, tagSuggestions } from "~/leads/lead-work.server";
 import { getLead } from "~/leads/lead.server";
+import { personLinkFor } from "~/people/people.server";
 import { authorize } from "~/staff/auth.server";
 import { listStaff } from "~/staff/staff.server";
 import { page } from "~/utils/http/page.server";
@@ -43,9 +45,11 @@ export const loader = page(async function loader({ request, params }: LoaderFunc
   await authorize(request, "leads.read");
   const [lead, staff, suggestions] = await Promise.all([getLead(leadId(params)), listStaff(), tagSuggestions()]);
   if (!lead) throw new Response(NOT_FOUND, { status: 404 });
+  const person = await personLinkFor(lead.email);
   const search = new URL(request.url).searchParams;
   return {
     lead,
+    person,
     // Every user names timeline entries (a disabled one too); only enabled, joined ones can own a lead.
     people: staff.map(({ id, name, email }) => ({ id, name, email })),
     owners: staff.filter((member) => member.status === "active").map(({ id, name, email }) => ({ id, name, email })),
@@ -85,7 +89,8 @@ function leadTitle(lead: {
 }
 
 export default function LeadPage() {
-  const { lead, people, owners, suggestions, statuses, limits, done, confirming } = useLoaderData<typeof loader>();
+  const { lead, person, people, owners, suggestions, statuses, limits, done, confirming } =
+    useLoaderData<typeof loader>();
   const refusal = useActionData<typeof action>() as LeadFormRefusal | undefined;
   const navigation = useNavigation();
   const busy = navigation.state === "submitting" ? navigation.formData?.get("intent") : null;
@@ -125,6 +130,7 @@ export default function LeadPage() {
       />
       <LeadValues lead={lead} />
       <LeadConsents lead={lead} />
+      <PersonLinkCard person={person} />
       <PersonHistory history={lead.history} />
       <section className="card" aria-labelledby="timeline-heading">
         <h2 id="timeline-heading">Notes and timeline</h2>

@@ -4,10 +4,12 @@ import { data } from "@remix-run/node";
 import { Form, Link, useLoaderData } from "@remix-run/react";
 import { SourceBreakdown } from "~/components/leads/SourceBreakdown";
 import { SourceFunnel } from "~/components/leads/SourceFunnel";
+import { SupportBySource } from "~/components/people/SupportBySource";
 import { RouteError } from "~/components/RouteError";
 import { getFunnel } from "~/forms/form-funnel.server";
 import { SourceStatsQuerySchema, getSourceStats } from "~/forms/form-stats.server";
 import { listFormChoices } from "~/leads/lead.server";
+import { supportByFirstTouchSource } from "~/people/people.server";
 import { authorize } from "~/staff/auth.server";
 import { checkInput } from "~/utils/domain-error";
 import { page } from "~/utils/http/page.server";
@@ -26,18 +28,22 @@ export const loader = page(async function loader({ request }: LoaderFunctionArgs
   const forms = await listFormChoices();
   // Without a form chosen, show the newest one rather than an empty page.
   const formId = values.formId || forms[0]?.id;
-  if (!formId) return { values, forms, stats: null, funnel: null, errors: [] };
+  if (!formId) return { values, forms, stats: null, funnel: null, support: null, errors: [] };
   const parsed = checkInput(SourceStatsQuerySchema, { ...values, formId });
-  if (!parsed.ok) return data({ values, forms, stats: null, funnel: null, errors: parsed.details }, { status: 422 });
+  if (!parsed.ok) {
+    return data({ values, forms, stats: null, funnel: null, support: null, errors: parsed.details }, { status: 422 });
+  }
   const [stats, funnel] = await Promise.all([
     getSourceStats(parsed.value),
     getFunnel({ ...parsed.value, groupBy: "utm_source" }),
   ]);
-  return { values: { ...values, formId, from: stats.from, to: stats.to }, forms, stats, funnel, errors: [] };
+  // Beside views and leads, the support requests each first-touch source brought (decision 071).
+  const support = await supportByFirstTouchSource(stats.formId, stats.from, stats.to);
+  return { values: { ...values, formId, from: stats.from, to: stats.to }, forms, stats, funnel, support, errors: [] };
 });
 
 export default function SourcesPage() {
-  const { values, forms, stats, funnel, errors } = useLoaderData<typeof loader>();
+  const { values, forms, stats, funnel, support, errors } = useLoaderData<typeof loader>();
   const errorFor = (name: string) => errors.find((error) => error.path === name)?.message;
   return (
     <>
@@ -85,6 +91,7 @@ export default function SourcesPage() {
       {forms.length === 0 ? <p className="muted">There are no forms yet.</p> : null}
       {funnel ? <SourceFunnel steps={funnel.steps} rows={funnel.rows} /> : null}
       {stats ? <SourceBreakdown stats={stats} /> : null}
+      {support ? <SupportBySource rows={support} /> : null}
     </>
   );
 }

@@ -5,12 +5,14 @@ import { parseWithZod } from "@conform-to/zod/v4";
 import { data, redirect } from "@remix-run/node";
 import { Link, useActionData, useLoaderData, useNavigation } from "@remix-run/react";
 import { useEffect, useRef, type RefObject } from "react";
+import { PersonLinkCard } from "~/components/people/FirstTouch";
 import { RouteError } from "~/components/RouteError";
 import { AssigneeForm, NotesSection } from "~/components/support/DeskPanels";
 import { MergedNotice, MergeForm } from "~/components/support/MergeForm";
 import { ReplyForm, StatusButtons } from "~/components/support/ThreadForms";
 import { deliveryText, ThreadMessage } from "~/components/support/ThreadMessage";
 import { fieldErrorsFrom } from "~/components/webhooks/EndpointFields";
+import { personLinkFor } from "~/people/people.server";
 import { authorize } from "~/staff/auth.server";
 import { getSupportDesk, replyOnce, savedReplyText } from "~/support/support-desk.server";
 import {
@@ -40,7 +42,7 @@ export const loader = page(async function loader({ request, params }: LoaderFunc
   if (!desk) throw new Response("No such support request.", { status: 404 });
   // One address per ticket: ids and other letter cases lead to the reference.
   if (params.reference !== desk.ticket.reference) throw redirect(`/support/${desk.ticket.reference}`);
-  return { ...desk, me: user.id };
+  return { ...desk, me: user.id, person: await personLinkFor(desk.ticket.email) };
 });
 
 type Intent = "reply" | "status" | "assign" | "note" | "merge";
@@ -132,7 +134,7 @@ export const action = page(async function action({ request, params, context }: A
 });
 
 export default function SupportThread() {
-  const { ticket, staff, me, savedReplies, mergeInto } = useLoaderData<typeof loader>();
+  const { ticket, staff, me, savedReplies, mergeInto, person } = useLoaderData<typeof loader>();
   const refusal = useActionData<typeof action>() as Refusal | undefined;
   const navigation = useNavigation();
   const busyIntent = navigation.state === "submitting" ? navigation.formData?.get("intent") : null;
@@ -244,6 +246,7 @@ function OpenTicketForms({
         busy={busyIntent === "note"}
         lastResult={refusal?.intent === "note" ? refusal.result : undefined}
       />
+      <PersonLinkCard person={person} />
 
       <MergeForm
         reference={ticket.reference}

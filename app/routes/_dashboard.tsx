@@ -31,6 +31,7 @@ function NavLinks() {
     <>
       <NavLink to="/forms">Forms</NavLink>
       <NavLink to="/leads">Leads</NavLink>
+      <NavLink to="/people">People</NavLink>
       <NavLink to="/support">Support</NavLink>
       {/* One menu for everything that is not daily work; open while one of its pages is. */}
       <details className="nav-group" open={inSettings}>

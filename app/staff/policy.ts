@@ -51,6 +51,10 @@ export const policy = {
   "people.manage": managers,
   /** See the support mailbox's connection (IMAP intake, decision 070) and fetch it now. */
   "mail.manage": managers,
+  /** See people: their addresses, leads, support requests and first touch (decision 071). */
+  "people.read": anyone,
+  /** Join two records of one person (decision 071): as everyday as working a lead, and audited. */
+  "people.merge": anyone,
 } satisfies Record<string, (actor: Actor) => boolean>;
 
 export type Permission = keyof typeof policy;
@@ -73,6 +77,8 @@ export const PERMISSION_WORDS: Record<Permission, string> = {
   "security.manage": "change the team's sign-in rules",
   "people.manage": "export or erase a person's data",
   "mail.manage": "manage the support mailbox",
+  "people.read": "see people",
+  "people.merge": "merge people",
 };
 
 /** A refusal a person understands: what their role cannot do, and whom to ask. */
@@ -113,6 +119,8 @@ export const SCOPE_FOR: Record<Permission, TokenScope | null> = {
   "security.manage": null,
   "people.manage": null,
   "mail.manage": null,
+  "people.read": "leads:read",
+  "people.merge": "leads:write",
 };
 
 /** The scopes `actor` may put on a token: those whose permissions the role has. */
@@ -186,6 +194,8 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   },
   "_dashboard.leads.sources": { GET: "leads.read" },
   "_dashboard.leads.partial": { GET: "leads.read" },
+  "_dashboard.people._index": { GET: "people.read" },
+  "_dashboard.people.$id": { GET: "people.read", POST: "people.merge" },
   "_dashboard.settings.audit": { GET: "audit.read" },
   "_dashboard.settings.privacy": {
     GET: "people.manage",
@@ -212,6 +222,9 @@ export const ROUTE_PERMISSIONS: Record<string, Record<string, Rule>> = {
   "api.audit": { GET: "audit.read" },
   "api.people.export": { GET: "people.manage" },
   "api.people.erase": { POST: "people.manage" },
+  "api.people._index": { GET: "people.read" },
+  "api.people.$id": { GET: "people.read" },
+  "api.people.$id.merge": { POST: "people.merge" },
   "settings.privacy.export": { GET: "public", POST: "people.manage" },
   "api.settings.security": { GET: "security.manage", PATCH: "security.manage" },
   "api.auth.login": { POST: "public" },

@@ -175,7 +175,9 @@ export async function writeWithTicketEvents<T>(
     const endpointIds = await subscribersOf(type, null);
     if (endpointIds.length > 0) subscribed.push([type, endpointIds]);
   }
-  if (subscribed.length === 0 && emails.length === 0 && !alongside) return write(db);
+  // A new ticket notes its person beside it (decision 071): always one transaction.
+  const opens = types.includes("support_request.created");
+  if (subscribed.length === 0 && emails.length === 0 && !alongside && !opens) return write(db);
   const result = await db.$transaction(async (tx) => {
     const written = await write(tx);
     if (subscribed.length > 0) {

@@ -10,6 +10,7 @@ import { z } from "zod";
 import { composeSupportEmail, newMessageId } from "~/notifications/mailer.server";
 import { db, type Prisma } from "~/storage/db.server";
 import { decodeCursorOrFail, encodeCursor } from "~/storage/keyset.server";
+import { notePerson } from "~/storage/people/person-arrival.server";
 import { DomainError, invalidFields } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
@@ -170,27 +171,38 @@ export async function createTicket(input: z.output<typeof CreateTicketSchema>) {
   const ticket = await writeWithTicketEvents(
     ["support_request.created"],
     (client) =>
-      client.ticket.create({
-        data: {
-          number,
-          reference,
-          email: input.email,
-          name: input.name,
-          subject: input.subject,
-          threadMessageId,
-          messages: {
-            create: {
-              direction: "inbound",
-              author: "customer",
-              fromEmail: input.email,
-              body: input.message,
-              fullBody: input.message,
+      client.ticket
+        .create({
+          data: {
+            number,
+            reference,
+            email: input.email,
+            name: input.name,
+            subject: input.subject,
+            threadMessageId,
+            messages: {
+              create: {
+                direction: "inbound",
+                author: "customer",
+                fromEmail: input.email,
+                body: input.message,
+                fullBody: input.message,
+              },
             },
+            outbox: { create: ack },
           },
-          outbox: { create: ack },
-        },
-        select: { id: true, reference: true, status: true },
-      }),
+          select: { id: true, reference: true, status: true, createdAt: true },
+        })
+        .then(async ({ createdAt, ...created }) => {
+          // Its person (decision 071), in the same transaction.
+          await notePerson(client, {
+            email: input.email,
+            name: input.name ?? null,
+            firstId: created.id,
+            at: createdAt,
+          });
+          return created;
+        }),
     (created) => created.id,
     supportNotifications(
       "created",

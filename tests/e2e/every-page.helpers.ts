@@ -104,6 +104,9 @@ export async function seedEveryPage(serverUrl: string): Promise<SeededPages> {
     settings: { thankYou: { linkUrl: "https://www.example.com/", linkText: "Back to Analytical Engines" } },
   });
 
+  // The person of the long address (made by the support request; their lead was seeded straight).
+  const person = await db.personAddress.findUniqueOrThrow({ where: { email: LONG_EMAIL }, select: { personId: true } });
+
   return {
     dashboard: [
       "/",
@@ -113,6 +116,8 @@ export async function seedEveryPage(serverUrl: string): Promise<SeededPages> {
       `/leads/${lead.id}`,
       "/leads/sources",
       "/leads/partial",
+      "/people",
+      `/people/${person.personId}`,
       "/support",
       `/support/${ticket.body.reference}`,
       `/support/${duplicate.body.reference}`,

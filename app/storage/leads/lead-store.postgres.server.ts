@@ -15,6 +15,7 @@ import {
   outboxParams,
   type StaffEmail,
 } from "../outbox-store.server";
+import { personInsertPostgres } from "../people/person-arrival.server";
 import {
   addLeadCreatedParams,
   LEAD_CREATED_PARAMS,
@@ -77,7 +78,8 @@ const ROW_COLUMNS = quoted(LEAD_ROW_COLUMNS);
 // only if the lead is. A lead that repeats
 // an idempotency key is skipped (ON CONFLICT DO NOTHING) and answered alone with a unique
 // violation, as a lone INSERT would be. The stored leads that are not spam are added to the
-// daily rollup, one row per distinct key (decision 055). The event's body and deliveries are
+// daily rollup, one row per distinct key (decision 055), and their addresses noted as people
+// (decision 071: ../people/person-arrival.server.ts). The event's body and deliveries are
 // written by the webhook worker (./webhook-fan-out-store.server.ts).
 const LEAD_TYPES: Partial<Record<(typeof NEW_LEAD_COLUMNS)[number], string>> = {
   schemaVersion: "int",
@@ -92,8 +94,10 @@ const arrays = (from: number, types: readonly string[]) => types.map((type, i) =
 const LEAD_PARAMS = NEW_LEAD_COLUMNS.length;
 /** Two arrays: the leads that finish a partial lead, and that partial's stored key. */
 const PARTIAL_PARAM = LEAD_PARAMS + LEAD_CREATED_PARAMS + OUTBOX_PARAMS + 1;
-/** The last parameter: the batch's shard of the daily rollup. */
+/** The batch's shard of the daily rollup. */
 const SHARD_PARAM = PARTIAL_PARAM + 2;
+/** The names the leads give their people (decision 071), parallel to the ids ($1). */
+const NAMES_PARAM = SHARD_PARAM + 1;
 const batchInsert = (consents: boolean) => `WITH lead AS (
   INSERT INTO "Lead" (${quoted(NEW_LEAD_COLUMNS)})
   SELECT ${NEW_LEAD_COLUMNS.map((column) => `i."${column}"${LEAD_CASTS[column] ?? ""}`).join(", ")}
@@ -102,7 +106,7 @@ const batchInsert = (consents: boolean) => `WITH lead AS (
     NEW_LEAD_COLUMNS.map((column) => LEAD_TYPES[column] ?? "text"),
   )}) AS i(${quoted(NEW_LEAD_COLUMNS)})
   ON CONFLICT DO NOTHING
-  RETURNING "id", "formId", "createdAt", "utmSource", "utmCampaign", "referrerHost", "isSpam"),
+  RETURNING "id", "formId", "createdAt", "utmSource", "utmCampaign", "referrerHost", "isSpam", "email"),
 daily AS (
   ${leadDailyFromSql({ from: "lead", where: `NOT "isSpam"`, day: POSTGRES_DAY, count: "COUNT(*)", shard: `$${SHARD_PARAM}::int` })}),
 event AS (
@@ -112,13 +116,14 @@ email AS (
 partial AS (
   DELETE FROM "PartialLead" p
   USING lead, unnest(${arrays(PARTIAL_PARAM, ["text", "text"])}) AS c("leadId", "key")
-  WHERE c."leadId" = lead."id" AND p."key" = c."key" AND p."formId" = lead."formId")${
-    consents
-      ? `,
+  WHERE c."leadId" = lead."id" AND p."key" = c."key" AND p."formId" = lead."formId"),
+${personInsertPostgres("$1", `$${NAMES_PARAM}`)}${
+  consents
+    ? `,
 consent AS (
-  ${consentInsertPostgres(SHARD_PARAM + 1, "lead")})`
-      : ""
-  }
+  ${consentInsertPostgres(NAMES_PARAM + 1, "lead")})`
+    : ""
+}
 SELECT "id" FROM lead`;
 // A batch with a lead that carries consents (decision 065) writes them in the same statement;
 // every other batch runs the statement it ran before consent fields existed.
@@ -177,6 +182,10 @@ function batchConsents(batch: ReadonlyArray<Omit<Pending, "resolve" | "reject">>
   return params;
 }
 
+/** The names the batch's leads give their people, in the order of their ids. */
+const personNames = (batch: ReadonlyArray<Omit<Pending, "resolve" | "reject">>) =>
+  batch.map(({ lead }) => lead.personName ?? null);
+
 /** The batch statement for these leads: with the consents step only when one has consents. */
 function batchStatement(batch: ReadonlyArray<Omit<Pending, "resolve" | "reject">>, shard: number) {
   const consents = batchConsents(batch);
@@ -184,9 +193,9 @@ function batchStatement(batch: ReadonlyArray<Omit<Pending, "resolve" | "reject">
     ? {
         name: "lead-batch-insert-consents",
         text: BATCH_INSERT_CONSENTS,
-        values: [...batchParams(batch), shard, ...consents],
+        values: [...batchParams(batch), shard, personNames(batch), ...consents],
       }
-    : { name: "lead-batch-insert", text: BATCH_INSERT, values: [...batchParams(batch), shard] };
+    : { name: "lead-batch-insert", text: BATCH_INSERT, values: [...batchParams(batch), shard, personNames(batch)] };
 }
 
 /** Writes a batch; the ids of the leads a repeated idempotency key kept out are refused. */

@@ -6,6 +6,7 @@ import { timeOrderedId } from "~/utils/random-text.server";
 import { writeConsentsSqlite, type NewConsent } from "../consent-store.server";
 import { filesGone, linkFilesSql } from "../lead-file-store.server";
 import { writeOutboxEmailsSqlite, type StaffEmail } from "../outbox-store.server";
+import { notePersonSqlite, type Arrival } from "../people/person-arrival.server";
 import {
   writeLeadCreatedSqlite,
   writeLeadUpdatedSqlite,
@@ -79,8 +80,10 @@ const linkFiles = (count: number) =>
 
 /** One lead with its event and emails: written in a savepoint of its batch's transaction. */
 function writeLead(connection: SqliteConnection, pending: Pending) {
-  const { id, values, event, emails, partial, consents, files } = pending;
+  const { id, values, event, emails, partial, consents, files, person } = pending;
   prepared(connection, values.length === NEW_LEAD_COLUMNS.length ? INSERT_AWAITING : INSERT).run(values);
+  // Its person (decision 071), in the same savepoint.
+  if (person) notePersonSqlite(connection, person);
   // The event's and the emails' rows as their pipelines write them (decision 045).
   if (event) writeLeadCreatedSqlite(connection, id, event);
   writeOutboxEmailsSqlite(connection, emails);
@@ -111,6 +114,8 @@ type Pending = {
   consents: readonly NewConsent[];
   /** The ids of its uploaded files (decision 064), linked with it; null for most leads. */
   files: readonly string[] | null;
+  /** Its person (decision 071); null when it has no address. */
+  person: Arrival | null;
   resolve: () => void;
   reject: (error: unknown) => void;
 };
@@ -136,9 +141,10 @@ async function flush(): Promise<void> {
       !only.daily &&
       !only.partial &&
       only.consents.length === 0 &&
-      !only.files
+      !only.files &&
+      !only.person
     ) {
-      // Alone, and spam (no rollup count): a single INSERT needs no transaction.
+      // Alone, spam (no rollup count) and without an address: a single INSERT needs no transaction.
       writeLead(connection, only);
     } else {
       connection.transaction(() => {
@@ -181,6 +187,9 @@ export const sqliteLeadStore: LeadStore = {
         partial,
         consents,
         files: files.length > 0 ? files : null,
+        person: lead.email
+          ? { email: lead.email, name: lead.personName ?? null, firstId: lead.id, at: lead.createdAt }
+          : null,
         resolve,
         reject,
       });

@@ -120,7 +120,11 @@ export const NEW_LEAD_COLUMNS = [
   "awaitingConfirmation",
 ] as const satisfies ReadonlyArray<keyof Lead>;
 
-export type NewLead = Omit<Pick<Lead, (typeof NEW_LEAD_COLUMNS)[number]>, "data"> & { data: LeadData };
+export type NewLead = Omit<Pick<Lead, (typeof NEW_LEAD_COLUMNS)[number]>, "data"> & {
+  data: LeadData;
+  /** The name its person gave (app/leads/lead-name.ts), kept on their Person row (decision 071). */
+  personName?: string | null;
+};
 
 /**
  * A new lead's INSERT values, in NEW_LEAD_COLUMNS order, each read by name. Written out
@@ -164,6 +168,7 @@ export interface LeadStore {
    * to by ticking consent fields (decision 065), are written with it too. `files`, the ids of
    * the files uploaded with it (written unlinked: ../lead-file-store.server.ts), are linked to
    * it in the same transaction too; one no longer there fails the lead (decision 064).
+   * Its address's person is noted with it too (decision 071: ../people/person-arrival.server.ts).
    */
   insert(
     lead: NewLead,

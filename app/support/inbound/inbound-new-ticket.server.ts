@@ -4,6 +4,7 @@
 // limits, and no acknowledgement to an auto-reply, a bounce or a message flagged as spam.
 import { newMessageId } from "~/notifications/mailer.server";
 import { db, isUniqueViolation } from "~/storage/db.server";
+import { notePerson } from "~/storage/people/person-arrival.server";
 import { env } from "~/utils/env.server";
 import { supportNotifications } from "../../notifications/notifications.server";
 import { kickOutbox } from "../../notifications/outbox.server";
@@ -60,36 +61,42 @@ export async function openTicketFromEmail(email: InboundEmail, receivedAt = new 
     const ticket = await writeWithTicketEvents(
       ["support_request.created"],
       (client) =>
-        client.ticket.create({
-          data: {
-            number,
-            reference,
-            email: email.from,
-            subject,
-            threadMessageId,
-            spam: email.spam,
-            lastMessageAt: receivedAt,
-            createdAt: receivedAt,
-            messages: {
-              create: {
-                direction: "inbound",
-                author: "customer",
-                fromEmail: email.from,
-                body: email.visibleText,
-                fullBody: email.text,
-                unverifiedSender: !verified,
-                isAutoReply: automatic,
-                emailMessageId: email.messageId,
-                dedupeKey,
-                notKept: email.notKept.length > 0 ? email.notKept.join("\n") : null,
-                attachments: { connect: attachmentIds.map((id) => ({ id })) },
-                createdAt: receivedAt,
+        client.ticket
+          .create({
+            data: {
+              number,
+              reference,
+              email: email.from,
+              subject,
+              threadMessageId,
+              spam: email.spam,
+              lastMessageAt: receivedAt,
+              createdAt: receivedAt,
+              messages: {
+                create: {
+                  direction: "inbound",
+                  author: "customer",
+                  fromEmail: email.from,
+                  body: email.visibleText,
+                  fullBody: email.text,
+                  unverifiedSender: !verified,
+                  isAutoReply: automatic,
+                  emailMessageId: email.messageId,
+                  dedupeKey,
+                  notKept: email.notKept.length > 0 ? email.notKept.join("\n") : null,
+                  attachments: { connect: attachmentIds.map((id) => ({ id })) },
+                  createdAt: receivedAt,
+                },
               },
+              ...(acknowledge ? { outbox: { create: acknowledgement(reference, email.from, threadMessageId) } } : {}),
             },
-            ...(acknowledge ? { outbox: { create: acknowledgement(reference, email.from, threadMessageId) } } : {}),
-          },
-          select: { id: true, reference: true, messages: { select: { id: true } } },
-        }),
+            select: { id: true, reference: true, messages: { select: { id: true } } },
+          })
+          .then(async (created) => {
+            // Its person (decision 071), in the same transaction.
+            await notePerson(client, { email: email.from, name: null, firstId: created.id, at: receivedAt });
+            return created;
+          }),
       (created) => created.id,
       // Staff hear of it as of a form's request; of an automatic message or spam, not at all.
       supportNotifications(
