@@ -7,8 +7,8 @@ import type { FormField } from "~/forms/form-schema";
 import { DomainError, invalidFields, type ErrorDetail } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { isPlainObject, type Submission } from "./lead-submission.server";
-import type { FieldLimit, StagedFile, UploadLimits } from "./lead-uploads.server";
 import { getPublicForm } from "./public-form.server";
+import type { FieldLimit, StagedFile, UploadLimits } from "./lead-uploads.server";
 
 const MB = 1024 * 1024;
 /** The most files one submission carries, whatever its form. */

@@ -226,17 +226,27 @@ export async function readMultipartSubmission(
     );
   });
   source.pipe(parser);
+  return settle(finished, work, read);
+}
+
+/** The read's outcome, once every file's writes are done: on a failure or a field's refusal, no file is kept. */
+async function settle(
+  finished: Promise<void>,
+  work: Array<Promise<void>>,
+  read: MultipartSubmission,
+): Promise<MultipartSubmission> {
+  const ids = () => read.files.map((file) => file.id);
   try {
     await finished;
-    if (!read.refusal) return read;
   } catch (error) {
     await Promise.allSettled(work);
-    await discardFiles(staged.map((file) => file.id)).catch(() => {});
+    await discardFiles(ids()).catch(() => {});
     throw error;
   }
+  if (!read.refusal) return read;
   // Refused by a field's limit: the text comes back with the refusal, and no file is kept.
   await Promise.allSettled(work);
-  await discardFiles(staged.map((file) => file.id));
+  await discardFiles(ids());
   return { fields: read.fields, files: [], refusal: read.refusal };
 }
 
