@@ -32,7 +32,7 @@ import { completedPartialKey } from "./partial-lead.server";
 import { findOpenForm, isOriginAllowed, type PublicForm } from "./public-form.server";
 import { dropProgress } from "./step-progress.server";
 import { hostedFormWithErrors } from "./submit-return.server";
-import { applyUploads, keptFiles, uploadLimits } from "./uploads/lead-files.server";
+import { applyUploads, fileFieldLimits, keptFiles, uploadLimits } from "./uploads/lead-files.server";
 import { discardFiles, readMultipartSubmission, type StagedFile } from "./uploads/lead-uploads.server";
 import { leadDraftScope, markSettled } from "./visitor-drafts.server";
 import { isBrowserPost, isFormPost, visitorPage } from "./visitor-page.server";
@@ -92,7 +92,8 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
   let submission: Submission | null = null;
   let staged: StagedFile[] = [];
   try {
-    ({ submission, staged } = await readSubmission(request));
+    let refusal: DomainError | undefined;
+    ({ submission, staged, refusal } = await readSubmission(request));
     form = await findOpenForm(submission.formId);
     const ownOrigin = () => new URL(request.url).origin;
     if (!isOriginAllowed(form, origin, ownOrigin) && origin !== APP_ORIGIN) {
@@ -111,6 +112,8 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
       }
       return errorResponse(403, "origin_not_allowed", message, { headers: { Vary: "Origin" } });
     }
+    // A file cut off at its field's limit, the text read on so that the page comes back filled in.
+    if (refusal) throw refusal;
     await limitSubmissions(form.id, meta.ip);
     const idempotencyKey = idempotencyKeyOf(request.headers.get("Idempotency-Key"));
     applyUploads(form.fields, submission, staged);
@@ -178,16 +181,22 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
  * a multipart post is read as it streams in, its files written unlinked until the lead links
  * them (decision 064), and deleted again if the post turns out unreadable.
  */
-async function readSubmission(request: Request): Promise<{ submission: Submission; staged: StagedFile[] }> {
+async function readSubmission(
+  request: Request,
+): Promise<{ submission: Submission; staged: StagedFile[]; refusal?: DomainError }> {
   const contentType = request.headers.get("Content-Type") ?? "";
   const referer = request.headers.get("Referer");
   if (submissionKind(contentType) !== "multipart") {
     const body = await readBodyText(request, SUBMISSION_BODY_LIMIT);
     return { submission: await parseSubmission({ contentType, body, referer }), staged: [] };
   }
-  const upload = await readMultipartSubmission(request, uploadLimits(SUBMISSION_BODY_LIMIT));
+  // A file is cut off at its own field's limit once `formId` names the form; a page post reads
+  // on past it (keeping no file) so that the form comes back with what was typed.
+  const forms = { lookup: fileFieldLimits, readOn: wantsRedirect(request, null) };
+  const upload = await readMultipartSubmission(request, uploadLimits(SUBMISSION_BODY_LIMIT), forms);
   try {
-    return { submission: await parseSubmission({ contentType, body: upload.fields, referer }), staged: upload.files };
+    const submission = await parseSubmission({ contentType, body: upload.fields, referer });
+    return { submission, staged: upload.files, refusal: upload.refusal };
   } catch (error) {
     await discardFiles(upload.files.map((file) => file.id)).catch(() => {});
     throw error;
@@ -226,6 +235,11 @@ function answersWithPage(request: Request, submission: Submission | null): boole
   return !jsonBody && isBrowserPost(request);
 }
 
+/** A refusal the hosted form shows by its fields: bad values, or a file over its field's size. */
+function namesFields(refusal: DomainError): boolean {
+  return refusal.code === "validation_failed" || (refusal.code === "payload_too_large" && refusal.details.length > 0);
+}
+
 function redirect303(location: string, corsOrigin: string | null): Response {
   return new Response(null, {
     status: 303,
@@ -246,7 +260,7 @@ async function answerRefusal(
   submission: Submission | null,
 ): Promise<Response> {
   const status = statusOf(refusal);
-  if (wantsRedirect(request, submission) && refusal.code === "validation_failed" && form && submission) {
+  if (wantsRedirect(request, submission) && namesFields(refusal) && form && submission) {
     return redirect303(await hostedFormWithErrors(form, submission, refusal.details), corsOrigin);
   }
   const response = answersWithPage(request, submission)

@@ -31,6 +31,8 @@ export function rulesFor(type: string) {
     options: CHOICE_TYPES.includes(t),
     placeholder: t !== "checkbox" && t !== "consent" && t !== "hidden" && t !== "multiselect",
     text: t === "consent",
+    /** A file field's types, size and number of files (decision 064). */
+    file: t === "file",
   };
 }
 
@@ -45,6 +47,15 @@ function number(form: FormData, name: string): number | undefined {
   const value = text(form, name);
   // NaN reaches the schema, which names the input ("expected number").
   return value === undefined ? undefined : Number(value);
+}
+
+/** A textarea's lines, trimmed, empty ones dropped; undefined when none. */
+function list(form: FormData, name: string): string[] | undefined {
+  const entries = String(form.get(name) ?? "")
+    .split(/\r?\n/)
+    .map((entry) => entry.trim())
+    .filter(Boolean);
+  return entries.length > 0 ? entries : undefined;
 }
 
 function defaultValueFor(type: string, raw: string | undefined): FormField["defaultValue"] {
@@ -96,8 +107,15 @@ export function fieldInputFromFormData(form: FormData, fields: readonly FormFiel
   if (rules.placeholder) input.placeholder = text(form, "placeholder");
   // A consent's wording (decision 065); it starts unticked, so it takes no default.
   if (rules.text) input.text = text(form, "text");
+  // A file field's rules, checked by the schema the API uses (file-field.ts); left empty, its defaults.
+  if (rules.file) {
+    input.accept = list(form, "accept");
+    input.maxSizeMb = number(form, "maxSizeMb");
+    input.maxFiles = number(form, "maxFiles");
+  }
   input.helpText = text(form, "helpText");
-  if (!rules.text) input.defaultValue = defaultValueFor(type, text(form, "defaultValue"));
+  // Neither a consent (unticked) nor a file (a browser cannot be handed one) takes a default.
+  if (!rules.text && !rules.file) input.defaultValue = defaultValueFor(type, text(form, "defaultValue"));
   // The step and the condition, when the editor posts them (null: the condition removed).
   input.step = number(form, "step");
   // Step 1 of a form without steps is no step: the field stays as it was stored.

@@ -208,6 +208,7 @@ export default function SupportThread() {
           replyForm={replyForm}
         />
       )}
+      <PersonLinkCard person={person} />
     </>
   );
 }
@@ -246,8 +247,6 @@ function OpenTicketForms({
         busy={busyIntent === "note"}
         lastResult={refusal?.intent === "note" ? refusal.result : undefined}
       />
-      <PersonLinkCard person={person} />
-
       <MergeForm
         reference={ticket.reference}
         candidates={mergeInto}

@@ -70,6 +70,47 @@ describe("the builder's form inputs", () => {
   });
 });
 
+describe("a file field's settings from the field editor (decision 064)", () => {
+  const posted = (extra: Record<string, string>) =>
+    fieldInputFromFormData(formData({ key: "cv", label: "CV", type: "file", defaultValue: "x", ...extra }));
+
+  it("reads the types one per line, the size and the number of files, and takes no default value", () => {
+    expect(posted({ accept: " .pdf \r\n\nimage/*\n", maxSizeMb: "2.5", maxFiles: "3" })).toEqual({
+      key: "cv",
+      label: "CV",
+      type: "file",
+      required: false,
+      accept: [".pdf", "image/*"],
+      maxSizeMb: 2.5,
+      maxFiles: 3,
+    });
+    // Left empty: the defaults (file-field.ts), nothing stored.
+    expect(posted({ accept: " \n", maxSizeMb: "", maxFiles: "" })).toEqual({
+      key: "cv",
+      label: "CV",
+      type: "file",
+      required: false,
+    });
+    // Another type leaves the file settings out, as a page without JavaScript still posts them.
+    expect(posted({ type: "text", accept: ".pdf", maxSizeMb: "2" })).not.toHaveProperty("accept");
+  });
+
+  it("refuses bad settings with the API's own messages, each by its input", () => {
+    const result = addFieldTo(fields, posted({ accept: ".pdf\nnot a type", maxSizeMb: "26", maxFiles: "1.5" }));
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.details).toEqual([
+      {
+        path: "field.accept.1",
+        message: "Use an extension such as .pdf, a type such as image/png, or a family such as image/*.",
+      },
+      { path: "field.maxSizeMb", message: "A file may weigh at most 25 MB." },
+      { path: "field.maxFiles", message: "Use a whole number of files." },
+    ]);
+    const saved = addFieldTo(fields, posted({ accept: ".PDF", maxSizeMb: "25", maxFiles: "10" }));
+    expect(saved.ok && saved.fields.at(-1)).toMatchObject({ accept: [".pdf"], maxSizeMb: 25, maxFiles: 10 });
+  });
+});
+
 describe("field list edits", () => {
   it("adds a field with a key made from its label, and refuses a duplicate key naming field.key", () => {
     const added = addFieldTo(fields, { label: "Email", type: "email" });

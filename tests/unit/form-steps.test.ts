@@ -76,6 +76,40 @@ describe("the steps' order when a form is saved", () => {
   });
 });
 
+describe("file fields in a form in steps (decision 064)", () => {
+  const text = (key: string, step: number) => ({ key, label: key, type: "text", step });
+  const file = (step: number) => ({ key: "cv", label: "CV", type: "file", step });
+
+  it("takes a file field on the last step, hidden fields after it or not", () => {
+    expect(FieldsSchema.safeParse([text("a", 1), file(2)]).success).toBe(true);
+    expect(
+      FieldsSchema.safeParse([text("a", 1), text("b", 2), file(2), { key: "h", label: "h", type: "hidden", step: 3 }])
+        .success,
+    ).toBe(true);
+    expect(FieldsSchema.safeParse([{ key: "cv", label: "CV", type: "file" }, text("b", 1)]).success).toBe(true);
+  });
+
+  it("refuses a file field on an earlier step, saying why (a file cannot travel between posted steps)", () => {
+    const result = FieldsSchema.safeParse([text("a", 1), file(1), text("b", 2)]);
+    expect(result.error!.issues).toEqual([
+      expect.objectContaining({
+        path: [1, "step"],
+        message: expect.stringMatching(/^"cv" is a file field on step 1: file fields go on the last step \(2\)/),
+      }),
+    ]);
+  });
+
+  it("refuses in the builder a new step after a file field, with the reason as the editor's message", () => {
+    const fields = FieldsSchema.parse([text("a", 1), file(1)]);
+    const added = addFieldTo(fields, { label: "Later", type: "text", step: 2 });
+    expect(added).toMatchObject({ ok: false, code: "validation_failed" });
+    expect(!added.ok && added.details!.map((detail) => detail.message)).toEqual([
+      expect.stringContaining('"cv" is a file field on step 1'),
+    ]);
+    expect(updateFieldIn(fields, "cv", { key: "cv", label: "CV", type: "file", step: 2 }).ok).toBe(true);
+  });
+});
+
 describe("the steps a visitor goes through", () => {
   const numbers = (answers: Record<string, unknown>) => shownSteps(FIELDS, answers).map((step) => step.number);
 

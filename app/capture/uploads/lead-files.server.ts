@@ -7,7 +7,8 @@ import type { FormField } from "~/forms/schema/form-schema";
 import { DomainError, invalidFields, type ErrorDetail } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { isPlainObject, type Submission } from "../lead-submission.server";
-import type { StagedFile, UploadLimits } from "./lead-uploads.server";
+import { getPublicForm } from "../public-form.server";
+import type { FieldLimit, StagedFile, UploadLimits } from "./lead-uploads.server";
 
 const MB = 1024 * 1024;
 /** The most files one submission carries, whatever its form. */
@@ -25,6 +26,32 @@ export function uploadLimits(textBytes: number): UploadLimits {
 }
 
 const mb = (bytes: number) => `${Math.round((bytes / MB) * 10) / 10} MB`;
+
+/** 413 naming the field: a file over its field's `maxSizeMb`, told while it streams in or once read. */
+function overFieldLimit(field: FormField, filename: string): DomainError {
+  const most = mb(fileRules(field).maxBytes);
+  return new DomainError("payload_too_large", `${filename} weighs more than ${most}, the most ${field.label} takes.`, [
+    { path: `data.${field.key}`, message: `${filename} is too large: choose a file of at most ${most}.` },
+  ]);
+}
+
+/**
+ * Each file field's own limit, by key, for the upload to cut a file off at the byte that
+ * passes it (readMultipartSubmission). Null for no such form: the submit refuses it later.
+ */
+export async function fileFieldLimits(formId: string): Promise<Map<string, FieldLimit> | null> {
+  const form = await getPublicForm(formId);
+  if (!form) return null;
+  const limits = new Map<string, FieldLimit>();
+  for (const field of form.fields) {
+    if (field.type !== "file") continue;
+    limits.set(field.key, {
+      maxBytes: fileRules(field).maxBytes,
+      refusal: (filename) => overFieldLimit(field, filename),
+    });
+  }
+  return limits;
+}
 
 /**
  * Checks the staged files against the form's file fields and sets each file field's value
@@ -46,14 +73,9 @@ export function applyUploads(fields: readonly FormField[], submission: Submissio
     if (mine.length === 0) continue;
     const rules = fileRules(field);
     const path = `data.${field.key}`;
+    // Cut off as it streamed in when the post named its form first; checked here for one that did not.
     const tooBig = mine.find((file) => file.size > rules.maxBytes);
-    if (tooBig) {
-      throw new DomainError(
-        "payload_too_large",
-        `${tooBig.filename} weighs ${mb(tooBig.size)}; ${field.label} takes files of at most ${mb(rules.maxBytes)}.`,
-        [{ path, message: `Choose a file of at most ${mb(rules.maxBytes)}.` }],
-      );
-    }
+    if (tooBig) throw overFieldLimit(field, tooBig.filename);
     if (mine.length > rules.maxFiles) {
       details.push({ path, message: `Attach at most ${rules.maxFiles} ${rules.maxFiles === 1 ? "file" : "files"}.` });
       continue;

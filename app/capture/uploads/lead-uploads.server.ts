@@ -35,9 +35,42 @@ export type UploadLimits = {
   textBytes: number;
 };
 
-export type MultipartSubmission = { fields: Array<[string, string]>; files: StagedFile[] };
+/** A file field's own limit (its `maxSizeMb`), and the refusal of a file past it. */
+export type FieldLimit = { maxBytes: number; refusal: (filename: string) => DomainError };
+
+/**
+ * The limits of the form the post names, so a file is cut off at its own field's limit as
+ * it streams in rather than once read whole. The hosted page and the embed send `formId`
+ * first; a post naming it after its files is checked once read (lead-files.server.ts).
+ */
+export type FormLimits = {
+  /** Each file field's limit by key, asked for when the `formId` field arrives; null for no such form. */
+  lookup: (formId: string) => Promise<ReadonlyMap<string, FieldLimit> | null>;
+  /**
+   * Whether the text after a file over its field's limit is still wanted (a browser's page post,
+   * whose form comes back filled in): the files' bytes are then dropped as they arrive, within
+   * the hard limits, and the refusal comes with the text. Otherwise the read stops at once.
+   */
+  readOn: boolean;
+};
+
+export type MultipartSubmission = {
+  fields: Array<[string, string]>;
+  files: StagedFile[];
+  /** A file over its field's limit when `readOn`: nothing kept, the text read to the end. */
+  refusal?: DomainError;
+};
+
+/** A file over its own field's limit (not a hard limit): see FormLimits.readOn. */
+class OverFieldLimit extends Error {
+  constructor(readonly refusal: DomainError) {
+    super(refusal.message);
+  }
+}
 
 const tooLarge = (message: string) => new DomainError("payload_too_large", message);
+const overTotal = (limits: UploadLimits) =>
+  tooLarge(`The files of one submission may weigh at most ${limits.totalBytes / 1024 / 1024} MB together.`);
 
 /** A name as a download may carry it: no path, no control characters, at most 255 characters. */
 function cleanName(filename: string): string {
@@ -50,16 +83,16 @@ function cleanName(filename: string): string {
   return (clean || "file").slice(0, 255);
 }
 
+type FilePart = { stream: Readable; field: string; filename: string; position: number; own: FieldLimit | undefined };
+
 /** One file part: its bytes chunked into the database, its type told by its first bytes. */
 async function stageFile(
-  stream: Readable,
-  field: string,
-  filename: string,
-  position: number,
+  part: FilePart,
   budget: { total: number },
   limits: UploadLimits,
   staged: StagedFile[],
 ): Promise<void> {
+  const { stream, field, filename, position, own } = part;
   let file: StagedFile | null = null;
   let pending: Buffer[] = [];
   let pendingBytes = 0;
@@ -83,13 +116,15 @@ async function stageFile(
     // loop between chunks, or a 25 MB file would be a hundred writes back to back.
     await new Promise((resolve) => setImmediate(resolve));
   };
-  for await (const data of stream as AsyncIterable<Buffer>) {
+  // Not destroyed when the loop throws: a destroyed part would stall the parser, and after a
+  // field's refusal the rest of the part is still read (and dropped) for the text after it.
+  for await (const data of stream.iterator({ destroyOnReturn: false }) as AsyncIterable<Buffer>) {
     size += data.byteLength;
     budget.total += data.byteLength;
+    // The field's own limit first (its message names the field), at the byte that passes it.
+    if (own && size > own.maxBytes) throw new OverFieldLimit(own.refusal(cleanName(filename)));
     if (size > limits.fileBytes) throw tooLarge(`A file may weigh at most ${limits.fileBytes / 1024 / 1024} MB.`);
-    if (budget.total > limits.totalBytes) {
-      throw tooLarge(`The files of one submission may weigh at most ${limits.totalBytes / 1024 / 1024} MB together.`);
-    }
+    if (budget.total > limits.totalBytes) throw overTotal(limits);
     pending.push(data);
     pendingBytes += data.byteLength;
     while (pendingBytes >= CHUNK_BYTES) {
@@ -111,20 +146,113 @@ async function stageFile(
 
 /**
  * Reads a multipart submission: its text fields (in order) and its files, written unlinked.
- * 413 `payload_too_large` past a size limit, 422 past the number of files, 400 for a body
- * that is not multipart; on any of these (or the client going away) the files written so far
- * are deleted before the promise rejects.
+ * 413 `payload_too_large` past a size limit (a file's own field's too, once `forms` knows
+ * it), 422 past the number of files, 400 for a body that is not multipart; on any of these
+ * (or the client going away) the files written so far are deleted before the promise rejects.
  */
-export async function readMultipartSubmission(request: Request, limits: UploadLimits): Promise<MultipartSubmission> {
-  const fields: Array<[string, string]> = [];
-  const staged: StagedFile[] = [];
+export async function readMultipartSubmission(
+  request: Request,
+  limits: UploadLimits,
+  forms?: FormLimits,
+): Promise<MultipartSubmission> {
+  const read: MultipartSubmission = { fields: [], files: [] };
+  const staged = read.files;
   const work: Array<Promise<void>> = [];
   const budget = { total: 0 };
   let textBytes = 0;
   let failure: unknown = null;
-  let parser: busboy.Busboy;
+  let formLimits: Promise<ReadonlyMap<string, FieldLimit> | null> | undefined;
+  const parser = newParser(request, limits);
+  const source = request.body ? Readable.fromWeb(request.body as never) : Readable.from([]);
+  const finished = new Promise<void>((resolve, reject) => {
+    const fail = (error: unknown) => {
+      if (failure) return;
+      // Past a hard limit after a field's refusal: the text read so far comes back with the refusal.
+      failure = read.refusal ?? error;
+      // Read no further: the parser ends the file part being read (its stream errors), and
+      // the client's connection is let go.
+      source.unpipe(parser);
+      source.destroy();
+      parser.destroy(new Error("upload refused"));
+      if (read.refusal) resolve();
+      else reject(failure);
+    };
+    /** Reads a file part to its end and keeps nothing (after a refusal), within the total. */
+    const drop = (stream: Readable) =>
+      stream.on("data", (data: Buffer) => {
+        budget.total += data.byteLength;
+        if (budget.total > limits.totalBytes) fail(overTotal(limits));
+      });
+    parser.on("field", (name, value, info) => {
+      textBytes += name.length + value.length;
+      if (info.valueTruncated || textBytes > limits.textBytes) {
+        fail(tooLarge(`The text of a submission may weigh at most ${limits.textBytes / 1024} KB.`));
+        return;
+      }
+      read.fields.push([name, value]);
+      // The form is known: each of its file fields' limits, before (in the browser's order) its files.
+      if (name === "formId" && forms && !formLimits) formLimits = forms.lookup(value).catch(() => null);
+    });
+    parser.on("file", (name, stream, info) => {
+      // A part cut short errors when the parser is destroyed: the refusal is already in hand.
+      stream.on("error", () => {});
+      if (read.refusal) return void drop(stream);
+      const limitsNow = formLimits;
+      const position = work.length;
+      const task = (async () => {
+        const own = (await limitsNow)?.get(name);
+        await stageFile({ stream, field: name, filename: info.filename ?? "", position, own }, budget, limits, staged);
+      })().catch((error: unknown) => {
+        if (error instanceof OverFieldLimit && forms?.readOn) {
+          read.refusal ??= error.refusal;
+          drop(stream); // the rest of this part is read and dropped, so the parser goes on
+        } else {
+          stream.resume();
+          fail(error instanceof OverFieldLimit ? error.refusal : error);
+        }
+      });
+      work.push(task);
+    });
+    parser.on("filesLimit", () =>
+      fail(new DomainError("validation_failed", `A submission carries at most ${limits.files} files.`)),
+    );
+    parser.on("fieldsLimit", () => fail(tooLarge("The submission has too many fields.")));
+    parser.on("partsLimit", () => fail(tooLarge("The submission has too many parts.")));
+    parser.on("error", () => fail(new DomainError("malformed_body", "The multipart body is malformed.")));
+    source.on("error", () => fail(new DomainError("malformed_body", "The upload was cut off before its end.")));
+    parser.on(
+      "close",
+      () => void Promise.all(work).then(() => (failure && !read.refusal ? reject(failure) : resolve())),
+    );
+  });
+  source.pipe(parser);
+  return settle(finished, work, read);
+}
+
+/** The read's outcome, once every file's writes are done: on a failure or a field's refusal, no file is kept. */
+async function settle(
+  finished: Promise<void>,
+  work: Array<Promise<void>>,
+  read: MultipartSubmission,
+): Promise<MultipartSubmission> {
+  const ids = () => read.files.map((file) => file.id);
   try {
-    parser = busboy({
+    await finished;
+  } catch (error) {
+    await Promise.allSettled(work);
+    await discardFiles(ids()).catch(() => {});
+    throw error;
+  }
+  if (!read.refusal) return read;
+  // Refused by a field's limit: the text comes back with the refusal, and no file is kept.
+  await Promise.allSettled(work);
+  await discardFiles(ids());
+  return { fields: read.fields, files: [], refusal: read.refusal };
+}
+
+function newParser(request: Request, limits: UploadLimits): busboy.Busboy {
+  try {
+    return busboy({
       headers: { "content-type": request.headers.get("Content-Type") ?? "" },
       defParamCharset: "utf8",
       limits: {
@@ -138,51 +266,6 @@ export async function readMultipartSubmission(request: Request, limits: UploadLi
     });
   } catch {
     throw new DomainError("malformed_body", "The multipart body is malformed.");
-  }
-  const source = request.body ? Readable.fromWeb(request.body as never) : Readable.from([]);
-  const finished = new Promise<void>((resolve, reject) => {
-    const fail = (error: unknown) => {
-      if (failure) return;
-      failure = error;
-      // Read no further: the parser ends the file part being read (its stream errors), and
-      // the client's connection is let go.
-      source.unpipe(parser);
-      source.destroy();
-      parser.destroy(new Error("upload refused"));
-      reject(failure);
-    };
-    parser.on("field", (name, value, info) => {
-      textBytes += name.length + value.length;
-      if (info.valueTruncated || textBytes > limits.textBytes) {
-        fail(tooLarge(`The text of a submission may weigh at most ${limits.textBytes / 1024} KB.`));
-      } else fields.push([name, value]);
-    });
-    parser.on("file", (name, stream, info) => {
-      const task = stageFile(stream, name, info.filename ?? "", work.length, budget, limits, staged).catch(
-        (error: unknown) => {
-          stream.resume(); // the rest of this part is read and dropped, so the parser goes on
-          fail(error);
-        },
-      );
-      work.push(task);
-    });
-    parser.on("filesLimit", () =>
-      fail(new DomainError("validation_failed", `A submission carries at most ${limits.files} files.`)),
-    );
-    parser.on("fieldsLimit", () => fail(tooLarge("The submission has too many fields.")));
-    parser.on("partsLimit", () => fail(tooLarge("The submission has too many parts.")));
-    parser.on("error", () => fail(new DomainError("malformed_body", "The multipart body is malformed.")));
-    source.on("error", () => fail(new DomainError("malformed_body", "The upload was cut off before its end.")));
-    parser.on("close", () => void Promise.all(work).then(() => (failure ? reject(failure) : resolve())));
-  });
-  source.pipe(parser);
-  try {
-    await finished;
-    return { fields, files: staged };
-  } catch (error) {
-    await Promise.allSettled(work);
-    await discardFiles(staged.map((file) => file.id)).catch(() => {});
-    throw error;
   }
 }
 

@@ -6,6 +6,7 @@ import { useFetcher } from "@remix-run/react";
 import { useEffect, useState, type FormEvent, type InputHTMLAttributes } from "react";
 import { addFieldTo, fieldInputFromFormData, rulesFor, updateFieldIn, type BuilderResult } from "~/forms/form-builder";
 import { CONSENT_TEXT_MAX } from "~/forms/schema/consent-text";
+import { DEFAULT_ACCEPT, DEFAULT_FILE_SIZE_MB, FILE_MAX_SIZE_MB, MAX_FILES_PER_FIELD } from "~/forms/schema/file-field";
 import { FIELD_TYPES, type FormField } from "~/forms/schema/form-schema";
 import { FieldPlacement } from "./FieldPlacement";
 import { useSayWhenSaved } from "./SavedAnnouncer";
@@ -54,6 +55,7 @@ export function FieldEditor(props: FieldEditorProps) {
       {mode === "edit" ? <input type="hidden" name="fieldKey" value={field!.key} /> : null}
       <BasicInputs mode={mode} inputs={inputs} />
       <RuleInputs inputs={inputs} shown={shown} />
+      {shown.file ? <FileInputs inputs={inputs} /> : null}
       <HintInputs inputs={inputs} shown={shown} />
       <FieldPlacement idPrefix={idPrefix} field={field} fields={props.fields} values={values} errors={errors} />
       {general ? (
@@ -151,7 +153,9 @@ function useFieldEditor({ mode, field, fields, idPrefix, actionData, onDraft }: 
 
 function shownInputs(type: string, hydrated: boolean): Shown {
   // Without JavaScript nothing hides an input when the type changes, so all of them show.
-  if (!hydrated) return { length: true, pattern: true, range: true, options: true, placeholder: true, text: true };
+  if (!hydrated) {
+    return { length: true, pattern: true, range: true, options: true, placeholder: true, text: true, file: true };
+  }
   return rulesFor(type);
 }
 
@@ -163,7 +167,7 @@ function valueOf({ values, field }: EditorInputs, name: keyof FormField): string
   if (values) return values[name];
   const current = field?.[name];
   if (current === undefined) return undefined;
-  if (Array.isArray(current)) return name === "options" ? current.join("\n") : current.join(", ");
+  if (Array.isArray(current)) return name === "options" || name === "accept" ? current.join("\n") : current.join(", ");
   return String(current);
 }
 
@@ -288,6 +292,54 @@ function ConsentTextInput({ inputs }: { inputs: EditorInputs }) {
       </small>
       <FieldError id={idOf(inputs, "text-error")} message={error} />
     </div>
+  );
+}
+
+/**
+ * A file field's rules (decision 064): the types it takes, one per line, how large a file may be
+ * and how many it takes. Left empty, the defaults apply; the schema the API uses checks them.
+ */
+function FileInputs({ inputs }: { inputs: EditorInputs }) {
+  const error = inputs.errors.accept;
+  const describedBy = [idOf(inputs, "accept-help"), error ? idOf(inputs, "accept-error") : ""].join(" ").trim();
+  return (
+    <>
+      <div>
+        <label htmlFor={idOf(inputs, "accept")}>Accepted types (file fields, one per line)</label>
+        <textarea
+          id={idOf(inputs, "accept")}
+          name="accept"
+          rows={3}
+          defaultValue={valueOf(inputs, "accept")}
+          aria-invalid={error ? true : undefined}
+          aria-describedby={describedBy}
+        />
+        <small id={idOf(inputs, "accept-help")} className="muted">
+          An extension (.pdf), a type (image/png) or a family (image/*). Empty: {DEFAULT_ACCEPT.join(" ")}. Each
+          file&apos;s contents are checked against its name.
+        </small>
+        <FieldError id={idOf(inputs, "accept-error")} message={error} />
+      </div>
+      <div className="row">
+        <EditorInput
+          inputs={inputs}
+          name="maxSizeMb"
+          label={`Largest file, MB (file fields; ${DEFAULT_FILE_SIZE_MB} when empty)`}
+          type="number"
+          min={0}
+          max={FILE_MAX_SIZE_MB}
+          step="any"
+        />
+        <EditorInput
+          inputs={inputs}
+          name="maxFiles"
+          label="Files at most (file fields; 1 when empty)"
+          type="number"
+          min={1}
+          max={MAX_FILES_PER_FIELD}
+        />
+      </div>
+    </>
   );
 }
 

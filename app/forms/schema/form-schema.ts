@@ -10,7 +10,7 @@ import { CAPTCHA_PROVIDERS } from "../captcha-widgets";
 import { CONSENT_TEXT_MAX, consentFieldProblems } from "./consent-text";
 import { ConditionSchema, conditionKeys, isShown } from "./field-conditions";
 import { FILE_FIELD_KEYS, fileFieldProblems } from "./file-field";
-import { MAX_STEPS, stepOrderProblems } from "./form-steps";
+import { fileStepProblems, MAX_STEPS, stepOrderProblems } from "./form-steps";
 import { HttpsUrlSchema, HttpUrlSchema } from "./url-schemas";
 
 export { HttpsUrlSchema, HttpUrlSchema };
@@ -167,7 +167,7 @@ export const FieldsSchema = z
         }
       }
     });
-    for (const { index, message } of stepOrderProblems(fields)) {
+    for (const { index, message } of [...stepOrderProblems(fields), ...fileStepProblems(fields)]) {
       ctx.addIssue({ code: "custom", path: [index, "step"], message });
     }
   });

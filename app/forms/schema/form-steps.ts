@@ -65,6 +65,27 @@ export function stepOrderProblems(fields: readonly Stepped[]): Array<{ index: nu
 }
 
 /**
+ * File fields off the last page (decision 064): without JavaScript each page is a post of its
+ * own, and a browser cannot carry a chosen file to the next page, so file fields go on the
+ * page that sends the form.
+ */
+export function fileStepProblems(fields: readonly Stepped[]): Array<{ index: number; message: string }> {
+  const last = Math.max(1, ...fields.filter(onPage).map(stepOf));
+  return fields.flatMap((field, index) =>
+    field.type === "file" && stepOf(field) < last
+      ? [
+          {
+            index,
+            message:
+              `"${field.key}" is a file field on step ${stepOf(field)}: file fields go on the last step (${last}), ` +
+              "the one that sends the form, since without JavaScript a file chosen on an earlier step cannot be carried to the next.",
+          },
+        ]
+      : [],
+  );
+}
+
+/**
  * The pages a visitor goes through for these answers: a page whose fields are all hidden by
  * their conditions is skipped (the first page always counts).
  */
