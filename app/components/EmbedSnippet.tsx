@@ -5,6 +5,7 @@
 import { useState } from "react";
 import { useHydrated } from "~/components/form-builder/shared";
 import { consentParts } from "~/forms/schema/consent-text";
+import { acceptAttribute, fileRules } from "~/forms/schema/file-field";
 import type { FormField } from "~/forms/schema/form-schema";
 import { formSteps } from "~/forms/schema/form-steps";
 import { HONEYPOT_FIELD } from "~/leads/lead-fields";
@@ -71,9 +72,18 @@ function inputsFor(fields: FormField[]): string[] {
         const multiple = field.type === "multiselect" ? " multiple" : "";
         return `  ${open}${label} <select name="${field.key}"${multiple}${required}>${empty}${options}</select></label>`;
       }
+      if (field.type === "file") {
+        const multiple = fileRules(field).maxFiles > 1 ? " multiple" : "";
+        const accept = escapeHtml(acceptAttribute(field));
+        return `  ${open}${label} <input type="file" name="${field.key}" accept="${accept}"${multiple}${required}></label>`;
+      }
       return `  ${open}${label} <input type="${field.type}" name="${field.key}"${required}></label>`;
     });
 }
+
+/** A form with a file field posts its files: without JavaScript, only as multipart. */
+const encoding = (fields: FormField[]) =>
+  fields.some((field) => field.type === "file") ? ` enctype="multipart/form-data"` : "";
 
 /**
  * The fields' inputs; a form in steps groups them in one `<fieldset data-lc-step>` per step,
@@ -124,7 +134,7 @@ export function scriptSnippet(
     `<!-- Optional: the form's look, themeable with --lc-accent, --lc-radius and --lc-font -->`,
     `<link rel="stylesheet" href="${appUrl}/embed.css">`,
     `<script src="${appUrl}/embed.js" defer></script>`,
-    `<form class="lc-form" method="post" action="${appUrl}/api/leads/submit" data-lead-form="${formId}"${message}>`,
+    `<form class="lc-form" method="post" action="${appUrl}/api/leads/submit"${encoding(fields)} data-lead-form="${formId}"${message}>`,
     ...submitTarget(formId),
     ...stepInputs(fields, stepTitles),
     `  <button type="submit">Send</button>`,
@@ -135,7 +145,7 @@ export function scriptSnippet(
 
 function htmlFormExample(formId: string, appUrl: string, fields: FormField[], privacyUrl?: string): string {
   return [
-    `<form class="lc-form" method="post" action="${appUrl}/api/leads/submit">`,
+    `<form class="lc-form" method="post" action="${appUrl}/api/leads/submit"${encoding(fields)}>`,
     ...submitTarget(formId),
     ...inputsFor(fields),
     `  <button type="submit">Send</button>`,

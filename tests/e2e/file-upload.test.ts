@@ -1,10 +1,15 @@
 // A file field on the hosted form in Chromium (issue 31 item 4, decision 064), with JavaScript
 // on and off: a file over the field's limit is refused with its message beside the field (what
 // was typed kept), a small one goes with the lead, and staff download it from the lead page
-// byte for byte. Without JavaScript, a form in steps carries its file from the last step.
+// byte for byte. Without JavaScript, a form in steps carries its file from the last step. The
+// embed code pasted on another site sends the file too, with the script and without it.
 import fs from "node:fs/promises";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MIN_SUBMIT_MS } from "~/capture/lead-signatures.server";
+import { scriptSnippet } from "~/components/EmbedSnippet";
+import { FieldsSchema } from "~/forms/schema/form-schema";
 import { db } from "~/storage/db.server";
 import { launchBrowser, pageWithSession } from "../support/browser";
 import { newForm } from "../support/forms";
@@ -102,5 +107,39 @@ describe("a file field on the last step of a form in steps, without JavaScript",
     const lead = await db.lead.findFirstOrThrow({ where: { formId }, select: { data: true } });
     expect(lead.data).toMatchObject({ name: "Stepping Sam", scan: ["small.png"] });
     expect(await downloadFromLeadPage(formId)).toEqual(small.buffer);
+  });
+});
+
+describe.each([
+  { javaScriptEnabled: true, label: "with JavaScript" },
+  { javaScriptEnabled: false, label: "without JavaScript" },
+])("a file field in the embed code pasted on another site, $label", ({ javaScriptEnabled }) => {
+  it("sends the file with the lead (a multipart post, even without the script)", async () => {
+    let html = "";
+    const site = http.createServer((_req, res) => res.writeHead(200, { "Content-Type": "text/html" }).end(html));
+    await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
+    try {
+      const siteUrl = `http://localhost:${(site.address() as AddressInfo).port}`;
+      const fields = FieldsSchema.parse([{ key: "name", label: "Your name", type: "text", required: true }, fileField]);
+      const formId = await newForm({ name: "Embedded scan", fields, settings: { allowedOrigins: [siteUrl] } });
+      html = `<!doctype html><html lang="en"><head><title>Shop</title></head><body>
+        ${scriptSnippet(formId, server.url, fields, { successMessage: "Thanks!" })}</body></html>`;
+      const page = await (await browser.newContext({ javaScriptEnabled })).newPage();
+      page.setDefaultTimeout(10_000);
+      await page.goto(siteUrl);
+      expect(await page.locator("input[name=scan]").getAttribute("accept")).toBe(".png");
+      await page.getByLabel("Your name").fill("Embedded Eve");
+      const small = png("small.png", 4 * KiB);
+      await page.locator("input[name=scan]").setInputFiles(small);
+      await page.getByRole("button", { name: "Send" }).click();
+      if (javaScriptEnabled) await page.getByText("Thanks!").waitFor();
+      else await page.waitForURL(/\/thanks$/);
+      await page.context().close();
+      const lead = await db.lead.findFirstOrThrow({ where: { formId }, select: { data: true } });
+      expect(lead.data).toMatchObject({ name: "Embedded Eve", scan: ["small.png"] });
+      expect(await downloadFromLeadPage(formId)).toEqual(small.buffer);
+    } finally {
+      await new Promise((resolve) => site.close(resolve));
+    }
   });
 });

@@ -52,4 +52,17 @@ describe("the embed snippet", () => {
       /<button type="submit">Send<\/button>\n {2}<p class="lc-privacy"><a href="https:\/\/x.example\/privacy" target="_blank" rel="noopener noreferrer">Privacy notice<\/a><\/p>\n<\/form>/,
     );
   });
+
+  it("posts a form with a file field as multipart, its input taking the field's types and number of files", () => {
+    const withFile = FieldsSchema.parse([
+      { key: "name", label: "Name", type: "text" },
+      { key: "docs", label: "Documents", type: "file", accept: [".pdf", ".png"], maxFiles: 3, required: true },
+    ]);
+    const code = scriptSnippet("form1", "https://app.example", withFile);
+    expect(code).toMatch(
+      /<form class="lc-form" method="post" action="https:\/\/app.example\/api\/leads\/submit" enctype="multipart\/form-data" /,
+    );
+    expect(code).toContain('<input type="file" name="docs" accept=".pdf,.png" multiple required>');
+    expect(scriptSnippet("form1", "https://app.example", [withFile[0]])).not.toContain("enctype");
+  });
 });
