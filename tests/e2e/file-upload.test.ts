@@ -5,7 +5,6 @@
 // embed code pasted on another site sends the file too, with the script and without it.
 import fs from "node:fs/promises";
 import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MIN_SUBMIT_MS } from "~/capture/lead-signatures.server";
 import { scriptSnippet } from "~/components/EmbedSnippet";
@@ -16,6 +15,7 @@ import { newForm } from "../support/forms";
 import { loginAsStaff } from "../support/http";
 import { startServer, type TestServer } from "../support/server";
 import { pngBytes } from "../support/uploads";
+import type { AddressInfo } from "node:net";
 import type { Browser, Page } from "playwright-core";
 
 let server: TestServer;
