@@ -73,7 +73,10 @@ describe("passkeys in Chromium", () => {
     expect(actions.map((entry) => entry.action)).toEqual(expect.arrayContaining(["passkey.add", "passkey.remove"]));
 
     // The authenticator still holds the credential; the server no longer knows it.
+    // Signed out before /login is asked for: a slow sign-out would otherwise still hold the
+    // session when /login loads, and send the page on to the dashboard.
     await page.getByRole("button", { name: "Log out" }).click();
+    await page.getByRole("heading", { name: "Log in" }).waitFor();
     await page.goto(`${server.origin}/login`);
     await waitForHydration(page);
     await page.getByRole("button", { name: "Sign in with a passkey" }).click();
