@@ -3,15 +3,10 @@
 import { Link } from "@remix-run/react";
 import { Breakable } from "~/components/Breakable";
 import { LocalTime } from "~/components/LocalTime";
+import type { FirstTouch } from "~/people/people.server";
 
-export type FirstTouchView = {
-  utm_source: string | null;
-  utm_campaign: string | null;
-  referrerHost: string | null;
-  landingPage: string | null;
-  formId: string;
-  at: string;
-} | null;
+/** A person's first touch, or null when they have sent no lead (or only spam). */
+export type FirstTouchView = FirstTouch | null;
 
 /** The source in a few words: utm_source, else the referrer's host, else "direct". */
 export function sourceWords(touch: FirstTouchView): string {

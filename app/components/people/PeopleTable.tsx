@@ -4,20 +4,10 @@ import { Link } from "@remix-run/react";
 import { Breakable } from "~/components/Breakable";
 import { LocalTime } from "~/components/LocalTime";
 import { TableScroll } from "~/components/TableScroll";
-import { sourceWords, type FirstTouchView } from "./FirstTouch";
+import type { PersonJson } from "~/people/people.server";
+import { sourceWords } from "./FirstTouch";
 
-export type PersonView = {
-  id: string;
-  email: string;
-  name: string | null;
-  leadCount: number;
-  ticketCount: number;
-  firstSeenAt: string;
-  lastSeenAt: string;
-  firstTouch: FirstTouchView;
-};
-
-export function PeopleTable({ people }: { people: PersonView[] }) {
+export function PeopleTable({ people }: { people: PersonJson[] }) {
   return (
     <TableScroll label="People">
       <table aria-label="People">

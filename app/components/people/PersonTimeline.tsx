@@ -2,27 +2,15 @@
 // messages, newest first, each linking to the lead or the request it belongs to.
 import { Link } from "@remix-run/react";
 import { LocalTime } from "~/components/LocalTime";
+import type { TimelineItem } from "~/people/person-timeline.server";
 
-export type TimelineItemView = {
-  kind: "lead" | "status" | "note" | "ticket" | "message";
-  id: string;
-  at: string;
-  leadId: string | null;
-  reference: string | null;
-  title: string | null;
-  from: string | null;
-  to: string | null;
-  body: string | null;
-  by: string | null;
-};
-
-function Where({ item }: { item: TimelineItemView }) {
+function Where({ item }: { item: TimelineItem }) {
   if (item.leadId) return <Link to={`/leads/${item.leadId}`}>the lead</Link>;
   if (item.reference) return <Link to={`/support/${item.reference}`}>#{item.reference}</Link>;
   return null;
 }
 
-function What({ item }: { item: TimelineItemView }) {
+function What({ item }: { item: TimelineItem }) {
   switch (item.kind) {
     case "lead":
       return (
@@ -58,7 +46,7 @@ function What({ item }: { item: TimelineItemView }) {
   }
 }
 
-export function PersonTimeline({ items }: { items: TimelineItemView[] }) {
+export function PersonTimeline({ items }: { items: TimelineItem[] }) {
   if (items.length === 0) return <p className="muted">Nothing yet.</p>;
   return (
     <ol className="timeline" aria-label="Timeline">
