@@ -16,7 +16,8 @@
 //                   in the same alternating rounds, with its ratios to the baselines and to the app
 //   TEST_POSTGRES_URL  PostgreSQL admin URL (default postgresql://postgres@127.0.0.1:5432/postgres)
 //
-// Prints a table and writes bench/results/<time>.json (the newest 5 are kept); exits 1 when
+// Prints a table and writes bench/results/<time>.json (the newest 5 are kept, and every one the
+// README, docs/ or a bench log names); exits 1 when
 // any figure missed its goal (a "NO" in the table), naming each (bench/verdict.ts).
 import { execFileSync, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
@@ -726,6 +727,20 @@ async function benchViews() {
   }
 }
 
+/** The result files (bench/results/<time>.json) named in the README, docs/ and the bench logs. */
+function citedResults(): Set<string> {
+  const documents = [path.join(root, "README.md")];
+  for (const dir of [path.join(root, "docs"), resultsDir]) {
+    for (const entry of fs.readdirSync(dir, { recursive: true, encoding: "utf8" })) {
+      if (entry.endsWith(".md")) documents.push(path.join(dir, entry));
+    }
+  }
+  const names = documents.flatMap(
+    (file) => fs.readFileSync(file, "utf8").match(/\d{4}-\d\d-\d\dT[\d-]+Z\.json/g) ?? [],
+  );
+  return new Set(names);
+}
+
 function rssKb(pid: number): number {
   const status = fs.readFileSync(`/proc/${pid}/status`, "utf8");
   return Number(status.match(/VmRSS:\s+(\d+)/)![1]);
@@ -1002,11 +1017,14 @@ for (const row of rows) {
 fs.mkdirSync(resultsDir, { recursive: true });
 const stamp = new Date().toISOString().replace(/[:.]/g, "-");
 fs.writeFileSync(path.join(resultsDir, `${stamp}.json`), JSON.stringify({ ...results, table: rows }, null, 2) + "\n");
-const kept = fs
+// A result the README, docs/ or a bench log cites is kept (their figures must stay checkable);
+// of the others, the newest 5.
+const cited = citedResults();
+const uncited = fs
   .readdirSync(resultsDir)
-  .filter((file) => file.endsWith(".json"))
+  .filter((file) => file.endsWith(".json") && !cited.has(file))
   .sort();
-for (const old of kept.slice(0, -5)) fs.rmSync(path.join(resultsDir, old));
+for (const old of uncited.slice(0, -5)) fs.rmSync(path.join(resultsDir, old));
 console.log(`\nwrote bench/results/${stamp}.json`);
 const { exitCode, message } = verdict(rows);
 console.log(`\n${message}`);
