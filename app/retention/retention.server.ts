@@ -9,12 +9,12 @@ import { every } from "~/jobs/periodic.server";
 import type { KeysetPosition } from "~/storage/keyset.server";
 import {
   attachmentsOfClosedTickets,
-  blankSentTicketEmails,
+  blankFinishedTicketEmails,
   deleteAttachment,
   deleteAuditEntries,
   deleteFinishedDeliveries,
   deleteOldFormLeads,
-  deleteSentStaffEmails,
+  deleteFinishedStaffEmails,
   deleteSpentEvents,
   deleteStalePartialLeads,
   deleteUnconfirmedLeads,
@@ -203,8 +203,10 @@ export async function runRetention(options: RetentionOptions = {}): Promise<Rete
   }
   if (periods.emailDays !== null) {
     const before = cutoff(periods.emailDays);
-    counts.emailBodies = await walk(pacing, (from) => blankSentTicketEmails(before, pacing.size, from));
-    counts.staffEmails = await drain(pacing, () => deleteSentStaffEmails(before, pacing.size));
+    for (const status of ["sent", "failed"] as const) {
+      counts.emailBodies += await walk(pacing, (from) => blankFinishedTicketEmails(before, pacing.size, from, status));
+      counts.staffEmails += await drain(pacing, () => deleteFinishedStaffEmails(before, pacing.size, status));
+    }
   }
   if (periods.auditDays !== null) {
     const before = cutoff(periods.auditDays);

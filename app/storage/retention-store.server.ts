@@ -65,26 +65,34 @@ export async function deleteSpentEvents(cutoff: Date, size: number, from: Keyset
   return { count, scanned: rows.length, next: { at: last.createdAt, id: last.id } };
 }
 
-/** Sent email: `ticket` true for a support request's mail, false for staff notifications. */
-function sentBefore(cutoff: Date, ticket: boolean): Prisma.OutboxEmailWhereInput {
+/** The statuses of email done with: sent, or given up on (never retried, and as personal). */
+type FinishedEmail = "sent" | "failed";
+
+/**
+ * Email finished before `cutoff`, one status at a time (as deliveries, for the [status,
+ * nextAttemptAt] index): `ticket` true for a support request's mail, false for staff
+ * notifications.
+ */
+function finishedBefore(cutoff: Date, ticket: boolean, status: FinishedEmail): Prisma.OutboxEmailWhereInput {
   return {
-    status: "sent",
+    status,
     nextAttemptAt: { lt: cutoff },
-    sentAt: { lt: cutoff },
+    ...(status === "sent" ? { sentAt: { lt: cutoff } } : {}),
     ticketId: ticket ? { not: null } : null,
   };
 }
 
 /**
- * Empties the text of support mail sent before `cutoff`. The row stays: its Message-ID threads
- * the customer's replies to the ticket, and the thread shows that it was sent.
+ * Empties the text of support mail sent (or given up on) before `cutoff`. The row stays: its
+ * Message-ID threads the customer's replies to the ticket, and the thread shows how it went.
  */
-export async function blankSentTicketEmails(
+export async function blankFinishedTicketEmails(
   cutoff: Date,
   size: number,
   from: KeysetPosition | null,
+  status: FinishedEmail,
 ): Promise<BatchResult> {
-  const where = sentBefore(cutoff, true);
+  const where = finishedBefore(cutoff, true, status);
   const rows = await db.outboxEmail.findMany({
     where: { ...where, ...after("nextAttemptAt", from) },
     orderBy: [{ nextAttemptAt: "asc" }, { id: "asc" }],
@@ -102,9 +110,9 @@ export async function blankSentTicketEmails(
   return { count, scanned: rows.length, next: { at: last.nextAttemptAt, id: last.id } };
 }
 
-/** Deletes staff notifications sent before `cutoff`: nothing refers to them once sent. */
-export async function deleteSentStaffEmails(cutoff: Date, size: number): Promise<number> {
-  const where = sentBefore(cutoff, false);
+/** Deletes staff notifications sent (or given up on) before `cutoff`: nothing refers to them then. */
+export async function deleteFinishedStaffEmails(cutoff: Date, size: number, status: FinishedEmail): Promise<number> {
+  const where = finishedBefore(cutoff, false, status);
   const rows = await db.outboxEmail.findMany({
     where,
     orderBy: [{ nextAttemptAt: "asc" }, { id: "asc" }],

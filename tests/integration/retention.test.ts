@@ -165,12 +165,14 @@ describe("a retention pass", () => {
     expect(await db.webhookAttempt.count({ where: { deliveryId: delivered.deliveryIds[0]! } })).toBe(0);
   });
 
-  it("blanks old support mail, deletes old staff notifications, and leaves unsent and recent mail", async () => {
+  it("blanks old support mail, deletes old staff notifications (sent or given up on), and leaves unsent and recent mail", async () => {
     const ticket = await newTicket("open", 1);
     const oldReply = await newEmail({ ticketId: ticket.id, status: "sent", age: 45 });
     const recentReply = await newEmail({ ticketId: ticket.id, status: "sent", age: 3 });
     const oldUnsent = await newEmail({ ticketId: ticket.id, status: "pending", age: 45 });
     const oldFailed = await newEmail({ status: "failed", age: 45 });
+    const oldFailedReply = await newEmail({ ticketId: ticket.id, status: "failed", age: 45 });
+    const recentFailed = await newEmail({ status: "failed", age: 3 });
     const oldNotice = await newEmail({ status: "sent", age: 45 });
     const recentNotice = await newEmail({ status: "sent", age: 3 });
 
@@ -187,10 +189,13 @@ describe("a retention pass", () => {
     ]);
     expect(await text(recentReply.id)).toBe(recentReply.text);
     expect(await text(oldUnsent.id)).toBe(oldUnsent.text);
-    expect(await text(oldFailed.id)).toBe(oldFailed.text);
+    // Given up on past the period: a lead's or a customer's words, no longer of use.
+    expect(await text(oldFailed.id)).toBeUndefined();
+    expect(await text(oldFailedReply.id)).toBe("");
+    expect(await text(recentFailed.id)).toBe(recentFailed.text);
     expect(await text(oldNotice.id)).toBeUndefined();
     expect(await text(recentNotice.id)).toBe(recentNotice.text);
-    expect(counts).toMatchObject({ emailBodies: 1, staffEmails: 1 });
+    expect(counts).toMatchObject({ emailBodies: 2, staffEmails: 2 });
 
     // Blanked mail is not counted again.
     const again = await runRetention({ now: NOW, periods: PERIODS, batchSize: 2, pauseMs: 1 });
