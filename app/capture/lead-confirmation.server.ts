@@ -6,7 +6,7 @@
 // notifications, in the same transaction. The link is signed (HMAC with SESSION_SECRET), not
 // stored: it names the lead and its expiry, and confirming twice changes nothing the second time.
 import { createHmac, timingSafeEqual } from "node:crypto";
-import type { FormField } from "~/forms/schema/form-schema";
+import { CONFIRMATION_VALID_DAYS, type FormField } from "~/forms/schema/form-schema";
 import { leadDetailOf } from "~/leads/lead-detail.server";
 import { leadNotifications } from "~/notifications/notifications.server";
 import { kickOutbox, writeStaffEmails } from "~/notifications/outbox.server";
@@ -18,8 +18,6 @@ import { nudgeWebhooks } from "../webhooks/webhook-delivery.server";
 import { leadCreatedEvent, writeLeadCreatedEvent } from "../webhooks/webhook-events.server";
 import { findOpenForm } from "./public-form.server";
 
-/** How long a confirmation link works. */
-export const CONFIRMATION_VALID_DAYS = 7;
 const DAY_MS = 24 * 60 * 60 * 1000;
 const TOKEN = /^([a-z0-9]{1,64})\.([a-z0-9]{1,12})\.([A-Za-z0-9_-]{43})$/;
 

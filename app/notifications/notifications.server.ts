@@ -11,7 +11,12 @@ import { retryWhileBusy } from "~/storage/transactions.server";
 import { env } from "~/utils/env.server";
 import { log } from "~/utils/log.server";
 import { createRateLimiter, type RateLimiter } from "~/utils/rate-limit.server";
-import { FormSettingsSchema, type LeadValue, type NotificationSettings } from "../forms/schema/form-schema";
+import {
+  CONFIRMATION_VALID_DAYS,
+  FormSettingsSchema,
+  type LeadValue,
+  type NotificationSettings,
+} from "../forms/schema/form-schema";
 import { listStaffEmails } from "../staff/user.server";
 import { leadDetailOf, type LeadDetail } from "../webhooks/event-bodies.server";
 import { kickOutbox, writeStaffEmails } from "./outbox.server";
@@ -240,16 +245,22 @@ function localTime(date: Date): string {
   }).format(date);
 }
 
-async function digestOf(
-  form: { id: string; name: string; fields: unknown },
-  from: Date,
-  to: Date,
-  tx: Prisma.TransactionClient,
-) {
-  const where = { formId: form.id, isSpam: false, createdAt: { gte: from, lt: to } };
+/**
+ * The leads of the form that counted in [from, to): those stored then, and those whose address
+ * was confirmed then (double opt-in, decision 067: a lead waiting for its visitor is announced
+ * nowhere, and is counted when confirmed, at most CONFIRMATION_VALID_DAYS after it was stored).
+ */
+async function digestOf(form: { id: string; name: string; fields: unknown }, from: Date, to: Date) {
+  const where = {
+    formId: form.id,
+    isSpam: false,
+    awaitingConfirmation: false,
+    createdAt: { gte: new Date(from.getTime() - CONFIRMATION_VALID_DAYS * DAY_MS), lt: to },
+    OR: [{ confirmedAt: null, createdAt: { gte: from } }, { confirmedAt: { gte: from, lt: to } }],
+  } satisfies Prisma.LeadWhereInput;
   const [count, leads] = await Promise.all([
-    tx.lead.count({ where }),
-    tx.lead.findMany({
+    db.lead.count({ where }),
+    db.lead.findMany({
       where,
       orderBy: [{ createdAt: "asc" }, { id: "asc" }],
       take: DIGEST_MAX_LISTED,
@@ -295,9 +306,12 @@ async function sendDigest(form: DigestForm, recipients: string[], end: Date, tit
   const from = new Date(
     Math.max(last?.periodEnd.getTime() ?? end.getTime() - DAY_MS, end.getTime() - DIGEST_MAX_SPAN_MS),
   );
+  // Read before the claim's transaction, which on SQLite holds the write lock: the period has
+  // ended (DIGEST_GRACE_MS ago), so what it holds no longer changes.
+  const content = await digestOf(form, from, end);
   try {
     // Another process writing meanwhile (SQLite) means again: the claim tells who was first.
-    await retryWhileBusy(() => writeDigest(form, recipients, from, end, title));
+    await retryWhileBusy(() => writeDigest(form, recipients, { from, end, title, ...content }));
   } catch (error) {
     // Another instance wrote this digest first.
     if (isUniqueViolation(error)) return false;
@@ -307,8 +321,11 @@ async function sendDigest(form: DigestForm, recipients: string[], end: Date, tit
   return true;
 }
 
+type DigestContent = { from: Date; end: Date; title: string } & Awaited<ReturnType<typeof digestOf>>;
+
 /** The digest's claim, its count and its emails, in one transaction. */
-function writeDigest(form: DigestForm, recipients: string[], from: Date, end: Date, title: string): Promise<void> {
+function writeDigest(form: DigestForm, recipients: string[], digestContent: DigestContent): Promise<void> {
+  const { from, end, title, count, details } = digestContent;
   return db.$transaction(async (tx) => {
     // The claim first: a write opens the transaction, so SQLite waits for another writer
     // rather than failing a read-then-write (though not when another process committed
@@ -317,7 +334,6 @@ function writeDigest(form: DigestForm, recipients: string[], from: Date, end: Da
       data: { formId: form.id, periodEnd: end, leadCount: 0 },
       select: { id: true },
     });
-    const { count, details } = await digestOf(form, from, end, tx);
     if (count === 0) return;
     await tx.notificationDigest.update({ where: { id: digest.id }, data: { leadCount: count } });
     await writeStaffEmails(

@@ -4,6 +4,7 @@
 // confirms nothing; the page's POST confirms once, and only then do the form's notification
 // and lead.created go out. Unconfirmed leads are filterable, and retention deletes them.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { digestPeriodEnd, sendDueDigests } from "~/notifications/notifications.server";
 import { runRetention } from "~/retention/retention.server";
 import { db } from "~/storage/db.server";
 import { createFormThroughApi } from "../support/forms";
@@ -14,6 +15,7 @@ import { startReceiver, type Receiver } from "../support/webhook-receiver";
 import type { ParsedMail } from "mailparser";
 
 const RECIPIENT = "sales@team.example";
+const DAY_MS = 24 * 60 * 60_000;
 let smtp: TestSmtp;
 let server: TestServer;
 let receiver: Receiver;
@@ -225,5 +227,53 @@ describe("a form with double opt-in", () => {
     expect(counts.unconfirmedLeads).toBeGreaterThanOrEqual(1);
     expect(await db.lead.count({ where: { id: old.body.id } })).toBe(0);
     expect(await db.lead.count({ where: { id: kept.body.id } })).toBe(1);
+  });
+
+  it("lists a lead in the daily digest of the period it was confirmed in, never while it waits", async () => {
+    const digestTo = "digest-optin@team.example";
+    const form = await createFormThroughApi(call, {
+      name: "Digest newsletter",
+      fields: [
+        { key: "email", label: "Email", type: "email", required: true },
+        { key: "name", label: "Name", type: "text" },
+      ],
+      settings: { doubleOptIn: true, notifications: { recipients: [digestTo], mode: "digest" } },
+    });
+    const send = async (email: string, name: string) => {
+      const res = await call("POST", "/api/leads/submit", { formId: form.id, data: { email, name } });
+      expect(res.status, res.text).toBe(201);
+      return res.body.id as string;
+    };
+    const waiting = await send("waiting@example.com", "Waiting Person");
+    await send("prompt@example.com", "Prompt Person");
+    const confirmed = await fetch(`${server.url}${await confirmationLink("prompt@example.com")}`, {
+      method: "POST",
+      headers: { Origin: server.url },
+      body: new URLSearchParams(),
+      redirect: "manual",
+    });
+    expect(confirmed.status).toBeLessThan(400);
+
+    // The next digest hour, a few minutes after it: the confirmed lead only.
+    const end = digestPeriodEnd(new Date()).getTime() + DAY_MS;
+    await sendDueDigests(new Date(end + 5 * 60_000));
+    await expect.poll(() => mailsTo(digestTo).length, { timeout: 15_000, interval: 50 }).toBe(1);
+    const [first] = mailsTo(digestTo);
+    expect(first.subject).toBe("Daily digest: 1 new lead for Digest newsletter");
+    expect(first.text).toContain("Prompt Person");
+    expect(first.text).not.toContain("Waiting Person");
+
+    // Its visitor confirms the next morning (the time set here, as the test cannot wait a day):
+    // it is in the next period's digest, though it was stored in the one before.
+    await db.lead.update({
+      where: { id: waiting },
+      data: { awaitingConfirmation: false, confirmedAt: new Date(end + 60 * 60_000) },
+    });
+    await sendDueDigests(new Date(end + DAY_MS + 5 * 60_000));
+    await expect.poll(() => mailsTo(digestTo).length, { timeout: 15_000, interval: 50 }).toBe(2);
+    const second = mailsTo(digestTo)[1];
+    expect(second.subject).toBe("Daily digest: 1 new lead for Digest newsletter");
+    expect(second.text).toContain("Waiting Person");
+    expect(second.text).not.toContain("Prompt Person");
   });
 });

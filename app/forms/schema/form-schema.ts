@@ -340,6 +340,8 @@ export const SettingsFormSchema = z.object({
 /** The builder's partial capture form: a plain checkbox, absent when unticked. */
 export const PartialCaptureFormSchema = z.object({ capturePartial: z.boolean().default(false) });
 export const DoubleOptInFormSchema = z.object({ doubleOptIn: z.boolean().default(false) });
+/** How long a double opt-in confirmation link works (decision 067). */
+export const CONFIRMATION_VALID_DAYS = 7;
 /** The builder's retention form: a number of days, or empty to keep leads (Conform reads empty as absent). */
 export const RetentionFormSchema = z.object({
   retentionDays: z.preprocess(
