@@ -313,6 +313,8 @@ export async function requireStaff(
     });
   }
   assertSameOrigin(request);
+  // As on every other staff route: a team that requires two-factor lets nobody without it in.
+  await refuseWithoutTwoFactor(request, user.id, false);
   assertAllowed(request, user, permission);
   return { author: "staff", user };
 }

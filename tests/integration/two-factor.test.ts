@@ -232,6 +232,10 @@ describe("requiring two-factor for the team", () => {
       const refused = await agent.call("GET", "/api/leads");
       expect(refused.status).toBe(403);
       expect(refused.body.error.code).toBe("two_factor_required");
+      // The support API, which also takes the support API key, refuses the session alike.
+      const support = await agent.call("GET", "/api/support-requests");
+      expect(support.status, support.text).toBe(403);
+      expect(support.body.error.code).toBe("two_factor_required");
       const pageVisit = await fetch(`${server.url}/leads`, { headers: { Cookie: agent.cookie }, redirect: "manual" });
       expect(pageVisit.status).toBe(302);
       expect(pageVisit.headers.get("location")).toBe("/account/security?required=1");
@@ -247,6 +251,7 @@ describe("requiring two-factor for the team", () => {
       const setup = await agent.call("POST", "/api/auth/2fa/setup");
       expect((await agent.call("POST", "/api/auth/2fa/enable", { code: codeAt(setup.body.secret) })).status).toBe(200);
       expect((await agent.call("GET", "/api/leads")).status).toBe(200);
+      expect((await agent.call("GET", "/api/support-requests")).status).toBe(200);
     } finally {
       await db.securityPolicy.deleteMany();
     }
