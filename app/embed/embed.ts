@@ -172,7 +172,9 @@ function setHidden(form: HTMLFormElement, name: string, value: string | null | u
     input.type = "hidden";
     input.name = name;
     input.setAttribute("data-lead-capture", "");
-    form.appendChild(input);
+    // First in the form: the post then names its form before any file part, as the submit
+    // endpoint requires (docs/api/lead-capture.md).
+    form.prepend(input);
   }
   input.value = value;
 }

@@ -143,3 +143,37 @@ describe.each([
     }
   });
 });
+
+describe("a site's own form with a file input and only data-lead-form", () => {
+  it("sends the file through the script, which puts the form's id before the file", async () => {
+    let html = "";
+    const site = http.createServer((_req, res) => res.writeHead(200, { "Content-Type": "text/html" }).end(html));
+    await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
+    try {
+      const siteUrl = `http://localhost:${(site.address() as AddressInfo).port}`;
+      const fields = FieldsSchema.parse([{ key: "name", label: "Your name", type: "text", required: true }, fileField]);
+      const formId = await newForm({ name: "Own form scan", fields, settings: { allowedOrigins: [siteUrl] } });
+      html = `<!doctype html><html lang="en"><head><title>Shop</title></head><body>
+        <form data-lead-form="${formId}" data-success-message="Got it!" enctype="multipart/form-data">
+          <label>Your name <input name="name" required></label>
+          <label>Scan <input type="file" name="scan" accept=".png"></label>
+          <button type="submit">Send</button>
+        </form>
+        <script src="${server.url}/embed.js" defer></script></body></html>`;
+      const page = await (await browser.newContext()).newPage();
+      page.setDefaultTimeout(10_000);
+      await page.goto(siteUrl);
+      await page.getByLabel("Your name").fill("Own Olga");
+      const small = png("small.png", 4 * KiB);
+      await page.getByLabel("Scan").setInputFiles(small);
+      await page.getByRole("button", { name: "Send" }).click();
+      await page.getByText("Got it!").waitFor();
+      await page.context().close();
+      const lead = await db.lead.findFirstOrThrow({ where: { formId }, select: { data: true } });
+      expect(lead.data).toMatchObject({ name: "Own Olga", scan: ["small.png"] });
+      expect(await downloadFromLeadPage(formId)).toEqual(small.buffer);
+    } finally {
+      await new Promise((resolve) => site.close(resolve));
+    }
+  });
+});

@@ -45,9 +45,9 @@ const textPart = (name: string, value: string) =>
   `--${BOUNDARY}\r\nContent-Disposition: form-data; name="${name}"\r\n\r\n${value}\r\n`;
 
 /** The multipart body as the hosted page sends it: formId first, the file, then the text after it. */
-function bodyParts(fileSize: number) {
+function bodyParts(fileSize: number, postedFormId = formId) {
   const head = Buffer.from(
-    textPart("formId", formId) +
+    textPart("formId", postedFormId) +
       textPart("name", "Big Bertha") +
       `--${BOUNDARY}\r\nContent-Disposition: form-data; name="documents"; filename="scan.png"\r\n` +
       "Content-Type: image/png\r\n\r\n",
@@ -129,19 +129,57 @@ describe("a file over its field's limit", () => {
     expect(html).toContain("Typed after the file");
   });
 
-  it("is still refused once read when the post names its form only after the file", async () => {
+  it("refuses a post that names its form only after a file, and writes nothing of it", async () => {
     const before = await stored();
     const form = new FormData();
     form.set("name", "Late Lou");
-    form.append("documents", new Blob([new Uint8Array(pngBytes(2 * MiB + 1))]), "late.png");
+    form.append("documents", new Blob([new Uint8Array(pngBytes(1000))]), "late.png");
     form.set("formId", formId);
     const res = await fetch(`${server.url}/api/leads/submit`, {
       method: "POST",
       body: form,
       headers: { Accept: "application/json" },
     });
-    expect(res.status).toBe(413);
-    expect((await res.json()).error.details[0].path).toBe("data.documents");
+    expect(res.status).toBe(422);
+    expect((await res.json()).error.details).toEqual([
+      { path: "formId", message: "Put the formId field before the file inputs in the form." },
+    ]);
     expect(await stored()).toEqual(before);
+  });
+});
+
+describe("a file no open form asked for", () => {
+  it("is read and dropped as it streams for a form that does not exist: no row written, then 404", async () => {
+    const before = await stored();
+    const { head, file, tail, length } = bodyParts(3 * MiB, "no-such-form");
+    const post = await rawPost({ Accept: "application/json" }, length);
+    await post.write(head);
+    await post.write(file.subarray(0, 2 * MiB));
+    // A form's file is in the database by now (the first test saw 5 chunks of 1.5 MiB); this
+    // one is not, and is never.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(await stored()).toEqual(before);
+    await post.write(file.subarray(2 * MiB));
+    await post.write(tail);
+    const answer = await post.answer();
+    expect(answer.status, answer.head).toBe(404);
+    expect(JSON.parse(answer.body).error.code).toBe("form_not_found");
+    expect(await stored()).toEqual(before);
+  });
+
+  it("keeps no file sent under a name that is not one of the form's file fields", async () => {
+    const before = await stored();
+    const form = new FormData();
+    form.set("formId", formId);
+    form.set("name", "Odd Otto");
+    form.append("comment", new Blob([new Uint8Array(pngBytes(1000))]), "stray.png");
+    const res = await fetch(`${server.url}/api/leads/submit`, {
+      method: "POST",
+      body: form,
+      headers: { Accept: "application/json" },
+    });
+    expect(res.status).toBe(201);
+    const after = await stored();
+    expect(after).toEqual({ ...before, leads: before.leads + 1 });
   });
 });

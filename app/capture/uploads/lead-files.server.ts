@@ -37,11 +37,12 @@ function overFieldLimit(field: FormField, filename: string): DomainError {
 
 /**
  * Each file field's own limit, by key, for the upload to cut a file off at the byte that
- * passes it (readMultipartSubmission). Null for no such form: the submit refuses it later.
+ * passes it (readMultipartSubmission). Null for no such form, or one that takes no more
+ * submissions: no file of its post is written, and the submit refuses it once the text is read.
  */
 export async function fileFieldLimits(formId: string): Promise<Map<string, FieldLimit> | null> {
   const form = await getPublicForm(formId);
-  if (!form) return null;
+  if (!form || form.status === "archived") return null;
   const limits = new Map<string, FieldLimit>();
   for (const field of form.fields) {
     if (field.type !== "file") continue;

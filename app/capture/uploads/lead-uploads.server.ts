@@ -40,11 +40,13 @@ export type FieldLimit = { maxBytes: number; refusal: (filename: string) => Doma
 
 /**
  * The limits of the form the post names, so a file is cut off at its own field's limit as
- * it streams in rather than once read whole. The hosted page and the embed send `formId`
- * first; a post naming it after its files is checked once read (lead-files.server.ts).
+ * it streams in rather than once read whole. `formId` must come before any file (the hosted
+ * page and the embed send it first; 422 otherwise), and only a file of one of the form's file
+ * fields is written: a part under another name, or any file of a post to no open form, is
+ * read and dropped, so a stranger's post writes nothing before the form is known to take it.
  */
 export type FormLimits = {
-  /** Each file field's limit by key, asked for when the `formId` field arrives; null for no such form. */
+  /** Each file field's limit by key, asked for when the `formId` field arrives; null for no open form. */
   lookup: (formId: string) => Promise<ReadonlyMap<string, FieldLimit> | null>;
   /**
    * Whether the text after a file over its field's limit is still wanted (a browser's page post,
@@ -69,6 +71,10 @@ class OverFieldLimit extends Error {
 }
 
 const tooLarge = (message: string) => new DomainError("payload_too_large", message);
+const formIdFirst = () =>
+  new DomainError("validation_failed", "Send the formId field before any file.", [
+    { path: "formId", message: "Put the formId field before the file inputs in the form." },
+  ]);
 const overTotal = (limits: UploadLimits) =>
   tooLarge(`The files of one submission may weigh at most ${limits.totalBytes / 1024 / 1024} MB together.`);
 
@@ -197,10 +203,16 @@ export async function readMultipartSubmission(
       // A part cut short errors when the parser is destroyed: the refusal is already in hand.
       stream.on("error", () => {});
       if (read.refusal) return void drop(stream);
+      if (forms && !formLimits) {
+        stream.resume();
+        return fail(formIdFirst());
+      }
       const limitsNow = formLimits;
       const position = work.length;
       const task = (async () => {
         const own = (await limitsNow)?.get(name);
+        // Not a file field of an open form: nothing of it is written.
+        if (forms && !own) return void drop(stream);
         await stageFile({ stream, field: name, filename: info.filename ?? "", position, own }, budget, limits, staged);
       })().catch((error: unknown) => {
         if (error instanceof OverFieldLimit && forms?.readOn) {
