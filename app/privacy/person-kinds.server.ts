@@ -5,7 +5,7 @@
 // they point at (their relation would only be set to null).
 import { IN_LIST_SLICE, Prisma, slices } from "~/storage/db.server";
 import { eraseAddress, personIdOf } from "~/storage/people/people-store.server";
-import { containsLower, deleteWhere, equalsLower, idsWhere, replaceLower } from "~/storage/person-store.server";
+import { deleteWhere, equalsLower, idsWhere, keysNaming, replaceAddress } from "~/storage/person-store.server";
 import { deleteLeadsReturning } from "~/storage/transactions.server";
 
 type Client = Prisma.TransactionClient;
@@ -146,15 +146,16 @@ const ticketParts: PersonKind[] = [
 ];
 
 /** Email to the address, replying to it (a staff notification of their lead), of their tickets, or naming them. */
-function emailsOf(client: Client, person: Person): Promise<string[]> {
+async function emailsOf(client: Client, person: Person): Promise<string[]> {
   const ofTickets =
     person.ticketIds.length > 0 ? Prisma.sql`OR "ticketId" IN (${Prisma.join(person.ticketIds)})` : Prisma.empty;
-  return idsWhere(
+  const theirs = await idsWhere(
     client,
     "OutboxEmail",
-    Prisma.sql`${equalsLower("toEmail", person.email)} OR ${equalsLower("replyTo", person.email)}
-      OR ${containsLower("subject", person.email)} OR ${containsLower("text", person.email)} ${ofTickets}`,
+    Prisma.sql`${equalsLower("toEmail", person.email)} OR ${equalsLower("replyTo", person.email)} ${ofTickets}`,
   );
+  const naming = await keysNaming(client, "OutboxEmail", ["subject", "text"], person.email);
+  return [...new Set([...theirs, ...naming])];
 }
 
 const emails: PersonKind = {
@@ -205,13 +206,26 @@ const webhookEvents: PersonKind[] = [
   },
 ];
 
-/** A table whose rows hold the address in one column: `email` (lower-case) or text that contains it. */
+/** A table whose rows hold the address in one column, `email` (lower-case). */
 function byAddress(name: string, table: string, where: (email: string) => Prisma.Sql, read?: PersonKind["read"]) {
   return {
     name,
     read,
     erase: (client, person) => deleteWhere(client, table, where(person.email)),
   } satisfies PersonKind;
+}
+
+/** A table whose rows name the address in the text of `column` (the whole address), keyed by `key`. */
+function naming(name: string, table: string, column: string, key: string): PersonKind {
+  return {
+    name,
+    erase: async (client, person) => {
+      const keys = await keysNaming(client, table, [column], person.email, key);
+      return countSlices(keys, async (slice) => ({
+        count: await deleteWhere(client, table, Prisma.sql`${Prisma.raw(`"${key}"`)} IN (${Prisma.join(slice)})`),
+      }));
+    },
+  };
 }
 
 const autoresponder: PersonKind[] = [
@@ -233,15 +247,15 @@ const autoresponder: PersonKind[] = [
 
 /** Short-lived rows that may hold the address: a refused post's draft, a rate limit's key. */
 const transient: PersonKind[] = [
-  byAddress("visitorDrafts", "VisitorDraft", (email) => containsLower("payload", email)),
-  byAddress("rateLimits", "RateLimiterFlexible", (email) => containsLower("key", email)),
+  naming("visitorDrafts", "VisitorDraft", "payload", "key"),
+  naming("rateLimits", "RateLimiterFlexible", "key", "key"),
 ];
 
 /** Audit entries that name the address: kept (they record what staff did), the address replaced by its hash. */
 const auditEntries: PersonKind = {
   name: "auditEntries",
   read: async (client, person) => {
-    const ids = await idsWhere(client, "AuditEntry", namesAddress(person.email));
+    const ids = await auditNaming(client, person.email);
     return inSlices(ids, (slice) =>
       client.auditEntry.findMany({
         where: { id: { in: slice } },
@@ -250,7 +264,7 @@ const auditEntries: PersonKind = {
     );
   },
   erase: async (client, person) => {
-    const ids = await idsWhere(client, "AuditEntry", namesAddress(person.email));
+    const ids = await auditNaming(client, person.email);
     const rows = await inSlices(ids, (slice) =>
       client.auditEntry.findMany({ where: { id: { in: slice } }, select: { id: true, target: true, details: true } }),
     );
@@ -258,8 +272,8 @@ const auditEntries: PersonKind = {
       await client.auditEntry.update({
         where: { id: row.id },
         data: {
-          target: row.target === null ? null : replaceLower(row.target, person.email, person.hash),
-          details: replaceLower(row.details, person.email, person.hash),
+          target: row.target === null ? null : replaceAddress(row.target, person.email, person.hash),
+          details: replaceAddress(row.details, person.email, person.hash),
         },
       });
     }
@@ -267,9 +281,7 @@ const auditEntries: PersonKind = {
   },
 };
 
-function namesAddress(email: string): Prisma.Sql {
-  return Prisma.sql`${containsLower("target", email)} OR ${containsLower("details", email)}`;
-}
+const auditNaming = (client: Client, email: string) => keysNaming(client, "AuditEntry", ["target", "details"], email);
 
 // The person the address belongs to (decision 071): their row and addresses. Erasing takes the
 // address off them, and the person too when it was their last.
@@ -309,6 +321,6 @@ export async function findPerson(client: Client, email: string, hash: string): P
   const ofLeads = await inSlices(leadIds, async (ids) =>
     (await client.webhookEvent.findMany({ where: { leadId: { in: ids } }, select: { id: true } })).map((row) => row.id),
   );
-  const naming = await idsWhere(client, "WebhookEvent", containsLower("payload", email));
-  return { email, hash, leadIds, ticketIds, eventIds: [...new Set([...ofLeads, ...naming])] };
+  const named = await keysNaming(client, "WebhookEvent", ["payload"], email);
+  return { email, hash, leadIds, ticketIds, eventIds: [...new Set([...ofLeads, ...named])] };
 }

@@ -1,6 +1,6 @@
 // The statements that find one person's rows by their email address where no column holds it
-// alone (decision 069): text that contains it (a webhook body, an email's text, an audit
-// entry's details), compared in lower case. instr/strpos rather than LIKE: an address may hold
+// alone (decision 069): text that names it (a webhook body, an email's text, an audit entry's
+// details), compared in lower case, the address whole. instr/strpos rather than LIKE: an address may hold
 // `_` or `%`, which LIKE would read as wildcards.
 import { isPostgres, Prisma } from "~/storage/db.server";
 
@@ -34,8 +34,43 @@ export function deleteWhere(client: Prisma.TransactionClient, table: string, whe
   return client.$executeRaw`DELETE FROM ${Prisma.raw(`"${table}"`)} WHERE ${where}`;
 }
 
-/** Replaces every occurrence of `needle` (any case) in `text` by `replacement`. */
-export function replaceLower(text: string, needle: string, replacement: string): string {
-  const pattern = new RegExp(needle.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"), "giu");
-  return text.replace(pattern, () => replacement);
+/**
+ * `address` wherever it stands whole in a text, any case: not inside a longer address, so that
+ * `bob@example.com` is not found in `notbob@example.com` or `bob@example.com.au` (a character an
+ * address may hold just before it, or just after it one more of its own or a dot going on).
+ */
+function addressPattern(address: string): RegExp {
+  const escaped = address.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  return new RegExp(`(?<![\\p{L}\\p{N}._%+-])${escaped}(?![\\p{L}\\p{N}_%+-]|\\.[\\p{L}\\p{N}])`, "giu");
+}
+
+/** Whether `text` names `address` (lower case) as a whole address. */
+export function namesAddress(text: string | null, address: string): boolean {
+  return text !== null && addressPattern(address).test(text);
+}
+
+/** Replaces every whole occurrence of `address` (any case) in `text` by `replacement`. */
+export function replaceAddress(text: string, address: string, replacement: string): string {
+  return text.replace(addressPattern(address), () => replacement);
+}
+
+/**
+ * The keys of the rows of `table` one of whose `columns` names `address` (lower case) as a whole
+ * address: found by containsLower, then read and kept only where the address stands whole.
+ */
+export async function keysNaming(
+  client: Prisma.TransactionClient,
+  table: string,
+  columns: readonly string[],
+  address: string,
+  key = "id",
+): Promise<string[]> {
+  const selected = Prisma.join(columns.map((column) => Prisma.raw(`"${column}" AS "${column}"`)));
+  const where = Prisma.join(
+    columns.map((column) => containsLower(column, address)),
+    " OR ",
+  );
+  const rows = await client.$queryRaw<Array<Record<string, string | null>>>`
+    SELECT ${Prisma.raw(`"${key}"`)} AS "key", ${selected} FROM ${Prisma.raw(`"${table}"`)} WHERE ${where}`;
+  return rows.filter((row) => columns.some((column) => namesAddress(row[column], address))).map((row) => row.key!);
 }

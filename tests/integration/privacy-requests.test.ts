@@ -167,11 +167,14 @@ const tablesNaming = async (needle: string) =>
 
 let ada: Seeded;
 let bob: Seeded;
+// Whose address holds bob's: never found for bob (decision 069, the address taken whole).
+let notBob: Seeded;
 
 beforeAll(async () => {
   ada = await seedPerson("ada.person_1@example.com", "mark-ada");
   bob = await seedPerson("bob@example.com", "mark-bob");
-}, 180_000);
+  notBob = await seedPerson("notbob@example.com", "mark-notbob");
+}, 240_000);
 
 describe("a person's data", () => {
   it("exports every kind held for the address, and nothing of another person", async () => {
@@ -329,6 +332,27 @@ describe("a person's data", () => {
     });
     expect(refused.status).toBe(303);
     expect(refused.headers.get("location")).toMatch(/^\/settings\/privacy\?exportError=/);
+  });
+
+  it("takes the address whole: another that holds it (notbob@ beside bob@) is neither exported nor erased with it", async () => {
+    // An audit entry that names notbob's address, which an erasure of bob's must leave as it is.
+    expect((await call("GET", `/api/people/export?email=${notBob.address}`)).status).toBe(200);
+    const exported = await call("GET", `/api/people/export?email=${bob.address}`);
+    expect(exported.status, exported.text).toBe(200);
+    expect(exported.text).not.toContain("mark-notbob");
+    expect(exported.text).not.toContain(notBob.address);
+
+    const erased = await call("POST", "/api/people/erase", { email: bob.address, confirm: true });
+    expect(erased.status, erased.text).toBe(200);
+    expect(await tablesNaming("mark-bob")).toEqual([]);
+    expect(await tablesNaming(notBob.address)).toEqual(
+      expect.arrayContaining(["Lead", "PartialLead", "Ticket", "OutboxEmail", "WebhookEvent", "AuditEntry"]),
+    );
+    expect(await db.webhookDelivery.count({ where: { event: { leadId: notBob.leadId } } })).toBe(2);
+    expect(await db.auditEntry.count({ where: { target: `person:${notBob.address}` } })).toBe(1);
+    const still = await call("GET", `/api/people/export?email=${notBob.address}`);
+    expect(still.body.leads).toHaveLength(1);
+    expect(still.body.emails.length).toBeGreaterThanOrEqual(2);
   });
 });
 
