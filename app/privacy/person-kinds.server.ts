@@ -5,7 +5,14 @@
 // they point at (their relation would only be set to null).
 import { IN_LIST_SLICE, Prisma, slices } from "~/storage/db.server";
 import { eraseAddress, personIdOf } from "~/storage/people/people-store.server";
-import { deleteWhere, equalsLower, idsWhere, keysNaming, replaceAddress } from "~/storage/person-store.server";
+import {
+  customerMessagesFrom,
+  deleteWhere,
+  equalsLower,
+  idsWhere,
+  keysNaming,
+  replaceAddress,
+} from "~/storage/person-store.server";
 import { deleteLeadsReturning } from "~/storage/transactions.server";
 
 type Client = Prisma.TransactionClient;
@@ -20,6 +27,8 @@ export type Person = {
   ticketIds: string[];
   /** Webhook events of their leads or whose body names the address. */
   eventIds: string[];
+  /** What they wrote that sits in another's support request (a merge moved it there, decision 072). */
+  messageIds: string[];
 };
 
 export type PersonKind = {
@@ -90,38 +99,71 @@ const partialLeads: PersonKind = {
 
 const supportRequests: PersonKind = {
   name: "supportRequests",
+  read: async (client, person) =>
+    (await requestsOf(client, person)).map((request) => ({
+      ...request,
+      // Another customer's words (a request of theirs merged into this one) are theirs to see.
+      messages: request.messages.filter(
+        (message) => message.author !== "customer" || message.fromEmail.toLowerCase() === person.email,
+      ),
+    })),
+  erase: (client, person) =>
+    countSlices(person.ticketIds, (ids) => client.ticket.deleteMany({ where: { id: { in: ids } } })),
+};
+
+function requestsOf(client: Client, person: Person) {
+  return inSlices(person.ticketIds, (ids) =>
+    client.ticket.findMany({
+      where: { id: { in: ids } },
+      orderBy: { createdAt: "asc" },
+      select: {
+        reference: true,
+        email: true,
+        name: true,
+        subject: true,
+        status: true,
+        createdAt: true,
+        messages: {
+          orderBy: { createdAt: "asc" },
+          select: {
+            direction: true,
+            author: true,
+            fromEmail: true,
+            body: true,
+            fullBody: true,
+            notKept: true,
+            createdAt: true,
+            // What was attached, not its bytes (staff download those from the thread).
+            attachments: { select: { id: true, filename: true, contentType: true, size: true } },
+          },
+        },
+        notes: { orderBy: { createdAt: "asc" }, select: { body: true, createdAt: true } },
+      },
+    }),
+  );
+}
+
+/** Their messages in other customers' requests (merged there), with what was attached. */
+const messagesElsewhere: PersonKind = {
+  name: "supportMessagesElsewhere",
   read: (client, person) =>
-    inSlices(person.ticketIds, (ids) =>
-      client.ticket.findMany({
+    inSlices(person.messageIds, (ids) =>
+      client.ticketMessage.findMany({
         where: { id: { in: ids } },
         orderBy: { createdAt: "asc" },
         select: {
-          reference: true,
-          email: true,
-          name: true,
-          subject: true,
-          status: true,
+          ticket: { select: { reference: true } },
+          fromEmail: true,
+          body: true,
+          fullBody: true,
           createdAt: true,
-          messages: {
-            orderBy: { createdAt: "asc" },
-            select: {
-              direction: true,
-              author: true,
-              fromEmail: true,
-              body: true,
-              fullBody: true,
-              notKept: true,
-              createdAt: true,
-              // What was attached, not its bytes (staff download those from the thread).
-              attachments: { select: { id: true, filename: true, contentType: true, size: true } },
-            },
-          },
-          notes: { orderBy: { createdAt: "asc" }, select: { body: true, createdAt: true } },
+          attachments: { select: { id: true, filename: true, contentType: true, size: true } },
         },
       }),
     ),
+  // Their attachments and the attachments' bytes go with them (cascade).
   erase: (client, person) =>
-    countSlices(person.ticketIds, (ids) => client.ticket.deleteMany({ where: { id: { in: ids } } })),
+    countSlices(person.messageIds, (ids) => client.ticketMessage.deleteMany({ where: { id: { in: ids } } })),
 };
 
 /** A ticket's messages, notes and attachments (their bytes with them, by cascade), counted apart. */
@@ -307,6 +349,7 @@ export const PERSON_KINDS: readonly PersonKind[] = [
   partialLeads,
   emails,
   ...ticketParts,
+  messagesElsewhere,
   supportRequests,
   ...autoresponder,
   ...transient,
@@ -322,5 +365,8 @@ export async function findPerson(client: Client, email: string, hash: string): P
     (await client.webhookEvent.findMany({ where: { leadId: { in: ids } }, select: { id: true } })).map((row) => row.id),
   );
   const named = await keysNaming(client, "WebhookEvent", ["payload"], email);
-  return { email, hash, leadIds, ticketIds, eventIds: [...new Set([...ofLeads, ...named])] };
+  const written = await customerMessagesFrom(client, email);
+  const own = new Set(ticketIds);
+  const messageIds = written.filter((row) => !own.has(row.ticketId)).map((row) => row.id);
+  return { email, hash, leadIds, ticketIds, eventIds: [...new Set([...ofLeads, ...named])], messageIds };
 }

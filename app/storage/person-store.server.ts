@@ -74,3 +74,12 @@ export async function keysNaming(
     SELECT ${Prisma.raw(`"${key}"`)} AS "key", ${selected} FROM ${Prisma.raw(`"${table}"`)} WHERE ${where}`;
   return rows.filter((row) => columns.some((column) => namesAddress(row[column], address))).map((row) => row.key!);
 }
+
+/** The support messages a customer sent from `address` (lower case), with their requests. */
+export function customerMessagesFrom(
+  client: Prisma.TransactionClient,
+  address: string,
+): Promise<Array<{ id: string; ticketId: string }>> {
+  return client.$queryRaw`
+    SELECT "id", "ticketId" FROM "TicketMessage" WHERE "author" = 'customer' AND ${equalsLower("fromEmail", address)}`;
+}

@@ -334,6 +334,34 @@ describe("a person's data", () => {
     expect(refused.headers.get("location")).toMatch(/^\/settings\/privacy\?exportError=/);
   });
 
+  it("follows a customer's words into the request they were merged into: in their export and erasure, not the other's", async () => {
+    const open = async (email: string, words: string) => {
+      const res = await call("POST", "/api/support-requests", { email, name: words, subject: words, message: words });
+      expect(res.status, res.text).toBe(201);
+      return res.body.reference as string;
+    };
+    const kept = await open("kept@example.com", "words of kept");
+    const merged = await open("merged@example.com", "words of merged");
+    const merge = await call("POST", `/api/support-requests/${merged}/merge`, { into: kept });
+    expect(merge.status, merge.text).toBe(200);
+
+    const theirs = await call("GET", "/api/people/export?email=merged@example.com");
+    expect(theirs.body.supportMessagesElsewhere).toEqual([
+      expect.objectContaining({ ticket: { reference: kept }, body: "words of merged" }),
+    ]);
+    const others = await call("GET", "/api/people/export?email=kept@example.com");
+    const keptMessages = others.body.supportRequests[0].messages.map((message: { body: string }) => message.body);
+    expect(keptMessages).toContain("words of kept");
+    expect(keptMessages).not.toContain("words of merged");
+
+    const erased = await call("POST", "/api/people/erase", { email: "merged@example.com", confirm: true });
+    expect(erased.status, erased.text).toBe(200);
+    expect(erased.body.erased.supportMessagesElsewhere).toBe(1);
+    expect(await tablesNaming("words of merged")).toEqual([]);
+    const thread = await call("GET", `/api/support-requests/${kept}`);
+    expect(JSON.stringify(thread.body)).toContain("words of kept");
+  });
+
   it("takes the address whole: another that holds it (notbob@ beside bob@) is neither exported nor erased with it", async () => {
     // An audit entry that names notbob's address, which an erasure of bob's must leave as it is.
     expect((await call("GET", `/api/people/export?email=${notBob.address}`)).status).toBe(200);
