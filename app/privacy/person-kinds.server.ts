@@ -332,7 +332,21 @@ const people: PersonKind = {
   read: async (client, person) => {
     const id = await personIdOf(client, person.email);
     if (!id) return [];
-    return client.person.findMany({ where: { id }, include: { addresses: { select: { email: true } } } });
+    const found = await client.person.findUniqueOrThrow({
+      where: { id },
+      select: { id: true, name: true, firstSeenAt: true, _count: { select: { addresses: true } } },
+    });
+    // Only the address asked about: the person's others (a merge's aliases, decision 071) and a
+    // name that may have come with them are not shown through this one.
+    const alone = found._count.addresses === 1;
+    return [
+      {
+        id: found.id,
+        name: alone ? found.name : null,
+        firstSeenAt: found.firstSeenAt,
+        addresses: [{ email: person.email }],
+      },
+    ];
   },
   erase: (client, person) => eraseAddress(client, person.email),
 };

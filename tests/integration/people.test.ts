@@ -255,12 +255,19 @@ describe("erasure (decision 069)", () => {
     expect(erased.status, erased.text).toBe(200);
     expect(await db.person.count({ where: { id: page02.id } })).toBe(0);
     expect(await db.personAddress.count({ where: { email: "page02@pages.example" } })).toBe(0);
-    // An alias erased: the person keeps their other address as the primary one.
+    // An alias erased: the person keeps their other address as the primary one, and no name
+    // that came with the erased one. Before, an export through one address shows only that one.
     const ada = await personOf("ada@example.com");
+    const exported = await call("GET", "/api/people/export?email=ada@example.com");
+    expect(exported.body.people).toEqual([
+      { id: ada.id, name: null, firstSeenAt: expect.any(String), addresses: [{ email: "ada@example.com" }] },
+    ]);
+    expect(exported.text).not.toContain("ada.work@corp.example");
     const again = await call("POST", "/api/people/erase", { email: "ada@example.com", confirm: true });
     expect(again.status, again.text).toBe(200);
     const left = await db.person.findUniqueOrThrow({ where: { id: ada.id }, include: { addresses: true } });
     expect(left.email).toBe("ada.work@corp.example");
+    expect(left.name).toBeNull();
     expect(left.addresses.map((address) => address.email)).toEqual(["ada.work@corp.example"]);
   });
 });

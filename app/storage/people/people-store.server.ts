@@ -185,6 +185,9 @@ export async function eraseAddress(client: Client, email: string): Promise<numbe
   if (gone === 0) {
     await client.$executeRaw`UPDATE "Person" SET "email" = (SELECT MIN("email") FROM "PersonAddress" WHERE "personId" = ${personId})
       WHERE "id" = ${personId} AND "email" = ${email}`;
+    // The name may have come with the erased address: it goes too, and the next lead or ticket
+    // from a remaining address brings one again.
+    await client.$executeRaw`UPDATE "Person" SET "name" = NULL WHERE "id" = ${personId}`;
   }
   return 1 + gone;
 }
