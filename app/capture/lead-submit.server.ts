@@ -23,6 +23,7 @@ import { checkCaptcha } from "./captcha.server";
 import {
   idempotencyKeyOf,
   limitSubmissions,
+  submissionsUsedUp,
   storeLead,
   SUBMISSION_BODY_LIMIT,
   validateSubmission,
@@ -93,7 +94,7 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
   let staged: StagedFile[] = [];
   try {
     let refusal: DomainError | undefined;
-    ({ submission, staged, refusal } = await readSubmission(request));
+    ({ submission, staged, refusal } = await readSubmission(request, meta.ip));
     form = await findOpenForm(submission.formId);
     const ownOrigin = () => new URL(request.url).origin;
     if (!isOriginAllowed(form, origin, ownOrigin) && origin !== APP_ORIGIN) {
@@ -183,6 +184,7 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
  */
 async function readSubmission(
   request: Request,
+  ip: string,
 ): Promise<{ submission: Submission; staged: StagedFile[]; refusal?: DomainError }> {
   const contentType = request.headers.get("Content-Type") ?? "";
   const referer = request.headers.get("Referer");
@@ -191,8 +193,10 @@ async function readSubmission(
     return { submission: await parseSubmission({ contentType, body, referer }), staged: [] };
   }
   // A file is cut off at its own field's limit once `formId` names the form; a page post reads
-  // on past it (keeping no file) so that the form comes back with what was typed.
-  const forms = { lookup: fileFieldLimits, readOn: wantsRedirect(request, null) };
+  // on past it (keeping no file) so that the form comes back with what was typed. An address
+  // over the form's rate limit has its files dropped unwritten (the 429 follows once read).
+  const lookup = async (formId: string) => ((await submissionsUsedUp(formId, ip)) ? null : fileFieldLimits(formId));
+  const forms = { lookup, readOn: wantsRedirect(request, null) };
   const upload = await readMultipartSubmission(request, uploadLimits(SUBMISSION_BODY_LIMIT), forms);
   try {
     const submission = await parseSubmission({ contentType, body: upload.fields, referer });

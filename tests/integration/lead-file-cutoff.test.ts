@@ -57,8 +57,8 @@ function bodyParts(fileSize: number, postedFormId = formId) {
 }
 
 /** A POST written by hand, so the test decides when the rest of the body goes. */
-async function rawPost(headers: Record<string, string>, length: number) {
-  const { hostname, port } = new URL(server.url);
+async function rawPost(headers: Record<string, string>, length: number, to = new URL(server.url)) {
+  const { hostname, port } = to;
   const socket = net.connect(Number(port), hostname);
   await new Promise((resolve) => socket.once("connect", resolve));
   let received = "";
@@ -181,5 +181,37 @@ describe("a file no open form asked for", () => {
     expect(res.status).toBe(201);
     const after = await stored();
     expect(after).toEqual({ ...before, leads: before.leads + 1 });
+  });
+});
+
+describe("a file from an address over the form's rate limit", () => {
+  it("is read and dropped unwritten, then 429", async () => {
+    const limited = await startServer({ SUBMIT_RATE_LIMIT_PER_MINUTE: "1" });
+    try {
+      const first = new FormData();
+      first.set("formId", formId);
+      first.set("name", "First Fay");
+      first.append("documents", new Blob([new Uint8Array(pngBytes(1000))]), "first.png");
+      const accepted = await fetch(`${limited.url}/api/leads/submit`, {
+        method: "POST",
+        body: first,
+        headers: { Accept: "application/json" },
+      });
+      expect(accepted.status).toBe(201);
+      const before = await stored();
+      const { head, file, tail, length } = bodyParts(3 * MiB);
+      const post = await rawPost({ Accept: "application/json" }, length, new URL(limited.url));
+      await post.write(head);
+      await post.write(file.subarray(0, 2 * MiB));
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      expect(await stored()).toEqual(before);
+      await post.write(file.subarray(2 * MiB));
+      await post.write(tail);
+      const answer = await post.answer();
+      expect(answer.status, answer.head).toBe(429);
+      expect(await stored()).toEqual(before);
+    } finally {
+      await limited.stop();
+    }
   });
 });
