@@ -12,7 +12,7 @@ import { leadStore, type NewLead } from "~/storage/index.server";
 import { invalidFields, textPolicyDetails, type ErrorDetail } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { timeOrderedId } from "~/utils/random-text.server";
-import { consumeOrFail, createRateLimiter, secondsBlocked } from "~/utils/rate-limit.server";
+import { consumeOrFail, createRateLimiter } from "~/utils/rate-limit.server";
 import { textPolicyIssues } from "~/utils/text-policy";
 import { leadDetailOf, type LeadDetail } from "../leads/lead-detail.server";
 import { UTM_KEYS, type UtmKey } from "../leads/lead-fields";
@@ -52,11 +52,6 @@ export async function limitSubmissions(formId: string, ip: string): Promise<void
     `${formId}|${ip}`,
     "Too many submissions from your address. Try again in a minute.",
   );
-}
-
-/** Whether the address has used up its submissions to the form this minute (nothing counted). */
-export async function submissionsUsedUp(formId: string, ip: string): Promise<boolean> {
-  return submitLimiter ? (await secondsBlocked(submitLimiter, `${formId}|${ip}`)) > 0 : false;
 }
 
 /** Counts a step's post without JavaScript (a budget of its own beside the submissions'). */

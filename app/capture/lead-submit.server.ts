@@ -23,7 +23,6 @@ import { checkCaptcha } from "./captcha.server";
 import {
   idempotencyKeyOf,
   limitSubmissions,
-  submissionsUsedUp,
   storeLead,
   SUBMISSION_BODY_LIMIT,
   validateSubmission,
@@ -94,7 +93,8 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
   let staged: StagedFile[] = [];
   try {
     let refusal: DomainError | undefined;
-    ({ submission, staged, refusal } = await readSubmission(request, meta.ip));
+    let rate: RateCheck | undefined;
+    ({ submission, staged, refusal, rate } = await readSubmission(request, meta.ip));
     form = await findOpenForm(submission.formId);
     const ownOrigin = () => new URL(request.url).origin;
     if (!isOriginAllowed(form, origin, ownOrigin) && origin !== APP_ORIGIN) {
@@ -115,7 +115,9 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
     }
     // A file cut off at its field's limit, the text read on so that the page comes back filled in.
     if (refusal) throw refusal;
-    await limitSubmissions(form.id, meta.ip);
+    // A multipart post was counted when its formId came (before any file was written).
+    if (rate?.refusal) throw rate.refusal;
+    if (rate?.formId !== form.id) await limitSubmissions(form.id, meta.ip);
     const idempotencyKey = idempotencyKeyOf(request.headers.get("Idempotency-Key"));
     applyUploads(form.fields, submission, staged);
     const lead = validateSubmission(form, submission, Date.now(), request.headers.get("User-Agent"));
@@ -182,10 +184,13 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
  * a multipart post is read as it streams in, its files written unlinked until the lead links
  * them (decision 064), and deleted again if the post turns out unreadable.
  */
+/** A multipart post's rate limit, counted when its `formId` arrived: for which form, and the refusal. */
+type RateCheck = { formId: string | null; refusal: unknown };
+
 async function readSubmission(
   request: Request,
   ip: string,
-): Promise<{ submission: Submission; staged: StagedFile[]; refusal?: DomainError }> {
+): Promise<{ submission: Submission; staged: StagedFile[]; refusal?: DomainError; rate?: RateCheck }> {
   const contentType = request.headers.get("Content-Type") ?? "";
   const referer = request.headers.get("Referer");
   if (submissionKind(contentType) !== "multipart") {
@@ -193,14 +198,28 @@ async function readSubmission(
     return { submission: await parseSubmission({ contentType, body, referer }), staged: [] };
   }
   // A file is cut off at its own field's limit once `formId` names the form; a page post reads
-  // on past it (keeping no file) so that the form comes back with what was typed. An address
-  // over the form's rate limit has its files dropped unwritten (the 429 follows once read).
-  const lookup = async (formId: string) => ((await submissionsUsedUp(formId, ip)) ? null : fileFieldLimits(formId));
+  // on past it (keeping no file) so that the form comes back with what was typed. The post is
+  // counted against the rate limit then, before any file is written: over it, its files are
+  // dropped unwritten and the 429 follows once it is read.
+  const rate: RateCheck = { formId: null, refusal: null };
+  const lookup = async (posted: string) => {
+    const formId = posted.trim();
+    const limits = await fileFieldLimits(formId);
+    if (!limits) return null;
+    rate.formId = formId;
+    try {
+      await limitSubmissions(formId, ip);
+    } catch (refusal) {
+      rate.refusal = refusal;
+      return null;
+    }
+    return limits;
+  };
   const forms = { lookup, readOn: wantsRedirect(request, null) };
   const upload = await readMultipartSubmission(request, uploadLimits(SUBMISSION_BODY_LIMIT), forms);
   try {
     const submission = await parseSubmission({ contentType, body: upload.fields, referer });
-    return { submission, staged: upload.files, refusal: upload.refusal };
+    return { submission, staged: upload.files, refusal: upload.refusal, rate };
   } catch (error) {
     await discardFiles(upload.files.map((file) => file.id)).catch(() => {});
     throw error;

@@ -172,10 +172,11 @@ function setHidden(form: HTMLFormElement, name: string, value: string | null | u
     input.type = "hidden";
     input.name = name;
     input.setAttribute("data-lead-capture", "");
-    // First in the form: the post then names its form before any file part, as the submit
-    // endpoint requires (docs/api/lead-capture.md).
     form.prepend(input);
   }
+  // First in the form (the snippet's own too, wherever it was moved): the post then names its
+  // form before any file part, as the submit endpoint requires (docs/api/lead-capture.md).
+  if (name === "formId" && form.firstElementChild !== input) form.prepend(input);
   input.value = value;
 }
 

@@ -250,17 +250,23 @@ function localTime(date: Date): string {
  * was confirmed then (double opt-in, decision 067: a lead waiting for its visitor is announced
  * nowhere, and is counted when confirmed, at most CONFIRMATION_VALID_DAYS after it was stored).
  */
-async function digestOf(form: { id: string; name: string; fields: unknown }, from: Date, to: Date) {
+async function digestOf(
+  form: { id: string; name: string; fields: unknown },
+  from: Date,
+  to: Date,
+  client: Prisma.TransactionClient = db,
+) {
   const where = {
     formId: form.id,
     isSpam: false,
     awaitingConfirmation: false,
-    createdAt: { gte: new Date(from.getTime() - CONFIRMATION_VALID_DAYS * DAY_MS), lt: to },
+    // A day of margin past the link's days: a confirmation written just after its link expired.
+    createdAt: { gte: new Date(from.getTime() - (CONFIRMATION_VALID_DAYS + 1) * DAY_MS), lt: to },
     OR: [{ confirmedAt: null, createdAt: { gte: from } }, { confirmedAt: { gte: from, lt: to } }],
   } satisfies Prisma.LeadWhereInput;
   const [count, leads] = await Promise.all([
-    db.lead.count({ where }),
-    db.lead.findMany({
+    client.lead.count({ where }),
+    client.lead.findMany({
       where,
       orderBy: [{ createdAt: "asc" }, { id: "asc" }],
       take: DIGEST_MAX_LISTED,
@@ -306,12 +312,13 @@ async function sendDigest(form: DigestForm, recipients: string[], end: Date, tit
   const from = new Date(
     Math.max(last?.periodEnd.getTime() ?? end.getTime() - DAY_MS, end.getTime() - DIGEST_MAX_SPAN_MS),
   );
-  // Read before the claim's transaction, which on SQLite holds the write lock: the period has
-  // ended (DIGEST_GRACE_MS ago), so what it holds no longer changes.
-  const content = await digestOf(form, from, end);
+  // A period that ended DIGEST_GRACE_MS ago no longer changes: it is read before the claim's
+  // transaction, which on SQLite holds the write lock. One that ends now ("Digest until now")
+  // is read inside it, as a lead may be committing.
+  const settled = end.getTime() <= Date.now() - DIGEST_GRACE_MS ? await digestOf(form, from, end) : null;
   try {
     // Another process writing meanwhile (SQLite) means again: the claim tells who was first.
-    await retryWhileBusy(() => writeDigest(form, recipients, { from, end, title, ...content }));
+    await retryWhileBusy(() => writeDigest(form, recipients, { from, end, title }, settled));
   } catch (error) {
     // Another instance wrote this digest first.
     if (isUniqueViolation(error)) return false;
@@ -321,11 +328,15 @@ async function sendDigest(form: DigestForm, recipients: string[], end: Date, tit
   return true;
 }
 
-type DigestContent = { from: Date; end: Date; title: string } & Awaited<ReturnType<typeof digestOf>>;
+type DigestPeriod = { from: Date; end: Date; title: string };
 
-/** The digest's claim, its count and its emails, in one transaction. */
-function writeDigest(form: DigestForm, recipients: string[], digestContent: DigestContent): Promise<void> {
-  const { from, end, title, count, details } = digestContent;
+/** The digest's claim, its count and its emails (`settled`, or read here), in one transaction. */
+function writeDigest(
+  form: DigestForm,
+  recipients: string[],
+  { from, end, title }: DigestPeriod,
+  settled: Awaited<ReturnType<typeof digestOf>> | null,
+): Promise<void> {
   return db.$transaction(async (tx) => {
     // The claim first: a write opens the transaction, so SQLite waits for another writer
     // rather than failing a read-then-write (though not when another process committed
@@ -334,6 +345,7 @@ function writeDigest(form: DigestForm, recipients: string[], digestContent: Dige
       data: { formId: form.id, periodEnd: end, leadCount: 0 },
       select: { id: true },
     });
+    const { count, details } = settled ?? (await digestOf(form, from, end, tx));
     if (count === 0) return;
     await tx.notificationDigest.update({ where: { id: digest.id }, data: { leadCount: count } });
     await writeStaffEmails(

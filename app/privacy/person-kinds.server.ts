@@ -336,14 +336,14 @@ const people: PersonKind = {
       where: { id },
       select: { id: true, name: true, firstSeenAt: true, _count: { select: { addresses: true } } },
     });
-    // Only the address asked about: the person's others (a merge's aliases, decision 071) and a
-    // name that may have come with them are not shown through this one.
+    // Only the address asked about: the person's others (a merge's aliases, decision 071) and the
+    // name and first contact that may have come with them are not shown through this one.
     const alone = found._count.addresses === 1;
     return [
       {
         id: found.id,
         name: alone ? found.name : null,
-        firstSeenAt: found.firstSeenAt,
+        firstSeenAt: alone ? found.firstSeenAt : null,
         addresses: [{ email: person.email }],
       },
     ];

@@ -41,7 +41,9 @@ export function deleteWhere(client: Prisma.TransactionClient, table: string, whe
  */
 function addressPattern(address: string): RegExp {
   const escaped = address.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
-  return new RegExp(`(?<![\\p{L}\\p{N}._%+-])${escaped}(?![\\p{L}\\p{N}_%+-]|\\.[\\p{L}\\p{N}])`, "giu");
+  // A JSON escape just before it (`\\n`, `\\t`...) ends with a letter but is no part of an address.
+  const before = "(?:(?<=\\\\[nrtbf])|(?<![\\p{L}\\p{N}._%+-]))";
+  return new RegExp(`${before}${escaped}(?![\\p{L}\\p{N}_%+-]|\\.[\\p{L}\\p{N}])`, "giu");
 }
 
 /** Whether `text` names `address` (lower case) as a whole address. */

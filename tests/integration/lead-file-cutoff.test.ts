@@ -167,6 +167,34 @@ describe("a file no open form asked for", () => {
     expect(await stored()).toEqual(before);
   });
 
+  it("stops reading a dropped file at the 25 MB a file may weigh: 413", async () => {
+    const before = await stored();
+    const { head, file, tail, length } = bodyParts(26 * MiB, "no-such-form");
+    const post = await rawPost({ Accept: "application/json" }, length);
+    await post.write(head);
+    await post.write(file);
+    await post.write(tail);
+    const answer = await post.answer();
+    expect(answer.status, answer.head).toBe(413);
+    expect(JSON.parse(answer.body).error.message).toBe("A file may weigh at most 25 MB.");
+    expect(await stored()).toEqual(before);
+  });
+
+  it("takes an empty file input before formId (a browser sends one for a file not chosen)", async () => {
+    const before = await stored();
+    const form = new FormData();
+    form.append("documents", new Blob([]), "");
+    form.set("formId", formId);
+    form.set("name", "Empty Emma");
+    const res = await fetch(`${server.url}/api/leads/submit`, {
+      method: "POST",
+      body: form,
+      headers: { Accept: "application/json" },
+    });
+    expect(res.status, await res.clone().text()).toBe(201);
+    expect(await stored()).toEqual({ ...before, leads: before.leads + 1 });
+  });
+
   it("keeps no file sent under a name that is not one of the form's file fields", async () => {
     const before = await stored();
     const form = new FormData();

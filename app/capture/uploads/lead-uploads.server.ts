@@ -75,6 +75,7 @@ const formIdFirst = () =>
   new DomainError("validation_failed", "Send the formId field before any file.", [
     { path: "formId", message: "Put the formId field before the file inputs in the form." },
   ]);
+const overFile = (limits: UploadLimits) => tooLarge(`A file may weigh at most ${limits.fileBytes / 1024 / 1024} MB.`);
 const overTotal = (limits: UploadLimits) =>
   tooLarge(`The files of one submission may weigh at most ${limits.totalBytes / 1024 / 1024} MB together.`);
 
@@ -129,7 +130,7 @@ async function stageFile(
     budget.total += data.byteLength;
     // The field's own limit first (its message names the field), at the byte that passes it.
     if (own && size > own.maxBytes) throw new OverFieldLimit(own.refusal(cleanName(filename)));
-    if (size > limits.fileBytes) throw tooLarge(`A file may weigh at most ${limits.fileBytes / 1024 / 1024} MB.`);
+    if (size > limits.fileBytes) throw overFile(limits);
     if (budget.total > limits.totalBytes) throw overTotal(limits);
     pending.push(data);
     pendingBytes += data.byteLength;
@@ -148,6 +149,13 @@ async function stageFile(
     done.size = size;
     await db.leadFile.update({ where: { id: done.id }, data: { size }, select: { id: true } });
   }
+}
+
+/** The form's file limits, asked for once: a failed lookup fails the file parts that wait for it, not the process. */
+function askForm(forms: FormLimits, formId: string): Promise<ReadonlyMap<string, FieldLimit> | null> {
+  const asked = forms.lookup(formId);
+  asked.catch(() => {});
+  return asked;
 }
 
 /**
@@ -183,12 +191,15 @@ export async function readMultipartSubmission(
       if (read.refusal) resolve();
       else reject(failure);
     };
-    /** Reads a file part to its end and keeps nothing (after a refusal), within the total. */
+    /** Reads a file part to its end and keeps nothing, within the limits of a file and of the total. */
     const drop = (stream: Readable) =>
-      stream.on("data", (data: Buffer) => {
-        budget.total += data.byteLength;
-        if (budget.total > limits.totalBytes) fail(overTotal(limits));
-      });
+      stream
+        .on("data", (data: Buffer) => {
+          budget.total += data.byteLength;
+          if (budget.total > limits.totalBytes) fail(overTotal(limits));
+        })
+        // busboy skips the rest of a part past fileSize without a word: a dropped part is refused there too.
+        .on("limit", () => fail(overFile(limits)));
     parser.on("field", (name, value, info) => {
       textBytes += name.length + value.length;
       if (info.valueTruncated || textBytes > limits.textBytes) {
@@ -197,13 +208,15 @@ export async function readMultipartSubmission(
       }
       read.fields.push([name, value]);
       // The form is known: each of its file fields' limits, before (in the browser's order) its files.
-      if (name === "formId" && forms && !formLimits) formLimits = forms.lookup(value).catch(() => null);
+      if (name === "formId" && forms && !formLimits) formLimits = askForm(forms, value);
     });
     parser.on("file", (name, stream, info) => {
       // A part cut short errors when the parser is destroyed: the refusal is already in hand.
       stream.on("error", () => {});
       if (read.refusal) return void drop(stream);
       if (forms && !formLimits) {
+        // An empty file input a browser sends (no name, no bytes) says nothing: only a file refuses.
+        if (!info.filename) return void drop(stream);
         stream.resume();
         return fail(formIdFirst());
       }
