@@ -649,33 +649,26 @@ async function benchViews() {
     });
     const submitUrl = `${app.url}/api/leads/submit`;
     let extraViews = 0;
-    const withBeacons = async (seconds: number) => {
-      const [submit, views] = await Promise.all([
+    /** Submit rounds beside 1,000 beacons a second sent to `url` (with `userAgent`); their answers. */
+    const beside = (url: string, userAgent?: string) => async (seconds: number) => {
+      const [submit, extra] = await Promise.all([
         run(submitUrl, submitOptions(formId), seconds),
-        run(beaconUrl, beacon(1_000), seconds),
+        run(url, beacon(1_000, userAgent), seconds),
       ]);
-      extraViews += views.ok;
+      return { submit, extra };
+    };
+    const withBeacons = async (seconds: number) => {
+      const { submit, extra } = await beside(beaconUrl)(seconds);
+      extraViews += extra.ok;
       return submit;
     };
     // The same extra load served by the bare server instead: what 1,000 more requests a second
     // cost on this machine (load generator and sockets) whatever answers them.
-    const withOtherLoad = async (seconds: number) => {
-      const [submit] = await Promise.all([
-        run(submitUrl, submitOptions(formId), seconds),
-        run(`${bare.url}/`, beacon(1_000), seconds),
-      ]);
-      return submit;
-    };
+    const withOtherLoad = async (seconds: number) => (await beside(`${bare.url}/`)(seconds)).submit;
     // The same beacons from a crawler: answered by the same route in the same way (read,
     // parsed, the form looked up, 204), only not counted. Against this, what counting a view
     // costs (decision 029: in memory, no database write per view).
-    const withUncounted = async (seconds: number) => {
-      const [submit] = await Promise.all([
-        run(submitUrl, submitOptions(formId), seconds),
-        run(beaconUrl, beacon(1_000, CRAWLER_AGENT), seconds),
-      ]);
-      return submit;
-    };
+    const withUncounted = async (seconds: number) => (await beside(beaconUrl, CRAWLER_AGENT)(seconds)).submit;
     const submit = await alternate({
       alone: { round: (seconds) => run(submitUrl, submitOptions(formId), seconds) },
       beacons: { round: withBeacons },

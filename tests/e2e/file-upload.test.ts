@@ -39,6 +39,18 @@ const fileField = { key: "scan", label: "Scan", type: "file", accept: [".png"], 
 const likeAPerson = (page: Page) => page.waitForTimeout(MIN_SUBMIT_MS + 200);
 const png = (name: string, size: number) => ({ name, mimeType: "image/png", buffer: pngBytes(size) });
 
+/** Runs `test` against another website (at localhost) whose one page is what `serve` was last given. */
+async function onSite(test: (siteUrl: string, serve: (html: string) => void) => Promise<void>): Promise<void> {
+  let html = "";
+  const site = http.createServer((_req, res) => res.writeHead(200, { "Content-Type": "text/html" }).end(html));
+  await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
+  try {
+    await test(`http://localhost:${(site.address() as AddressInfo).port}`, (page) => (html = page));
+  } finally {
+    await new Promise((resolve) => site.close(resolve));
+  }
+}
+
 /** The stored lead's file, downloaded from its lead page as staff would. */
 async function downloadFromLeadPage(formId: string): Promise<Buffer> {
   const lead = await db.lead.findFirstOrThrow({ where: { formId }, select: { id: true } });
@@ -115,15 +127,11 @@ describe.each([
   { javaScriptEnabled: false, label: "without JavaScript" },
 ])("a file field in the embed code pasted on another site, $label", ({ javaScriptEnabled }) => {
   it("sends the file with the lead (a multipart post, even without the script)", async () => {
-    let html = "";
-    const site = http.createServer((_req, res) => res.writeHead(200, { "Content-Type": "text/html" }).end(html));
-    await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
-    try {
-      const siteUrl = `http://localhost:${(site.address() as AddressInfo).port}`;
+    await onSite(async (siteUrl, serve) => {
       const fields = FieldsSchema.parse([{ key: "name", label: "Your name", type: "text", required: true }, fileField]);
       const formId = await newForm({ name: "Embedded scan", fields, settings: { allowedOrigins: [siteUrl] } });
-      html = `<!doctype html><html lang="en"><head><title>Shop</title></head><body>
-        ${scriptSnippet(formId, server.url, fields, { successMessage: "Thanks!" })}</body></html>`;
+      serve(`<!doctype html><html lang="en"><head><title>Shop</title></head><body>
+        ${scriptSnippet(formId, server.url, fields, { successMessage: "Thanks!" })}</body></html>`);
       const page = await (await browser.newContext({ javaScriptEnabled })).newPage();
       page.setDefaultTimeout(10_000);
       await page.goto(siteUrl);
@@ -138,28 +146,22 @@ describe.each([
       const lead = await db.lead.findFirstOrThrow({ where: { formId }, select: { data: true } });
       expect(lead.data).toMatchObject({ name: "Embedded Eve", scan: ["small.png"] });
       expect(await downloadFromLeadPage(formId)).toEqual(small.buffer);
-    } finally {
-      await new Promise((resolve) => site.close(resolve));
-    }
+    });
   });
 });
 
 describe("a site's own form with a file input and only data-lead-form", () => {
   it("sends the file through the script, which puts the form's id before the file", async () => {
-    let html = "";
-    const site = http.createServer((_req, res) => res.writeHead(200, { "Content-Type": "text/html" }).end(html));
-    await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
-    try {
-      const siteUrl = `http://localhost:${(site.address() as AddressInfo).port}`;
+    await onSite(async (siteUrl, serve) => {
       const fields = FieldsSchema.parse([{ key: "name", label: "Your name", type: "text", required: true }, fileField]);
       const formId = await newForm({ name: "Own form scan", fields, settings: { allowedOrigins: [siteUrl] } });
-      html = `<!doctype html><html lang="en"><head><title>Shop</title></head><body>
+      serve(`<!doctype html><html lang="en"><head><title>Shop</title></head><body>
         <form data-lead-form="${formId}" data-success-message="Got it!" enctype="multipart/form-data">
           <label>Your name <input name="name" required></label>
           <label>Scan <input type="file" name="scan" accept=".png"></label>
           <button type="submit">Send</button>
         </form>
-        <script src="${server.url}/embed.js" defer></script></body></html>`;
+        <script src="${server.url}/embed.js" defer></script></body></html>`);
       const page = await (await browser.newContext()).newPage();
       page.setDefaultTimeout(10_000);
       await page.goto(siteUrl);
@@ -172,8 +174,6 @@ describe("a site's own form with a file input and only data-lead-form", () => {
       const lead = await db.lead.findFirstOrThrow({ where: { formId }, select: { data: true } });
       expect(lead.data).toMatchObject({ name: "Own Olga", scan: ["small.png"] });
       expect(await downloadFromLeadPage(formId)).toEqual(small.buffer);
-    } finally {
-      await new Promise((resolve) => site.close(resolve));
-    }
+    });
   });
 });

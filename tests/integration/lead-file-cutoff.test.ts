@@ -56,6 +56,16 @@ function bodyParts(fileSize: number, postedFormId = formId) {
   return { head, file: pngBytes(fileSize), tail, length: head.byteLength + fileSize + tail.byteLength };
 }
 
+/** A multipart post of `fields` (in order; a Blob entry as a file named by its third item) as a script sends it. */
+function postParts(url: string, fields: Array<[string, string] | [string, Blob, string]>) {
+  const form = new FormData();
+  for (const [name, value, filename] of fields) {
+    if (typeof value === "string") form.append(name, value);
+    else form.append(name, value, filename);
+  }
+  return fetch(`${url}/api/leads/submit`, { method: "POST", body: form, headers: { Accept: "application/json" } });
+}
+
 /** A POST written by hand, so the test decides when the rest of the body goes. */
 async function rawPost(headers: Record<string, string>, length: number, to = new URL(server.url)) {
   const { hostname, port } = to;
@@ -131,15 +141,11 @@ describe("a file over its field's limit", () => {
 
   it("refuses a post that names its form only after a file, and writes nothing of it", async () => {
     const before = await stored();
-    const form = new FormData();
-    form.set("name", "Late Lou");
-    form.append("documents", new Blob([new Uint8Array(pngBytes(1000))]), "late.png");
-    form.set("formId", formId);
-    const res = await fetch(`${server.url}/api/leads/submit`, {
-      method: "POST",
-      body: form,
-      headers: { Accept: "application/json" },
-    });
+    const res = await postParts(server.url, [
+      ["name", "Late Lou"],
+      ["documents", new Blob([new Uint8Array(pngBytes(1000))]), "late.png"],
+      ["formId", formId],
+    ]);
     expect(res.status).toBe(422);
     expect((await res.json()).error.details).toEqual([
       { path: "formId", message: "Put the formId field before the file inputs in the form." },
@@ -182,30 +188,22 @@ describe("a file no open form asked for", () => {
 
   it("takes an empty file input before formId (a browser sends one for a file not chosen)", async () => {
     const before = await stored();
-    const form = new FormData();
-    form.append("documents", new Blob([]), "");
-    form.set("formId", formId);
-    form.set("name", "Empty Emma");
-    const res = await fetch(`${server.url}/api/leads/submit`, {
-      method: "POST",
-      body: form,
-      headers: { Accept: "application/json" },
-    });
+    const res = await postParts(server.url, [
+      ["documents", new Blob([]), ""],
+      ["formId", formId],
+      ["name", "Empty Emma"],
+    ]);
     expect(res.status, await res.clone().text()).toBe(201);
     expect(await stored()).toEqual({ ...before, leads: before.leads + 1 });
   });
 
   it("keeps no file sent under a name that is not one of the form's file fields", async () => {
     const before = await stored();
-    const form = new FormData();
-    form.set("formId", formId);
-    form.set("name", "Odd Otto");
-    form.append("comment", new Blob([new Uint8Array(pngBytes(1000))]), "stray.png");
-    const res = await fetch(`${server.url}/api/leads/submit`, {
-      method: "POST",
-      body: form,
-      headers: { Accept: "application/json" },
-    });
+    const res = await postParts(server.url, [
+      ["formId", formId],
+      ["name", "Odd Otto"],
+      ["comment", new Blob([new Uint8Array(pngBytes(1000))]), "stray.png"],
+    ]);
     expect(res.status).toBe(201);
     const after = await stored();
     expect(after).toEqual({ ...before, leads: before.leads + 1 });
@@ -216,15 +214,11 @@ describe("a file from an address over the form's rate limit", () => {
   it("is read and dropped unwritten, then 429", async () => {
     const limited = await startServer({ SUBMIT_RATE_LIMIT_PER_MINUTE: "1" });
     try {
-      const first = new FormData();
-      first.set("formId", formId);
-      first.set("name", "First Fay");
-      first.append("documents", new Blob([new Uint8Array(pngBytes(1000))]), "first.png");
-      const accepted = await fetch(`${limited.url}/api/leads/submit`, {
-        method: "POST",
-        body: first,
-        headers: { Accept: "application/json" },
-      });
+      const accepted = await postParts(limited.url, [
+        ["formId", formId],
+        ["name", "First Fay"],
+        ["documents", new Blob([new Uint8Array(pngBytes(1000))]), "first.png"],
+      ]);
       expect(accepted.status).toBe(201);
       const before = await stored();
       const { head, file, tail, length } = bodyParts(3 * MiB);
