@@ -179,14 +179,14 @@ export async function submitLead(request: Request, meta: SubmitMeta): Promise<Re
   }
 }
 
+/** A multipart post's rate limit, counted when its `formId` arrived: for which form, and the refusal. */
+type RateCheck = { formId: string | null; refusal: unknown };
+
 /**
  * The submission, in any body kind: an unsupported type is refused before the body is read;
  * a multipart post is read as it streams in, its files written unlinked until the lead links
  * them (decision 064), and deleted again if the post turns out unreadable.
  */
-/** A multipart post's rate limit, counted when its `formId` arrived: for which form, and the refusal. */
-type RateCheck = { formId: string | null; refusal: unknown };
-
 async function readSubmission(
   request: Request,
   ip: string,
