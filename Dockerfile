@@ -15,4 +15,4 @@ USER node
 EXPOSE 3000
 HEALTHCHECK --interval=30s --timeout=3s \
   CMD node -e "fetch('http://127.0.0.1:'+(process.env.PORT||3000)+'/healthz').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"
-CMD ["node", "build/node/server.js"]
+CMD ["node", "--max-semi-space-size=16", "build/node/server.js"]

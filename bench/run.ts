@@ -14,6 +14,10 @@
 //   BENCH_COMPARE_BUILD  a second build folder (built with BUILD_DIR=<folder> npm run build, say
 //                   from another commit): the submit sections run it too, as contender "compare",
 //                   in the same alternating rounds, with its ratios to the baselines and to the app
+//   BENCH_SERVER_FLAGS   Node flags for the app servers in place of production's (SERVER_NODE_FLAGS in
+//                   tests/support/server.ts), space-separated; "none" for Node's defaults
+//   BENCH_COMPARE_FLAGS  the same for the compared server (BENCH_COMPARE_BUILD, which may name the
+//                   app's own build folder to compare flags alone)
 //   TEST_POSTGRES_URL  PostgreSQL admin URL (default postgresql://postgres@127.0.0.1:5432/postgres)
 //
 // Prints a table and writes bench/results/<time>.json (the newest 5 are kept, and every one the
@@ -28,7 +32,7 @@ import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
 import Database from "better-sqlite3";
 import pg from "pg";
-import { startServer, type TestServer } from "../tests/support/server";
+import { SERVER_NODE_FLAGS, startServer, type TestServer } from "../tests/support/server";
 import { fmt, median } from "./numbers";
 import { benchScale } from "./scale";
 import { FIELDS, seedLeads } from "./seed";
@@ -50,6 +54,10 @@ const ONLY = new Set(
       ),
 );
 const COMPARE_BUILD = process.env.BENCH_COMPARE_BUILD;
+const flagsOf = (value: string | undefined) =>
+  value === undefined ? SERVER_NODE_FLAGS : value === "none" ? [] : value.split(" ").filter(Boolean);
+const SERVER_FLAGS = flagsOf(process.env.BENCH_SERVER_FLAGS);
+const COMPARE_FLAGS = flagsOf(process.env.BENCH_COMPARE_FLAGS);
 // `npm run bench -- --scale`: the 1M and 10M figures (bench/scale.ts) alone, no other section.
 const SCALE = process.argv.includes("--scale");
 const PG_ADMIN = process.env.TEST_POSTGRES_URL ?? "postgresql://postgres@127.0.0.1:5432/postgres";
@@ -69,6 +77,8 @@ const results: Record<string, unknown> = {
   leads: LEADS,
   seconds: SECONDS,
   rounds: ROUNDS,
+  serverFlags: SERVER_FLAGS,
+  ...(COMPARE_BUILD ? { compareFlags: COMPARE_FLAGS } : {}),
 };
 
 fs.rmSync(tmp, { recursive: true, force: true });
@@ -150,7 +160,10 @@ async function startApp(databaseUrl: string, extra: Record<string, string> = {},
         SUPPORT_RATE_LIMIT_PER_HOUR: "0",
         ...extra,
       },
-      { nodeArgs: profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(profile)}`] : [] },
+      {
+        nodeArgs: profile ? ["--cpu-prof", `--cpu-prof-dir=${path.resolve(profile)}`] : [],
+        serverFlags: buildDir ? COMPARE_FLAGS : SERVER_FLAGS,
+      },
     );
   } finally {
     if (buildDir) {
