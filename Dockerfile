@@ -1,4 +1,4 @@
-# Production image: builds the app and runs `node build/node/server.js` (no Docker engine runs on our
+# Production image: builds the app and runs `node --max-semi-space-size=16 build/node/server.js` (no Docker engine runs on our
 # build machines, so this file is exercised by its commands, which CI runs natively).
 #   docker build -t lead-capture .
 #   docker run --rm -e DATABASE_URL=postgresql://... lead-capture node --import tsx scripts/prisma.ts migrate deploy

@@ -1,6 +1,7 @@
 // The service's entry point, built to build/node/server.js for production.
 //
-//   node build/node/server.js     serves build/ on HOST:PORT (npm start, npm run serve)
+//   node --max-semi-space-size=16 build/node/server.js   serves build/ on HOST:PORT (npm start,
+//                                 npm run serve; the flag: decision 073)
 //   node --import tsx server/main.ts --dev   the same server, Vite compiling app/ (npm run dev)
 //
 // Reads .env first when present (ENV_FILE names another file; ENV_FILE="" none).
