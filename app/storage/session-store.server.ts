@@ -1,6 +1,6 @@
-// Reading a session with its user, on every authenticated request (decision 014). On
-// SQLite one prepared statement through the driver instead of Prisma's two queries
-// (decisions 003 and 021); on PostgreSQL, Prisma.
+// Reading a session with its user, and the team's sign-in rules, on every authenticated
+// request (decision 014). On SQLite prepared statements through the driver instead of
+// Prisma's queries (decisions 003 and 021); on PostgreSQL, Prisma.
 import { db, idleSqlite, isoFromUtcText, prepared } from "~/storage/db.server";
 import type { Session, User } from "~/storage/db.server";
 
@@ -19,13 +19,31 @@ export type SessionWithUser = Pick<Session, "lastSeenAt" | "expiresAt" | "revoke
   user: Pick<User, keyof typeof sessionUserSelect>;
 };
 
+/** The team's sign-in rules (decision 061); null before an owner has saved any. */
+export type SecurityPolicyRow = { requireTwoFactor: boolean; tokensWithoutTwoFactor: boolean; requireSso: boolean };
+
 export interface SessionStore {
   /** The session stored under this id hash, with its user; null when there is none. */
   findWithUser(idHash: string): Promise<SessionWithUser | null>;
+  /**
+   * The sign-in rules, read afresh on every staff request (a rule an owner turns on holds on
+   * every instance at once). Through Prisma this read cost the lead list a third of its
+   * throughput on SQLite (bench log 065).
+   */
+  securityPolicy(): Promise<SecurityPolicyRow | null>;
+  /** Whether the user has a second factor (TOTP on, or a passkey), read when the rules require one. */
+  hasSecondFactor(userId: string): Promise<boolean>;
 }
 
 const SQLITE_SESSION = `SELECT s."lastSeenAt", s."expiresAt", s."revokedAt", s."passwordAt", u."id", u."email", u."name", u."role", u."disabledAt"
   FROM "Session" s JOIN "User" u ON u."id" = s."userId" WHERE s."idHash" = ?`;
+
+const SQLITE_POLICY = `SELECT "requireTwoFactor", "tokensWithoutTwoFactor", "requireSso" FROM "SecurityPolicy" WHERE "id" = 'security'`;
+
+const SQLITE_SECOND_FACTOR = `SELECT ("totpEnabledAt" IS NOT NULL OR EXISTS (SELECT 1 FROM "Passkey" p WHERE p."userId" = u."id")) AS "has"
+  FROM "User" u WHERE u."id" = ?`;
+
+type SqlitePolicyRow = { [K in keyof SecurityPolicyRow]: number | bigint };
 
 type SqliteSessionRow = {
   lastSeenAt: string;
@@ -52,6 +70,19 @@ export const sqliteSessionStore: SessionStore = {
       },
     };
   },
+  async securityPolicy() {
+    const row = prepared(await idleSqlite(), SQLITE_POLICY).get() as SqlitePolicyRow | undefined;
+    if (!row) return null;
+    return {
+      requireTwoFactor: Number(row.requireTwoFactor) === 1,
+      tokensWithoutTwoFactor: Number(row.tokensWithoutTwoFactor) === 1,
+      requireSso: Number(row.requireSso) === 1,
+    };
+  },
+  async hasSecondFactor(userId) {
+    const row = prepared(await idleSqlite(), SQLITE_SECOND_FACTOR).get(userId) as { has: number | bigint } | undefined;
+    return Number(row?.has) === 1;
+  },
 };
 
 export const postgresSessionStore: SessionStore = {
@@ -66,5 +97,18 @@ export const postgresSessionStore: SessionStore = {
         user: { select: sessionUserSelect },
       },
     });
+  },
+  securityPolicy() {
+    return db.securityPolicy.findUnique({
+      where: { id: "security" },
+      select: { requireTwoFactor: true, tokensWithoutTwoFactor: true, requireSso: true },
+    });
+  },
+  async hasSecondFactor(userId) {
+    const user = await db.user.findUnique({
+      where: { id: userId },
+      select: { totpEnabledAt: true, _count: { select: { passkeys: true } } },
+    });
+    return Boolean(user?.totpEnabledAt) || Boolean(user?._count.passkeys);
   },
 };

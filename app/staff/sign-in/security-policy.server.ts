@@ -5,6 +5,7 @@
 // but owners.
 import { z } from "zod";
 import { db } from "~/storage/db.server";
+import { sessionStore } from "~/storage/index.server";
 import { invalidFields, zodDetails } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { recordAudit } from "../../audit/audit.server";
@@ -28,7 +29,7 @@ function policyJson(row: PolicyRow): SecurityPolicyJson {
 }
 
 export async function getSecurityPolicy(): Promise<SecurityPolicyJson> {
-  return policyJson(await db.securityPolicy.findUnique({ where: { id: "security" } }));
+  return policyJson(await sessionStore.securityPolicy());
 }
 
 /** Changes the rules (the caller has checked the permission); audited as `security.update`. */
@@ -110,11 +111,7 @@ export async function mustSetUpTwoFactor(userId: string, viaToken: boolean): Pro
 
 /** A user has two-factor with TOTP on or with a passkey (decision 068). */
 async function mustSetUpTwoFactorOwn(userId: string): Promise<boolean> {
-  const user = await db.user.findUnique({
-    where: { id: userId },
-    select: { totpEnabledAt: true, _count: { select: { passkeys: true } } },
-  });
-  return !user?.totpEnabledAt && !user?._count.passkeys;
+  return !(await sessionStore.hasSecondFactor(userId));
 }
 
 /**
