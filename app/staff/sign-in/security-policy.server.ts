@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { db } from "~/storage/db.server";
 import { sessionStore } from "~/storage/index.server";
+import type { SecurityPolicyRow } from "~/storage/session-store.server";
 import { invalidFields, zodDetails } from "~/utils/domain-error";
 import { env } from "~/utils/env.server";
 import { recordAudit } from "../../audit/audit.server";
@@ -18,9 +19,7 @@ export const SecurityPolicySchema = z.strictObject({
   requireSso: z.boolean().optional(),
 });
 
-type PolicyRow = { requireTwoFactor: boolean; tokensWithoutTwoFactor: boolean; requireSso: boolean } | null;
-
-function policyJson(row: PolicyRow): SecurityPolicyJson {
+function policyJson(row: SecurityPolicyRow | null): SecurityPolicyJson {
   return {
     requireTwoFactor: row?.requireTwoFactor ?? false,
     tokensWithoutTwoFactor: row?.tokensWithoutTwoFactor ?? false,
