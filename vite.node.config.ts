@@ -1,5 +1,5 @@
 // Builds what Node runs beside the Remix server bundle, to build/node/: the HTTP server
-// (server/main.ts → server.js) and the worker threads' entry files (app/support/inbound/*.worker.ts →
+// (server/main.ts → server.js) and the worker threads' entry files (app/**/*.worker.ts →
 // workers/), which piscina loads from files of their own. Plain ESM for Node 22, the older of the
 // two supported lines (engines: 22 and 24); dependencies stay in node_modules, as for the Remix
 // server build.
@@ -18,6 +18,7 @@ export default defineConfig({
       input: {
         server: "server/main.ts",
         "workers/inbound-email.worker": "app/support/inbound/inbound-email.worker.ts",
+        "workers/lead-export-xlsx.worker": "app/leads/export/lead-export-xlsx.worker.ts",
       },
       output: { entryFileNames: "[name].js", chunkFileNames: "chunks/[name]-[hash].js", format: "esm" },
     },

@@ -9,6 +9,7 @@ import { renderToPipeableStream } from "react-dom/server";
 import { startLeadFileCleanup } from "~/capture/uploads/lead-uploads.server";
 import { startFormViewFlush } from "~/capture/views/form-views.server";
 import { startDraftCleanup } from "~/capture/visitor-drafts.server";
+import { stopExportWorkers } from "~/leads/export/lead-export-xlsx.server";
 import { startDigestSchedule } from "~/notifications/notifications.server";
 import { startOutboxWorker } from "~/notifications/outbox.server";
 import { startRetention } from "~/retention/retention.server";
@@ -99,6 +100,7 @@ export async function startBackgroundWork(load?: { recentPeakInFlight: () => num
     startImapIntake(),
     startFormViewFlush(),
     startRetention(),
+    { stop: stopExportWorkers },
   );
 }
 

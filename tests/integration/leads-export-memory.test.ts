@@ -3,6 +3,7 @@ import fs from "node:fs";
 import { Readable } from "node:stream";
 import ExcelJS from "exceljs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { EXPORT_WRITER_THREADS } from "~/leads/export/lead-export-xlsx.server";
 import { db } from "~/storage/db.server";
 import { loginAsStaff } from "../support/http";
 import { createForm, createLeads, field } from "../support/leads";
@@ -111,6 +112,28 @@ describe(`exporting ${LEADS.toLocaleString("en")} leads`, () => {
     expect(chunks).toBeGreaterThan(10);
     expect(growth).toBeLessThan(100 * MB);
   }, 180_000);
+
+  it("frees the writer thread of an Excel download stopped midway", async () => {
+    // More downloads stopped after their first bytes than there are writer threads: had a
+    // stopped one kept its thread, the whole download after them would never start.
+    for (let i = 0; i <= EXPORT_WRITER_THREADS; i++) {
+      const controller = new AbortController();
+      const res = await fetch(`${server.url}/api/leads/export?format=xlsx&formId=${formId}`, {
+        headers: { Cookie: cookie },
+        signal: controller.signal,
+      });
+      const reader = res.body!.getReader();
+      expect((await reader.read()).done).toBe(false);
+      controller.abort();
+      await reader.read().catch(() => undefined);
+    }
+    const { body } = await measuredDownload(`format=xlsx&formId=${formId}&from=2025-01-01&to=2025-01-01`);
+    let rows = 0;
+    const workbook = new ExcelJS.stream.xlsx.WorkbookReader(Readable.from([body]), {});
+    for await (const sheet of workbook) for await (const _row of sheet) rows++;
+    expect(rows - 1).toBe(86_400);
+    expect(server.output()).not.toMatch(/writer failed/);
+  }, 120_000);
 
   it("sends the first bytes before it has read the last row", async () => {
     for (const format of ["csv", "xlsx"]) {

@@ -2,7 +2,7 @@ import ExcelJS from "exceljs";
 import Papa from "papaparse";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LeadData, LeadValue } from "~/forms/schema/form-schema";
-import { streamLeadsXlsx } from "~/leads/export/lead-export-xlsx.server";
+import { EXPORT_WRITER_THREADS, streamLeadsXlsx } from "~/leads/export/lead-export-xlsx.server";
 import { streamLeadsCsv } from "~/leads/export/lead-export.server";
 import { LeadFilterSchema } from "~/leads/lead-filters.server";
 import { createOrResetUser } from "~/staff/user.server";
@@ -352,6 +352,26 @@ describe("Excel export", () => {
       .map((row) => row[0]);
     expect(csvIds.length).toBeGreaterThan(0);
     expect(xlsxIds).toEqual(csvIds);
+  });
+
+  it("writes more Excel exports at once than there are writer threads, each one whole", async () => {
+    // The exports beyond the threads wait for one (lead-export-xlsx.server.ts); none is lost or mixed.
+    const downloads = await Promise.all(
+      Array.from({ length: EXPORT_WRITER_THREADS * 2 + 1 }, (_, i) =>
+        download(i % 2 === 0 ? `format=xlsx&formId=${tricky.id}` : `format=xlsx&formId=${other.id}`),
+      ),
+    );
+    const expected = {
+      [tricky.id]: (await storedLeads({ formId: tricky.id, isSpam: false })).map((lead) => lead.id),
+      [other.id]: (await storedLeads({ formId: other.id, isSpam: false })).map((lead) => lead.id),
+    };
+    for (const [i, { res, bytes }] of downloads.entries()) {
+      expect(res.status).toBe(200);
+      const ids = sheetRows(await readXlsx(bytes), 1)
+        .slice(1)
+        .map((row) => row[0]);
+      expect(ids).toEqual(expected[i % 2 === 0 ? tricky.id : other.id]);
+    }
   });
 
   it("is a valid workbook with only a header when nothing matches", async () => {

@@ -1,79 +1,26 @@
-// Lead exports as Excel files, with exceljs's streaming writer: the columns, the pages
-// and the cells are lead-export.server.ts's, as for CSV. Memory stays flat: the next page
-// is read only while little sheet XML waits for compression.
-import { PassThrough } from "node:stream";
-import ExcelJS from "exceljs";
+// Lead exports as Excel files. The columns, the pages and the cells are
+// lead-export.server.ts's, as for CSV; exceljs's streaming writer runs in a worker thread
+// (lead-export-xlsx.worker.ts, decision 074) while this thread reads the next page. Memory
+// stays flat: at most two pages are on their way to the writer, the writer takes the next
+// only while little sheet XML waits for compression, and the next page is read only when
+// the download has taken what the writer sent.
+import os from "node:os";
+import path from "node:path";
+import { MessageChannel, type MessagePort } from "node:worker_threads";
+import { Piscina } from "piscina";
 import type { LeadFilters } from "~/leads/lead-filters.server";
+import { builtFile } from "~/utils/http/build-files.server";
+import { log } from "~/utils/log.server";
 import {
   EXPORT_PAGE_SIZE,
   excelCells,
   exportColumns,
   pageReader,
   rowCells,
-  type Cell,
   type ColumnKind,
-  type ExportColumns,
-  type ExportLead,
   type ExportOptions,
 } from "./lead-export.server";
-
-const MIN_WIDTH = 8;
-const MAX_WIDTH = 60;
-
-/**
- * The number formats of date cells: without one, a date cell shows as a bare serial number.
- * One shared style object per format: exceljs's style registry remembers an object it has
- * seen, so a date cell costs a lookup, not a style serialised per cell.
- */
-const DATE_STYLES: Partial<Record<ColumnKind, Partial<ExcelJS.Style>>> = {
-  time: { numFmt: "yyyy-mm-dd hh:mm:ss" },
-  day: { numFmt: "yyyy-mm-dd" },
-};
-
-function widthOf(cell: Cell, kind: ColumnKind): number {
-  if (cell instanceof Date) return DATE_STYLES[kind]?.numFmt?.length ?? 19;
-  return typeof cell === "string" ? Math.max(...cell.split("\n").map((line) => line.length)) : String(cell).length;
-}
-
-/**
- * A line break in an Excel cell is LF. A CR would be written raw into the sheet's XML,
- * where every XML reader turns it into LF anyway; convert it openly.
- */
-function excelLineBreaks(cells: Cell[]): Array<Cell | undefined> {
-  const out: Array<Cell | undefined> = cells;
-  for (let i = 0; i < out.length; i++) {
-    const cell = out[i];
-    // An empty value is no cell at all: exceljs skips it instead of writing an empty string.
-    if (cell === "") out[i] = undefined;
-    else if (typeof cell === "string" && cell.includes("\r")) out[i] = cell.replace(/\r\n?/g, "\n");
-  }
-  return out;
-}
-
-/** Widths from the header and the first page: the `<cols>` element comes before any row. */
-function columnWidths(columns: ExportColumns, sample: Cell[][]): number[] {
-  return columns.headers.map((header, i) => {
-    let width = header.length;
-    for (const row of sample) width = Math.max(width, widthOf(row[i], columns.kinds[i]));
-    return Math.min(MAX_WIDTH, Math.max(MIN_WIDTH, width + 2));
-  });
-}
-
-/**
- * With styles on, exceljs runs every cell through its style registry (serialising and
- * looking up a style per cell), which took a quarter of the export's time. A cell with
- * no style of its own is style 0 (the default, "General"), as exceljs's no-styles mode
- * answers; only the header's bold goes through the registry.
- */
-function skipStylesOfPlainCells(workbook: ExcelJS.stream.xlsx.WorkbookWriter) {
-  const styles = (workbook as unknown as { styles: { addStyleModel: (model: unknown, type?: unknown) => number } })
-    .styles;
-  const addStyleModel = styles.addStyleModel.bind(styles);
-  styles.addStyleModel = (model, cellType) => {
-    if (!model || (typeof model === "object" && Object.keys(model).length === 0)) return 0;
-    return addStyleModel(model, cellType);
-  };
-}
+import type { FromWriter, ToWriter, WriterTask } from "./lead-export-xlsx.worker";
 
 /**
  * An Excel sheet holds 1,048,576 rows: past that, Excel refuses the file. A longer export
@@ -81,112 +28,103 @@ function skipStylesOfPlainCells(workbook: ExcelJS.stream.xlsx.WorkbookWriter) {
  */
 export const ROWS_PER_SHEET = 1_048_576 - 1;
 
-/** Unzipped sheet XML allowed to wait for compression before the next page is read. */
-const XLSX_PENDING_BYTES = 2 * 1024 * 1024;
-const XLSX_YIELD_EVERY = 50;
+const WORKER = path.join("node", "workers", "lead-export-xlsx.worker.js");
+/**
+ * Exports written at once; a further one waits for a thread. A core is left to the event
+ * loop, as for inbound email (decision 017), but two at least: a long export should not hold
+ * up the next one. While an export runs, the event loop itself is busier with it than before
+ * for none of the time: it reads and makes the cells, about a third of the work.
+ */
+export const EXPORT_WRITER_THREADS = Math.max(2, os.availableParallelism() - 1);
+/** Pages sent to the writer and not yet written: one being written, one waiting. */
+const PAGES_IN_FLIGHT = 2;
+/** The writer's bytes allowed to wait for the download before the next page is read. */
+const PENDING_BYTES = 1024 * 1024;
 
-/** One workbook being written into `out`, a sheet of leads with a bold header. */
-class LeadSheet {
-  readonly out = new PassThrough({ highWaterMark: 256 * 1024 });
-  readonly #workbook: ExcelJS.stream.xlsx.WorkbookWriter;
-  #sheet!: ExcelJS.Worksheet;
-  #sheets = 0;
-  #rowsInSheet = 0;
-  #widths: number[] = [];
-  ended = false;
+let pool: Piscina | undefined;
+
+function getPool(): Piscina {
+  pool ??= new Piscina({
+    filename: builtFile(WORKER),
+    minThreads: 0,
+    maxThreads: EXPORT_WRITER_THREADS,
+    idleTimeout: 30_000,
+    // The writer holds no rows: its live heap is exceljs's code and a page (about 11 MB). The
+    // old generation's limit keeps V8 from growing it far past that; the young generation is
+    // the server's own (decision 073: 16 MiB semi-spaces), where a third of it cost the
+    // export a fifth more CPU in collections.
+    resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 48 },
+  });
+  return pool;
+}
+
+/** Stops the writer threads (at shutdown, after the requests in flight). */
+export async function stopExportWorkers(): Promise<void> {
+  await pool?.destroy();
+  pool = undefined;
+}
+
+/** One export's writer thread, as this thread sees it: the bytes it sent and the pages it has yet to write. */
+class WriterLink {
+  readonly #port: MessagePort;
+  readonly #chunks: Uint8Array[] = [];
+  #pending = 0;
+  #inFlight = 0;
+  #wake: (() => void) | null = null;
+  written = false;
   failed: unknown = null;
 
-  constructor(
-    readonly columns: ExportColumns,
-    readonly rowsPerSheet = ROWS_PER_SHEET,
-  ) {
-    // Shared strings would keep every distinct string of the file in memory until the end;
-    // styles are on only for the bold header.
-    this.#workbook = new ExcelJS.stream.xlsx.WorkbookWriter({
-      stream: this.out,
-      useSharedStrings: false,
-      useStyles: true,
+  constructor(headers: string[], kinds: ColumnKind[], rowsPerSheet: number) {
+    const { port1, port2 } = new MessageChannel();
+    this.#port = port1;
+    port1.on("message", (message: FromWriter) => {
+      if ("chunk" in message) {
+        this.#chunks.push(message.chunk);
+        this.#pending += message.chunk.byteLength;
+      } else if ("ready" in message) this.#inFlight--;
+      else this.written = true;
+      this.#notify();
     });
-    skipStylesOfPlainCells(this.#workbook);
-    this.out.once("end", () => (this.ended = true));
-    this.out.once("error", (error) => (this.failed = error));
+    const task: WriterTask = { port: port2, headers, kinds, rowsPerSheet };
+    getPool()
+      .run(task, { transferList: [port2] })
+      .catch((error: unknown) => {
+        log.error("an Excel export's writer failed", error);
+        this.failed = error;
+        this.#notify();
+      });
   }
 
-  /** The column widths (from the first page) and the header row, then that page. */
-  async writeFirst(rows: ExportLead[] | null): Promise<void> {
-    const cells = (rows ?? []).map((row) => rowCells(row, this.columns, excelCells));
-    this.#widths = columnWidths(this.columns, cells);
-    this.#startSheet();
-    await this.writeRows(cells);
+  #notify() {
+    const resume = this.#wake;
+    this.#wake = null;
+    resume?.();
   }
 
-  /** A new sheet (the previous one, if any, complete), with the widths and the header. */
-  #startSheet() {
-    if (this.#sheets > 0) this.#sheet.commit();
-    this.#sheets++;
-    const name = this.#sheets === 1 ? "Leads" : `Leads ${this.#sheets}`;
-    this.#sheet = this.#workbook.addWorksheet(name, { views: [{ state: "frozen", ySplit: 1 }] });
-    this.#sheet.columns = this.#widths.map((width) => ({ width }));
-    const header = this.#sheet.addRow(this.columns.headers.map(excelCells.text));
-    header.font = { bold: true };
-    header.commit();
-    this.#rowsInSheet = 0;
+  /** Whether the next page may be read: the writer has room and its bytes are not piling up here. */
+  wantsRows(): boolean {
+    return !this.failed && this.#inFlight < PAGES_IN_FLIGHT && this.#pending < PENDING_BYTES;
   }
 
-  /**
-   * Compression runs on libuv's thread pool in small jobs, each started from the main
-   * thread: yielding every few hundred rows lets it work while the next rows are built.
-   */
-  async writeRows(rows: ExportLead[] | Cell[][]): Promise<void> {
-    for (let i = 0; i < rows.length; i++) {
-      const row = rows[i];
-      const cells = Array.isArray(row) ? row : rowCells(row, this.columns, excelCells);
-      if (this.#rowsInSheet === this.rowsPerSheet) this.#startSheet();
-      this.#rowsInSheet++;
-      const added = this.#sheet.addRow(excelLineBreaks(cells));
-      for (let c = 0; c < cells.length; c++) {
-        const style = cells[c] instanceof Date && DATE_STYLES[this.columns.kinds[c]];
-        if (style) added.getCell(c + 1).style = style;
-      }
-      added.commit();
-      if (i % XLSX_YIELD_EVERY === XLSX_YIELD_EVERY - 1) await new Promise((resolve) => setImmediate(resolve));
-    }
+  send(message: ToWriter) {
+    if ("rows" in message) this.#inFlight++;
+    this.#port.postMessage(message);
   }
 
-  /**
-   * exceljs hands the sheet XML to the zip without back-pressure (its buffer takes
-   * everything). The zip's input is a readable-stream v2 PassThrough, which has no
-   * `writableLength`.
-   */
-  hasRoom(): boolean {
-    type Sink = PassThrough & { _writableState?: { length: number } };
-    const sink = (this.#sheet as unknown as { stream?: { pipes?: Sink[] } }).stream?.pipes?.[0];
-    return (sink?._writableState?.length ?? sink?.writableLength ?? 0) <= XLSX_PENDING_BYTES;
+  nextChunk(): Uint8Array | undefined {
+    const chunk = this.#chunks.shift();
+    if (chunk) this.#pending -= chunk.byteLength;
+    return chunk;
   }
 
-  /** Waits until the zip has written something out (or ended, or failed). */
-  progress(): Promise<void> {
-    return new Promise<void>((resolve) => {
-      const done = () => {
-        this.out.off("readable", done);
-        this.out.off("end", done);
-        this.out.off("error", done);
-        resolve();
-      };
-      this.out.once("readable", done);
-      this.out.once("end", done);
-      this.out.once("error", done);
-    });
+  /** Resolves on the writer's next message (or its failure). */
+  changed(): Promise<void> {
+    return new Promise<void>((resolve) => (this.#wake = resolve));
   }
 
-  async finish(): Promise<void> {
-    try {
-      this.#sheet.commit();
-      await this.#workbook.commit();
-    } catch (error) {
-      this.failed = error;
-      this.out.destroy();
-    }
+  close() {
+    if (!this.written) this.send({ cancel: true });
+    this.#port.close();
   }
 }
 
@@ -194,48 +132,51 @@ export async function streamLeadsXlsx(
   filters: LeadFilters,
   options: ExportOptions = {},
 ): Promise<ReadableStream<Uint8Array>> {
-  const sheet = new LeadSheet(await exportColumns(filters), options.rowsPerSheet);
-  const reader = pageReader(
-    filters,
-    options.pageSize ?? EXPORT_PAGE_SIZE,
-    options.signal,
-    options.onEnd,
-    sheet.columns,
+  const columns = await exportColumns(filters);
+  const reader = pageReader(filters, options.pageSize ?? EXPORT_PAGE_SIZE, options.signal, options.onEnd, columns);
+  const writer = new WriterLink(
+    columns.headers.map(excelCells.text),
+    columns.kinds,
+    options.rowsPerSheet ?? ROWS_PER_SHEET,
   );
-  let phase: "header" | "rows" | "finishing" = "header";
+  let sentEnd = false;
+  const stop = () => {
+    reader.close();
+    writer.close();
+  };
   return new ReadableStream<Uint8Array>(
     {
       async pull(controller) {
         for (;;) {
-          if (sheet.failed) return controller.error(sheet.failed);
-          const chunk = sheet.out.read() as Buffer | null;
-          if (chunk) return controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
-          if (sheet.ended) return controller.close();
-          if (phase === "header") {
-            const rows = await reader.next();
-            await sheet.writeFirst(rows);
-            phase = rows ? "rows" : "finishing";
-            if (phase === "finishing") void sheet.finish();
-            continue;
-          }
-          if (phase === "rows" && sheet.hasRoom()) {
+          // The next page goes to the writer before its bytes are handed on, so that it is
+          // read while the writer is busy with the one before.
+          if (!sentEnd && writer.wantsRows()) {
             const rows = await reader.next();
             if (rows) {
-              await sheet.writeRows(rows);
-            } else {
-              phase = "finishing";
-              if (options.signal?.aborted) return controller.error(options.signal.reason);
-              void sheet.finish();
+              writer.send({ rows: rows.map((row) => rowCells(row, columns, excelCells)) });
+              continue;
             }
-            continue;
+            sentEnd = true;
+            if (options.signal?.aborted) {
+              stop();
+              return controller.error(options.signal.reason);
+            }
+            writer.send({ end: true });
           }
-          await sheet.progress();
+          const chunk = writer.nextChunk();
+          if (chunk) return controller.enqueue(chunk);
+          if (writer.failed) {
+            stop();
+            return controller.error(writer.failed);
+          }
+          if (writer.written) {
+            writer.close();
+            return controller.close();
+          }
+          await writer.changed();
         }
       },
-      cancel() {
-        reader.close();
-        sheet.out.destroy();
-      },
+      cancel: stop,
     },
     { highWaterMark: 1 },
   );
