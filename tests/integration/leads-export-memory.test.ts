@@ -113,17 +113,33 @@ describe(`exporting ${LEADS.toLocaleString("en")} leads`, () => {
     expect(growth).toBeLessThan(100 * MB);
   }, 180_000);
 
-  it("frees the writer thread of an Excel download stopped midway", async () => {
-    // More downloads stopped after their first bytes than there are writer threads: had a
-    // stopped one kept its thread, the whole download after them would never start.
-    for (let i = 0; i <= EXPORT_WRITER_THREADS; i++) {
+  it("frees the writer threads of Excel downloads stopped midway or while they waited for one", async () => {
+    // Every thread busy with a download that sent its first bytes and is read no further, as
+    // many more waiting for a thread, then all of them stopped. Had a stopped download kept its
+    // thread (or taken one later and waited for ever), the whole one after them would not start.
+    const url = `${server.url}/api/leads/export?format=xlsx&formId=${formId}`;
+    const holding = await Promise.all(
+      Array.from({ length: EXPORT_WRITER_THREADS }, async () => {
+        const controller = new AbortController();
+        const res = await fetch(url, { headers: { Cookie: cookie }, signal: controller.signal });
+        const reader = res.body!.getReader();
+        expect((await reader.read()).done).toBe(false);
+        return { controller, reader };
+      }),
+    );
+    const waiting = Array.from({ length: EXPORT_WRITER_THREADS }, () => {
       const controller = new AbortController();
-      const res = await fetch(`${server.url}/api/leads/export?format=xlsx&formId=${formId}`, {
-        headers: { Cookie: cookie },
-        signal: controller.signal,
-      });
-      const reader = res.body!.getReader();
-      expect((await reader.read()).done).toBe(false);
+      const stopped = fetch(url, { headers: { Cookie: cookie }, signal: controller.signal }).then(
+        (res) => res.body?.cancel(),
+        () => undefined,
+      );
+      return { controller, stopped };
+    });
+    // Long enough for the waiting ones to reach the server and queue, well short of an export.
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    for (const { controller } of waiting) controller.abort();
+    await Promise.all(waiting.map(({ stopped }) => stopped));
+    for (const { controller, reader } of holding) {
       controller.abort();
       await reader.read().catch(() => undefined);
     }

@@ -71,6 +71,9 @@ class WriterLink {
   #pending = 0;
   #inFlight = 0;
   #wake: (() => void) | null = null;
+  /** Aborts the task while it waits for a thread (piscina takes it out of its queue). */
+  readonly #queued = new AbortController();
+  #started = false;
   written = false;
   failed: unknown = null;
 
@@ -82,13 +85,15 @@ class WriterLink {
         this.#chunks.push(message.chunk);
         this.#pending += message.chunk.byteLength;
       } else if ("ready" in message) this.#inFlight--;
+      else if ("started" in message) this.#started = true;
       else this.written = true;
       this.#notify();
     });
     const task: WriterTask = { port: port2, headers, kinds, rowsPerSheet };
     getPool()
-      .run(task, { transferList: [port2] })
+      .run(task, { transferList: [port2], signal: this.#queued.signal })
       .catch((error: unknown) => {
+        if (this.#queued.signal.aborted) return;
         log.error("an Excel export's writer failed", error);
         this.failed = error;
         this.#notify();
@@ -122,8 +127,10 @@ class WriterLink {
     return new Promise<void>((resolve) => (this.#wake = resolve));
   }
 
+  /** Stops the writer: one still waiting for a thread never takes one; a running one stops at its next message. */
   close() {
-    if (!this.written) this.send({ cancel: true });
+    if (!this.#started && !this.written) this.#queued.abort();
+    else if (!this.written) this.send({ cancel: true });
     this.#port.close();
   }
 }

@@ -12,11 +12,12 @@ import type { MessagePort } from "node:worker_threads";
 /** What the main thread sends on the task's port: a page of cells, then `end` (or `cancel`). */
 export type ToWriter = { rows: Cell[][] } | { end: true } | { cancel: true };
 /**
- * What this thread sends back: the file's bytes, `ready` once a page is written and there is
- * room for more, and `done` after the last byte (on this port, so after every chunk: the
- * task's own result comes on piscina's port, in no set order with this one's messages).
+ * What this thread sends back: `started` when it takes the task, the file's bytes, `ready` once
+ * a page is written and there is room for more, and `done` after the last byte (on this port,
+ * so after every chunk: the task's own result comes on piscina's port, in no set order with
+ * this one's messages).
  */
-export type FromWriter = { chunk: Uint8Array } | { ready: true } | { done: true };
+export type FromWriter = { started: true } | { chunk: Uint8Array } | { ready: true } | { done: true };
 
 export type WriterTask = {
   port: MessagePort;
@@ -185,6 +186,7 @@ function progress(out: PassThrough): Promise<void> {
 
 /** The task: writes the pages that arrive on `port` until `end`, and sends the file's bytes back on it. */
 export default async function writeLeadsXlsx({ port, headers, kinds, rowsPerSheet }: WriterTask): Promise<void> {
+  port.postMessage({ started: true } satisfies FromWriter);
   const sheet = new LeadSheet(headers, kinds, rowsPerSheet);
   const ended = new Promise<void>((resolve, reject) => {
     sheet.out.once("end", resolve);
