@@ -32,8 +32,8 @@ const WORKER = path.join("node", "workers", "lead-export-xlsx.worker.js");
 /**
  * Exports written at once; a further one waits for a thread. A core is left to the event
  * loop, as for inbound email (decision 017), but two at least: a long export should not hold
- * up the next one. While an export runs, the event loop itself is busier with it than before
- * for none of the time: it reads and makes the cells, about a third of the work.
+ * up the next one. The event loop still reads the pages and makes the cells, about a third of
+ * the work.
  */
 export const EXPORT_WRITER_THREADS = Math.max(2, os.availableParallelism() - 1);
 /** Pages sent to the writer and not yet written: one being written, one waiting. */
